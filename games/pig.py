@@ -1,0 +1,312 @@
+"""Pig with one die (OpenSpiel's `pig`) or two dice (the MCMS paper's variant, "Pig Out").
+
+Rules (../shared/RULES.md section 1): players race to bank `winscore` points. On a turn the
+player rolls until they stop (banking the turn total) or the dice end the turn.
+
+- One die: a 1 loses the turn total and ends the turn; 2..6 adds the face to the turn total.
+- Two dice: a single 1 loses the turn total and ends the turn; double 1s also reset the
+  player's banked score to 0; otherwise the sum is added to the turn total.
+
+Conventions follow OpenSpiel's C++ `pig` so that `python_pig(dice=1)` equals it move for move:
+
+- Actions: 0 = roll, 1 = stop. Stopping with a turn total of 0 is legal. Once banked score plus
+  turn total reaches `winscore` the only legal action is stop, which wins.
+- After `horizon` decision moves (rolls and stops) the game ends in a draw, even at a chance
+  node; the C++ game does the same.
+- Chance outcomes: one die, outcome `x` is face `x + 1` ("Roll 4"). Two dice, the 36 ordered
+  rolls are merged into the unordered pairs a <= b, numbered in lexicographic order: with six
+  sides 0 = 1+1, 1 = 1+2, ..., 5 = 1+6, 6 = 2+2, ..., 20 = 6+6 ("Roll 2+5").
+- Returns: +1 to the winner, -1 to the loser, 0 to both at the horizon.
+
+Parameters: `dice` (1 or 2, default 2), `winscore` (>= 1, default 100), `horizon` (>= 1,
+default 1000) and `diceoutcomes` (sides per die, >= 2, default 6; small dice and goals give
+games small enough for exhaustive search in tests).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from chancespiel.games._adapter import (
+    CHANCE,
+    TERMINAL,
+    CoreGame,
+    CoreState,
+    check_int_param,
+    register_game,
+)
+from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+
+ROLL = 0
+STOP = 1
+
+# Effects of a chance outcome on the turn.
+_ADD = 0  # add the amount to the turn total, the turn goes on
+_BUST = 1  # lose the turn total, the turn passes
+_RESET = 2  # lose the turn total and the banked score, the turn passes
+
+_ROLL_OR_STOP = (ROLL, STOP)
+_STOP_ONLY = (STOP,)
+
+_DEFAULTS = {"dice": 2, "winscore": 100, "horizon": 1000, "diceoutcomes": 6}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_pig",
+    long_name="Python Pig (one or two dice)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+class PigRules:
+    """Constants of one Pig variant: chance table, effects and limits. Shared, never copied."""
+
+    def __init__(
+        self,
+        dice: int = 2,
+        winscore: int = 100,
+        horizon: int = 1000,
+        diceoutcomes: int = 6,
+    ):
+        self.dice = check_int_param("dice", dice, 1, 2)
+        self.winscore = check_int_param("winscore", winscore, 1)
+        self.horizon = check_int_param("horizon", horizon, 1)
+        self.sides = check_int_param("diceoutcomes", diceoutcomes, 2)
+        outcomes: list[tuple[int, float]] = []
+        effects: list[tuple[int, int]] = []
+        names: list[str] = []
+        if self.dice == 1:
+            for face in range(1, self.sides + 1):
+                outcomes.append((face - 1, 1.0 / self.sides))
+                effects.append((_BUST, 0) if face == 1 else (_ADD, face))
+                names.append(f"Roll {face}")
+        else:
+            for a in range(1, self.sides + 1):
+                for b in range(a, self.sides + 1):
+                    ways = 1 if a == b else 2
+                    outcomes.append((len(outcomes), ways / self.sides**2))
+                    if a == 1:
+                        effects.append((_RESET, 0) if b == 1 else (_BUST, 0))
+                    else:
+                        effects.append((_ADD, a + b))
+                    names.append(f"Roll {a}+{b}")
+        self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
+        self.effects: tuple[tuple[int, int], ...] = tuple(effects)
+        self.outcome_names: tuple[str, ...] = tuple(names)
+
+    def params(self) -> dict[str, int]:
+        """The game parameters these rules were built from."""
+        return {
+            "dice": self.dice,
+            "winscore": self.winscore,
+            "horizon": self.horizon,
+            "diceoutcomes": self.sides,
+        }
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PigRules, tuple(self.params().values()))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PigRules:
+        return self
+
+    def initial_core(self) -> PigCore:
+        """The state before the first move: scores 0-0, player 0 to decide."""
+        return PigCore(self)
+
+    def game_info(self) -> pyspiel.GameInfo:
+        """OpenSpiel's size facts for these parameters."""
+        return pyspiel.GameInfo(
+            num_distinct_actions=2,
+            max_chance_outcomes=len(self.outcomes),
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.horizon,
+        )
+
+    # Observation: the first piece equals the C++ game's [3, winscore + 1] tensor (turn total,
+    # then each player's score, one-hot, the last bin meaning >= winscore); the C++ tensor does
+    # not say whose turn it is, so a second piece does.
+    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Names and shapes of the observation tensor's pieces."""
+        return [("scores", (3, self.winscore + 1)), ("turn_player", (2,))]
+
+    def fill_observation(self, core: PigCore, player: int, views: dict[str, np.ndarray]) -> None:
+        """Writes the one-hot encoding of `core` into the zeroed `views`."""
+        top = self.winscore
+        scores = views["scores"]
+        scores[0, min(core.turn_total, top)] = 1.0
+        scores[1, min(core.scores[0], top)] = 1.0
+        scores[2, min(core.scores[1], top)] = 1.0
+        views["turn_player"][core.turn_player] = 1.0
+
+    def observation_string(self, core: PigCore, player: int) -> str:
+        """The whole state as text (Pig has no hidden information)."""
+        return str(core)
+
+
+class PigCore:
+    """Mutable Pig state implementing the search protocol of DESIGN.md."""
+
+    __slots__ = ("moves", "over", "rolling", "rules", "scores", "turn_player", "turn_total")
+
+    def __init__(self, rules: PigRules):
+        self.rules = rules
+        self.scores = (0, 0)
+        self.turn_total = 0
+        self.turn_player = 0
+        self.rolling = False  # True at the chance node after a roll
+        self.moves = 0  # decision moves made, for the horizon
+        self.over = False
+
+    def clone(self) -> PigCore:
+        """An independent copy sharing the rules."""
+        c = PigCore.__new__(PigCore)
+        c.rules = self.rules
+        c.scores = self.scores
+        c.turn_total = self.turn_total
+        c.turn_player = self.turn_player
+        c.rolling = self.rolling
+        c.moves = self.moves
+        c.over = self.over
+        return c
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PigCore:
+        return self.clone()
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in PigCore.__slots__)
+
+    def __setstate__(self, values: tuple[Any, ...]) -> None:
+        for name, value in zip(PigCore.__slots__, values, strict=True):
+            setattr(self, name, value)
+
+    def current_player(self) -> int:
+        """0 or 1 to decide, CHANCE after a roll, TERMINAL at the end."""
+        if self.over:
+            return TERMINAL
+        return CHANCE if self.rolling else self.turn_player
+
+    def is_terminal(self) -> bool:
+        """True once someone has won or the horizon is reached."""
+        return self.over
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """(ROLL, STOP), or (STOP,) once stopping wins; empty at chance and terminal nodes."""
+        if self.over or self.rolling:
+            return ()
+        if self.scores[self.turn_player] + self.turn_total >= self.rules.winscore:
+            return _STOP_ONLY
+        return _ROLL_OR_STOP
+
+    def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
+        """The roll's (outcome, probability) pairs; shared, do not mutate."""
+        return self.rules.outcomes
+
+    def apply(self, action: int) -> None:
+        """Applies a decision or a chance outcome in place. Assumes it is legal."""
+        if self.rolling:
+            self.rolling = False
+            kind, amount = self.rules.effects[action]
+            if kind == _ADD:
+                self.turn_total += amount
+                return
+            self.turn_total = 0
+            if kind == _RESET:
+                p = self.turn_player
+                self.scores = (0, self.scores[1]) if p == 0 else (self.scores[0], 0)
+            self.turn_player = 1 - self.turn_player
+            return
+        self.moves += 1
+        if action == ROLL:
+            self.rolling = True
+        else:
+            p = self.turn_player
+            banked = self.scores[p] + self.turn_total
+            self.scores = (banked, self.scores[1]) if p == 0 else (self.scores[0], banked)
+            self.turn_total = 0
+            self.turn_player = 1 - p  # also on a win, as the C++ game does
+            if banked >= self.rules.winscore:
+                self.over = True
+        if self.moves >= self.rules.horizon:
+            self.over = True
+
+    def returns(self) -> tuple[float, float]:
+        """(+1, -1) or (-1, +1) for a win, (0, 0) at the horizon or before the end."""
+        if self.over:
+            if self.scores[0] >= self.rules.winscore:
+                return (1.0, -1.0)
+            if self.scores[1] >= self.rules.winscore:
+                return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """'roll', 'stop', or the roll's name ('Roll 4', 'Roll 2+5') for CHANCE."""
+        if player == CHANCE:
+            return self.rules.outcome_names[action]
+        return "roll" if action == ROLL else "stop"
+
+    def __str__(self) -> str:
+        # Same text as the C++ game's ToString().
+        rolling = " (rolling)\n" if self.rolling else "\n"
+        return (
+            f"Scores: {self.scores[0]} {self.scores[1]}, Turn total: {self.turn_total}\n"
+            f"Current player: {self.turn_player}{rolling}"
+        )
+
+
+class PigState(CoreState):
+    """OpenSpiel state of python_pig; everything lives in `self.core` (a PigCore)."""
+
+
+class PigGame(CoreGame):
+    """OpenSpiel game python_pig."""
+
+    game_type = _GAME_TYPE
+    state_class = PigState
+    rules_class = PigRules
+
+
+def pig_heuristic(core: PigCore, player: int) -> float:
+    """Evaluation for `player` in [-1, 1]: exact at the end, else squashed lead in points.
+
+    The lead counts the turn total as banked (it is one stop away) and is measured in units of
+    the goal, so the same heuristic fits every `winscore`. Its sign agrees with the exact
+    solver's value in most positions (tests/test_pig.py measures this).
+    """
+    if core.over:
+        return core.returns()[player]
+    mine = core.scores[player]
+    theirs = core.scores[1 - player]
+    if core.turn_player == player:
+        mine += core.turn_total
+    else:
+        theirs += core.turn_total
+    return math.tanh(3.0 * (mine - theirs) / core.rules.winscore)
+
+
+register_game(_GAME_TYPE, PigGame)
+register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
+register_entry(
+    GameEntry(
+        short_name=_GAME_TYPE.short_name,
+        description="Pig: one die (= OpenSpiel's pig) or two dice (MCMS paper, default)",
+        chance="a roll after every 'roll': 6 faces or 21 unordered pairs",
+        status="done",
+    )
+)
