@@ -1,0 +1,57 @@
+"""The pyspiel.Bot base every chancespiel agent derives from."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+import pyspiel
+
+from chancespiel.agents.protocol import SearchState, search_state
+
+
+class PolicyBot(pyspiel.Bot):
+    """A bot that picks an action from a private search-protocol copy of the state.
+
+    Subclasses implement `choose(state)`. The bot owns its random generator (`self.rng`),
+    seeded from its spec; no global random state is used.
+    """
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+        pyspiel.Bot.__init__(self)
+        self.game = game
+        self.player = player
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def choose(self, state: SearchState) -> int:
+        """The action to play in `state` (a private copy the bot may change)."""
+        raise NotImplementedError
+
+    def step(self, state: pyspiel.State) -> int:
+        """The bot's action in `state`, which must be its turn."""
+        if state.current_player() != self.player:
+            raise ValueError(
+                f"{type(self).__name__} plays player {self.player} but it is player "
+                f"{state.current_player()}'s turn"
+            )
+        return self.choose(search_state(state))
+
+    def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+        """The action as a deterministic policy, and the action."""
+        action = self.step(state)
+        return [(action, 1.0)], action
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """Nothing to reset: the bot keeps no per-game memory."""
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        """Ignored: the bot reads everything it needs from the state."""
+
+
+def require_game(game: pyspiel.Game, agent: str, names: Iterable[str]) -> None:
+    """Raises ValueError unless `game`'s short name is one of `names`."""
+    allowed = tuple(names)
+    short_name = game.get_type().short_name
+    if short_name not in allowed:
+        raise ValueError(f"agent {agent} plays only {', '.join(allowed)}, not {short_name}")

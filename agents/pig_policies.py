@@ -1,0 +1,63 @@
+"""Fixed Pig policies: hold at n, and optimal play read from the exact solver."""
+
+from __future__ import annotations
+
+import pyspiel
+
+from chancespiel.agents.bot import PolicyBot, require_game
+from chancespiel.agents.registry import Param, register_agent
+from chancespiel.games.pig import ROLL, STOP, PigCore
+from chancespiel.games.pig_solver import PigSolution, solve_pig
+
+_PIG = ("python_pig",)
+
+
+class HoldBot(PolicyBot):
+    """Rolls until the turn total reaches `n` or stopping wins (Knizia's 'hold at 20')."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None, n: int):
+        super().__init__(game, player, seed)
+        self.n = n
+
+    def choose(self, state: PigCore) -> int:
+        """ROLL below the threshold, STOP at it or when stopping wins."""
+        banked = state.scores[state.turn_player]
+        if state.turn_total >= self.n or banked + state.turn_total >= state.rules.winscore:
+            return STOP
+        return ROLL
+
+
+class PigOptimalBot(PolicyBot):
+    """Plays the exact optimal policy of the game's Pig variant (solved once per process)."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+        super().__init__(game, player, seed)
+        params = game.get_parameters()
+        self.solution: PigSolution = solve_pig(
+            dice=params["dice"], winscore=params["winscore"], sides=params["diceoutcomes"]
+        )
+
+    def choose(self, state: PigCore) -> int:
+        """The solver's optimal action."""
+        mover = state.turn_player
+        return self.solution.best_action(
+            state.scores[mover], state.scores[1 - mover], state.turn_total
+        )
+
+
+@register_agent(
+    "hold",
+    "Pig: roll until the turn total reaches n or stopping wins",
+    {"n": Param(20, "turn total at which to stop")},
+)
+def _make_hold(game: pyspiel.Game, player: int, seed: int | None, n: int) -> HoldBot:
+    require_game(game, "hold", _PIG)
+    if n < 1:
+        raise ValueError(f"hold: n must be >= 1, got {n}")
+    return HoldBot(game, player, seed, n)
+
+
+@register_agent("pig_optimal", "Pig: exact optimal play from value iteration (any variant)")
+def _make_pig_optimal(game: pyspiel.Game, player: int, seed: int | None) -> PigOptimalBot:
+    require_game(game, "pig_optimal", _PIG)
+    return PigOptimalBot(game, player, seed)

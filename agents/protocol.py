@@ -1,0 +1,83 @@
+"""The search protocol of DESIGN.md, and an adapter that gives it to any pyspiel.State.
+
+Our game cores implement the protocol natively; `PyspielAdapter` wraps any other state
+(OpenSpiel's C++ `pig`, `einstein_wurfelt_nicht`, `backgammon`, or a foreign Python game) so
+every agent runs on every OpenSpiel game with chance. `search_state` picks the right one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import pyspiel
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
+class SearchState(Protocol):
+    """What search algorithms need from a state. Returned sequences must not be mutated."""
+
+    def current_player(self) -> int: ...
+    def legal_actions(self) -> Sequence[int]: ...
+    def chance_outcomes(self) -> Sequence[tuple[int, float]]: ...
+    def apply(self, action: int) -> None: ...
+    def clone(self) -> SearchState: ...
+    def is_terminal(self) -> bool: ...
+    def returns(self) -> Sequence[float]: ...
+    def action_to_string(self, player: int, action: int) -> str: ...
+
+
+class PyspielAdapter:
+    """The search protocol over a pyspiel.State (each call crosses into C++)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: pyspiel.State):
+        self.state = state
+
+    def current_player(self) -> int:
+        """As pyspiel: player id, CHANCE or TERMINAL."""
+        return self.state.current_player()
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the player to move."""
+        return self.state.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(outcome, probability) pairs at a chance node."""
+        return self.state.chance_outcomes()
+
+    def apply(self, action: int) -> None:
+        """Applies `action` in place."""
+        self.state.apply_action(action)
+
+    def clone(self) -> PyspielAdapter:
+        """An independent copy."""
+        return PyspielAdapter(self.state.clone())
+
+    def is_terminal(self) -> bool:
+        """True at the end of the game."""
+        return self.state.is_terminal()
+
+    def returns(self) -> list[float]:
+        """Utilities of both players."""
+        return self.state.returns()
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """Readable action name."""
+        return self.state.action_to_string(player, action)
+
+    def __str__(self) -> str:
+        return str(self.state)
+
+
+def search_state(state: Any) -> SearchState:
+    """A private copy of `state` to search on: the native core when it has one."""
+    core = getattr(state, "core", None)
+    if core is not None:
+        return core.clone()
+    if isinstance(state, pyspiel.State):
+        return PyspielAdapter(state.clone())
+    return state.clone()  # already a search state

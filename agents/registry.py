@@ -1,0 +1,132 @@
+"""One registry for every agent, made from OpenSpiel-style spec strings.
+
+    bot = make_bot("star2(samples=15,time_ms=200)", game, player=0)
+
+A spec is `name` or `name(key=value,...)`, parsed by OpenSpiel's own parameter parser. Specs,
+not bots, cross process boundaries (bots do not pickle). Every agent accepts `seed` (an int,
+or none for fresh entropy); unknown names and parameters are errors that list what is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyspiel
+
+_NONE_WORDS = {"none", "None"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of an agent: its default, its type, and a one-line description."""
+
+    default: Any
+    help: str
+    type: type | None = None  # defaults to type(default); needed when the default is None
+    allow_none: bool = False
+
+    def coerce(self, agent: str, name: str, value: Any) -> Any:
+        """`value` converted to this parameter's type, or a ValueError naming the problem."""
+        if value is None or (isinstance(value, str) and value in _NONE_WORDS):
+            if self.allow_none or self.default is None:
+                return None
+            raise ValueError(f"{agent}: parameter {name} cannot be none")
+        kind = self.type or type(self.default)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if kind is not None and not isinstance(value, kind):
+            raise ValueError(
+                f"{agent}: parameter {name} must be of type {kind.__name__}, got {value!r}"
+            )
+        if kind is int and isinstance(value, bool):
+            raise ValueError(f"{agent}: parameter {name} must be an integer, got {value!r}")
+        return value
+
+
+SEED = Param(None, "seed of the agent's own random generator (none: fresh entropy)", int)
+
+Factory = Callable[..., pyspiel.Bot]
+"""factory(game, player, **params) -> pyspiel.Bot"""
+
+
+@dataclass(frozen=True)
+class AgentInfo:
+    """A registered agent."""
+
+    name: str
+    factory: Factory
+    help: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+
+AGENTS: dict[str, AgentInfo] = {}
+
+
+def register_agent(
+    name: str, help: str, params: Mapping[str, Param] | None = None
+) -> Callable[[Factory], Factory]:
+    """Decorator registering `factory(game, player, **params)` under `name`.
+
+    Every agent also gets the `seed` parameter.
+    """
+
+    def decorate(factory: Factory) -> Factory:
+        if name in AGENTS:
+            raise ValueError(f"agent {name!r} is already registered")
+        AGENTS[name] = AgentInfo(name, factory, help, {**(params or {}), "seed": SEED})
+        return factory
+
+    return decorate
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Splits `name(key=value,...)` into the name and the typed parameters."""
+    spec = spec.strip()
+    if not spec:
+        raise ValueError("empty agent spec")
+    if spec.count("(") != spec.count(")") or ("(" in spec and not spec.endswith(")")):
+        raise ValueError(f"malformed agent spec {spec!r}: unbalanced parentheses")
+    try:
+        params = dict(pyspiel.game_parameters_from_string(spec))
+    except pyspiel.SpielError as e:
+        raise ValueError(f"malformed agent spec {spec!r}: {e}") from None
+    name = params.pop("name")
+    return name, params
+
+
+def resolve_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
+    """The agent and its full parameters (defaults filled in) for `spec`, all checked."""
+    name, given = parse_spec(spec)
+    info = AGENTS.get(name)
+    if info is None:
+        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+    unknown = sorted(set(given) - set(info.params))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {unknown} for agent {name}; "
+            f"known: {', '.join(sorted(info.params))}"
+        )
+    params = {key: p.default for key, p in info.params.items()}
+    for key, value in given.items():
+        params[key] = info.params[key].coerce(name, key, value)
+    return info, params
+
+
+def make_bot(spec: str, game: pyspiel.Game, player: int) -> pyspiel.Bot:
+    """A bot for `player` in `game` from a spec string such as 'hold(n=25)'.
+
+    Raises:
+      ValueError: for an unknown agent or parameter, a value of the wrong type or range, or a
+        game the agent does not support.
+    """
+    if player not in range(game.num_players()):
+        raise ValueError(f"player must be in [0, {game.num_players()}), got {player}")
+    info, params = resolve_spec(spec)
+    return info.factory(game, player, **params)
+
+
+def check_spec(spec: str, game: pyspiel.Game) -> None:
+    """Raises ValueError now if `spec` cannot make a bot for `game` (builds one and drops it)."""
+    make_bot(spec, game, 0)

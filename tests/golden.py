@@ -1,0 +1,43 @@
+"""Golden playthrough files: a random game recorded line by line, replayed by the tests.
+
+Regenerate one after an intended change of behaviour (and say why in the commit):
+
+    .venv/bin/python tests/golden.py tests/playthroughs/python_pig.txt "python_pig(winscore=30)" 7
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough
+
+import chancespiel.games  # noqa: F401  (registers the games the files name)
+
+PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+
+
+def _parse_flags() -> None:
+    # generate_playthrough reads an absl flag; parse the defaults once outside absl.app.
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()
+
+
+def replay(path: Path) -> tuple[str, str]:
+    """(recorded text, text of the same actions replayed now) for a playthrough file."""
+    _parse_flags()
+    return generate_playthrough.replay(str(path))
+
+
+def write(path: Path, game_string: str, seed: int) -> None:
+    """Records a random playthrough of `game_string` to `path`."""
+    _parse_flags()
+    text = generate_playthrough.playthrough(game_string, None, seed=seed)
+    path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    write(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
