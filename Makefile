@@ -30,7 +30,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_games.py
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -114,8 +114,10 @@ def resolve_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
     return info, params
 
 
-def make_bot(spec: str, game: pyspiel.Game, player: int) -> pyspiel.Bot:
+def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None) -> pyspiel.Bot:
     """A bot for `player` in `game` from a spec string such as 'hold(n=25)'.
+
+    `seed` seeds the bot unless the spec sets its own `seed`.
 
     Raises:
       ValueError: for an unknown agent or parameter, a value of the wrong type or range, or a
@@ -124,6 +126,8 @@ def make_bot(spec: str, game: pyspiel.Game, player: int) -> pyspiel.Bot:
     if player not in range(game.num_players()):
         raise ValueError(f"player must be in [0, {game.num_players()}), got {player}")
     info, params = resolve_spec(spec)
+    if params["seed"] is None:
+        params["seed"] = seed
     return info.factory(game, player, **params)
 
 

@@ -1,0 +1,188 @@
+"""The `chancespiel` command: games, agents, play, solve, demo.
+
+chancespiel games
+chancespiel agents
+chancespiel play python_pig pig_optimal "hold(n=20)" --seed 3
+chancespiel solve pig --dice 2 --winscore 100 --json
+chancespiel demo
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+import pyspiel
+
+from chancespiel.agents import AGENTS, check_spec, make_bot
+from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.stats import wilson_interval
+from chancespiel.games import GAMES, has_heuristic
+
+
+class UsageError(Exception):
+    """A bad command line: printed without a traceback, exit status 2."""
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+    """pyspiel.load_game with a clear error for unknown names or bad parameters."""
+    try:
+        return pyspiel.load_game(game_string)
+    except (pyspiel.SpielError, ValueError, RuntimeError) as e:
+        raise UsageError(f"cannot load game {game_string!r}: {e}") from None
+
+
+def _checked_specs(game: pyspiel.Game, specs: Sequence[str]) -> None:
+    for spec in specs:
+        try:
+            check_spec(spec, game)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+
+def cmd_games(args: argparse.Namespace) -> None:
+    """Lists chancespiel's games with their parameters."""
+    del args
+    for entry in GAMES.values():
+        params = pyspiel.load_game(entry.short_name).get_parameters()
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+        heuristic = "yes" if has_heuristic(entry.short_name) else "no"
+        print(f"{entry.short_name}  [{entry.status}]")
+        print(f"    {entry.description}")
+        print(f"    parameters: {shown}")
+        print(f"    chance: {entry.chance}; heuristic: {heuristic}")
+
+
+def cmd_agents(args: argparse.Namespace) -> None:
+    """Lists the agents and their parameters."""
+    del args
+    for info in sorted(AGENTS.values(), key=lambda i: i.name):
+        print(f"{info.name}: {info.help}")
+        for name, param in info.params.items():
+            print(f"    {name}={param.default!r}  {param.help}")
+
+
+def cmd_play(args: argparse.Namespace) -> None:
+    """Plays one game between two agents, printing it as it goes."""
+    game = load_game(args.game)
+    _checked_specs(game, [args.agent0, args.agent1])
+    bots = [make_bot(args.agent0, game, 0, args.seed), make_bot(args.agent1, game, 1, args.seed)]
+    names = [args.agent0, args.agent1]
+
+    def show(state: pyspiel.State, player: int, action: int) -> None:
+        if args.quiet:
+            return
+        text = state.action_to_string(player, action)
+        if player == CHANCE:
+            print(f"  chance: {text}")
+        else:
+            print(str(state).rstrip())
+            print(f"  player {player} ({names[player]}): {text}")
+
+    record = play_game(game, bots, args.seed, show)
+    final = game.new_initial_state()
+    for action in record.history:
+        final.apply_action(action)
+    print(str(final).rstrip())
+    print(f"returns: {record.returns}  ({record.moves} decision moves)")
+    for player, value in enumerate(record.returns):
+        if value > 0:
+            print(f"winner: player {player} ({names[player]})")
+            break
+    else:
+        print("draw")
+
+
+def cmd_solve(args: argparse.Namespace) -> None:
+    """Solves Pig exactly and prints the first player's optimal win probability."""
+    from chancespiel.games.pig_solver import solve_pig
+
+    start = time.perf_counter()
+    try:
+        solution = solve_pig(dice=args.dice, winscore=args.winscore, sides=args.sides)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    seconds = time.perf_counter() - start
+    result = {
+        "game": f"python_pig(dice={args.dice},diceoutcomes={args.sides},winscore={args.winscore})",
+        "first_player_win_probability": solution.first_player_win_probability,
+        "iterations": solution.iterations,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"{result['game']}: the first player wins with probability "
+            f"{solution.first_player_win_probability:.6f} under optimal play "
+            f"({solution.iterations} iterations, {seconds:.1f} s)"
+        )
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """A short real match: optimal two-dice Pig against 'hold at 20', seats swapped."""
+    game = load_game("python_pig")
+    spec_a, spec_b = "pig_optimal", "hold(n=20)"
+    print(f"Two-dice Pig to 100 (the MCMS paper's variant): {spec_a} vs {spec_b}")
+    print(f"{args.matches} matches of two games, seats swapped, the same dice in both games.")
+    start = time.perf_counter()
+    score = 0.0
+    for match in range(args.matches):
+        first, second = play_match(game, spec_a, spec_b, seed=args.seed + match)
+        score += score_of(first.returns, 0) + score_of(second.returns, 1)
+    games = 2 * args.matches
+    low, high = wilson_interval(score, games)
+    print(
+        f"{spec_a} scored {score:g} of {games} games: {score / games:.1%} "
+        f"(95% Wilson interval {low:.1%} to {high:.1%}) in {time.perf_counter() - start:.1f} s"
+    )
+    print("Play one game move by move: chancespiel play python_pig pig_optimal 'hold(n=20)'")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `chancespiel` command."""
+    parser = argparse.ArgumentParser(prog="chancespiel", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("games", help="list the games").set_defaults(func=cmd_games)
+    sub.add_parser("agents", help="list the agents and parameters").set_defaults(func=cmd_agents)
+
+    play = sub.add_parser("play", help="play one game between two agents")
+    play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
+    play.add_argument("agent0", help="spec of player 0, e.g. 'hold(n=25)'")
+    play.add_argument("agent1", help="spec of player 1")
+    play.add_argument("--seed", type=int, default=0, help="seed of the dice and the bots")
+    play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.set_defaults(func=cmd_play)
+
+    solve = sub.add_parser("solve", help="solve a game exactly")
+    solve.add_argument("game", choices=["pig"], help="the game to solve")
+    solve.add_argument("--dice", type=int, default=2, help="1 or 2 dice (default 2)")
+    solve.add_argument("--winscore", type=int, default=100, help="goal (default 100)")
+    solve.add_argument("--sides", type=int, default=6, help="faces per die (default 6)")
+    solve.add_argument("--json", action="store_true", help="print JSON")
+    solve.set_defaults(func=cmd_solve)
+
+    demo = sub.add_parser("demo", help="a short match: optimal Pig vs hold at 20")
+    demo.add_argument("--matches", type=int, default=200, help="seat-swapped pairs of games")
+    demo.add_argument("--seed", type=int, default=1)
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `chancespiel` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except UsageError as e:
+        print(f"chancespiel: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""Statistics for match results."""
+
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a rate of `score` successes in `n` games.
+
+    A draw counts as half a success, so `score` may be a half-integer.
+
+    Raises:
+      ValueError: if n < 1 or score is outside [0, n].
+    """
+    if n < 1:
+        raise ValueError(f"need at least one game, got n={n}")
+    if not 0.0 <= score <= n:
+        raise ValueError(f"score must be in [0, {n}], got {score}")
+    p = score / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
