@@ -7,7 +7,7 @@ Importing this package registers every agent (and the games, which agents depend
 """
 
 import chancespiel.games  # noqa: F401  (agents look up game heuristics)
-from chancespiel.agents import baselines, pig_policies
+from chancespiel.agents import baselines, pig_policies, star_minimax
 from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent
 
@@ -22,4 +22,5 @@ __all__ = [
     "pig_policies",
     "register_agent",
     "search_state",
+    "star_minimax",
 ]

@@ -6,7 +6,7 @@ game that registers one, ours or OpenSpiel's (through the search-protocol adapte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,11 @@ class GameEntry:
     status: str
 
 
+MoveOrdering = Callable[[Any, Sequence[int]], Sequence[int]]
+"""ordering(state, legal_actions) -> the same actions, most promising first."""
+
 _HEURISTICS: dict[str, Heuristic] = {}
+_ORDERINGS: dict[str, MoveOrdering] = {}
 GAMES: dict[str, GameEntry] = {}
 
 
@@ -54,6 +58,26 @@ def has_heuristic(game: pyspiel.Game | str) -> bool:
     """True if a heuristic is registered for `game`."""
     name = game if isinstance(game, str) else game.get_type().short_name
     return name in _HEURISTICS
+
+
+def _zero_heuristic(state: Any, player: int) -> float:
+    """0 (the midpoint of a zero-sum game) everywhere but at terminal states."""
+    return state.returns()[player] if state.is_terminal() else 0.0
+
+
+def evaluation_for(game: pyspiel.Game) -> Heuristic:
+    """The registered heuristic of `game`, or 0 at non-terminal states if it has none."""
+    return _HEURISTICS.get(game.get_type().short_name, _zero_heuristic)
+
+
+def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:
+    """Makes `ordering` the static move ordering search agents use on `short_name`."""
+    _ORDERINGS[short_name] = ordering
+
+
+def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
+    """The registered static move ordering of `game`, if any."""
+    return _ORDERINGS.get(game.get_type().short_name)
 
 
 def register_entry(entry: GameEntry) -> None:

@@ -1,0 +1,100 @@
+"""Pieces every search family shares: budgets, path keys, chance sampling, game checks.
+
+Path keys: every node of a search tree is named by a 64-bit hash of the actions (chance
+outcomes included) from the root. Sampling a chance node from its key, not from a running
+random stream, makes the sample independent of the order in which a search visits nodes. So
+expss, star1ss and star2ss see exactly the same sampled tree, and Star2 probes and searches the
+same sample, as the MCMS paper requires.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import pyspiel
+
+MASK64 = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+def mix64(x: int) -> int:
+    """SplitMix64 finaliser: a well-spread 64-bit hash of a 64-bit integer."""
+    x = (x + _GAMMA) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def child_key(key: int, action: int) -> int:
+    """Path key of the child reached from the node `key` by `action`."""
+    return mix64((key * 0x100000001B3 + action + 1) & MASK64)
+
+
+def sample_outcomes(
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+) -> list[tuple[int, float]]:
+    """`samples` outcomes drawn with replacement by probability, duplicates merged.
+
+    Each distinct outcome gets weight count / samples; the result lists outcomes in order of
+    first draw. The draws are a pure function of `key`.
+    """
+    counts: dict[int, int] = {}
+    for i in range(1, samples + 1):
+        # SplitMix64's own stream: the state advances by the golden gamma, so the streams of
+        # nearby keys do not overlap (key + i would make key's 2nd draw key + 1's 1st).
+        u = (mix64((key + i * _GAMMA) & MASK64) >> 11) * (1.0 / (1 << 53))
+        chosen = outcomes[-1][0]  # if rounding leaves u just above the total
+        for outcome, prob in outcomes:
+            u -= prob
+            if u < 0.0:
+                chosen = outcome
+                break
+        counts[chosen] = counts.get(chosen, 0) + 1
+    return [(outcome, count / samples) for outcome, count in counts.items()]
+
+
+class SearchTimeout(Exception):  # noqa: N818  (control flow, not an error)
+    """Raised inside a search when its time or node budget runs out."""
+
+
+class Budget:
+    """A time and node budget, checked every 256 nodes (so it may overrun by that many)."""
+
+    __slots__ = ("deadline", "max_nodes", "nodes")
+
+    def __init__(self, time_ms: float | None, max_nodes: int | None):
+        self.deadline = None if time_ms is None else time.perf_counter() + time_ms / 1000.0
+        self.max_nodes = max_nodes
+        self.nodes = 0
+
+    def tick(self) -> None:
+        """Counts a node; raises SearchTimeout once the budget is spent."""
+        self.nodes += 1
+        if not self.nodes & 255:
+            self.check()
+
+    def check(self) -> None:
+        """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise SearchTimeout
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout
+
+
+def check_two_player_zero_sum(game: pyspiel.Game, agent: str) -> None:
+    """Raises ValueError unless `game` is a sequential 2-player zero-sum perfect-info game."""
+    game_type = game.get_type()
+    problems = []
+    if game.num_players() != 2:
+        problems.append(f"{game.num_players()} players (needs 2)")
+    if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
+        problems.append(f"utility {game_type.utility} (needs zero-sum)")
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        problems.append("simultaneous moves (needs sequential)")
+    if game_type.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
+        problems.append("imperfect information (needs perfect information)")
+    if problems:
+        raise ValueError(
+            f"agent {agent} does not support {game_type.short_name}: {'; '.join(problems)}"
+        )

@@ -1,0 +1,533 @@
+"""Expectimax, Star1 and Star2 (*-Minimax), and Monte Carlo *-Minimax (sampled chance nodes).
+
+The specification is the MCMS paper (Lanctot et al. 2013, ../shared/papers), Algorithms 1 and 2
+and Section 3, in its alpha-beta (not negamax) form: values are for the root player (the Max
+player); whether a node is Max or Min is read from its current player, so games where a chance
+outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
+
+- Depth counts decision plies; chance nodes do not count. A non-terminal node at depth 0 is
+  evaluated by the heuristic, a terminal node by its returns; this is exactly OpenSpiel's
+  `expectiminimax`, which the tests use as the reference.
+- `samples=c` replaces every chance node by c outcomes drawn with replacement (weights 1/c,
+  duplicates merged): expss / star1ss / star2ss. Samples are a pure function of the node's path
+  from the root and the search seed (see search_common), so the three sample identically.
+- Star1 keeps per-outcome bounds [l_o, u_o] at chance nodes, with pess = sum p_o l_o and
+  opti = sum p_o u_o, and searches outcome o with the window
+  alpha' = max(vmin, (alpha - opti + p_o u_o) / p_o),
+  beta' = min(vmax, (beta - pess + p_o l_o) / p_o).
+  We cut when pess >= beta or opti <= alpha (within FP_SLACK) rather than on v >= beta' as
+  printed: with windows clipped to [vmin, vmax] the printed test can fire without a proof.
+- Star2 first probes each outcome's child with its first action only (after move ordering). At a
+  Max child the probe is a lower bound, at a Min child an upper bound, but only if the probe did
+  not fail on the other side of its window (a fail-low probe of a Max child bounds nothing).
+  A probe that cannot cause a cut (a Max child while beta = vmax, a Min child while
+  alpha = vmin) is skipped, and an exact probe value is reused when the full search reaches the
+  same action, so probing on the principal variation costs nothing.
+- A child that fails high/low only tightens one side of its outcome's bounds, so a bound is never
+  taken for an exact value.
+- Iterative deepening under `time_ms` / `max_nodes` keeps the best move of the last completed
+  depth; a table keyed by path stores each decision node's best move, searched first at the next
+  depth; games may register a static move ordering (games.registry.register_move_ordering).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyspiel
+
+from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
+from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.search_common import (
+    Budget,
+    SearchTimeout,
+    check_two_player_zero_sum,
+    child_key,
+    mix64,
+    sample_outcomes,
+)
+from chancespiel.games.registry import evaluation_for, move_ordering_for
+
+ALGORITHMS = ("expectimax", "star1", "star2")
+FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
+MAX_TABLE_SIZE = 2_000_000
+
+Evaluation = Callable[[Any, int], float]
+Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
+
+
+@dataclass
+class SearchResult:
+    """What a search found.
+
+    `action_values` are exact for expectimax. For star1/star2 the best action's value is exact
+    and the others may be upper bounds (they were proved no better, not evaluated exactly).
+    """
+
+    value: float
+    action: int
+    action_values: dict[int, float]
+    nodes: int
+    depth: int  # deepest completed iteration
+    time_s: float
+    completed: bool = True  # False if the budget ran out before max_depth
+    values_by_depth: list[float] = field(default_factory=list)
+
+
+class _Search:
+    """One search from one root: the recursive procedures share this context."""
+
+    def __init__(
+        self,
+        algorithm: str,
+        root_player: int,
+        evaluate: Evaluation,
+        vmin: float,
+        vmax: float,
+        samples: int | None,
+        seed: int,
+        prune_min_depth: int,
+        ordering: Ordering | None,
+        budget: Budget,
+    ):
+        self.algorithm = algorithm
+        self.root = root_player
+        self.evaluate = evaluate
+        self.vmin = vmin
+        self.vmax = vmax
+        self.samples = samples
+        self.seed = seed
+        self.prune_min_depth = prune_min_depth
+        self.ordering = ordering
+        self.budget = budget
+        self.best_moves: dict[int, int] = {}
+        self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
+        self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
+
+    # Shared helpers -----------------------------------------------------------------------
+
+    def outcomes(self, state: SearchState, key: int) -> Sequence[tuple[int, float]]:
+        """The chance node's outcomes, or its sample (a function of its path key)."""
+        outcomes = state.chance_outcomes()
+        if self.samples is None:
+            return outcomes
+        return sample_outcomes(outcomes, self.samples, mix64(key ^ self.seed))
+
+    def ordered_actions(self, state: SearchState, key: int) -> Sequence[int]:
+        """Legal actions, best move from the previous iteration first, then static order."""
+        actions = state.legal_actions()
+        if self.ordering is not None:
+            actions = self.ordering(state, actions)
+        best = self.best_moves.get(key)
+        if best is not None and best != actions[0]:
+            actions = [best, *(a for a in actions if a != best)]
+        return actions
+
+    def remember(self, key: int, action: int) -> None:
+        if len(self.best_moves) >= MAX_TABLE_SIZE:
+            self.best_moves.clear()
+        self.best_moves[key] = action
+
+    # Expectimax ---------------------------------------------------------------------------
+
+    def expectimax(self, state: SearchState, depth: int, key: int) -> float:
+        """Exact depth-limited expectimax value for the root player (no pruning).
+
+        Without pruning, move order changes nothing, so no best moves are stored; path keys
+        are only needed to sample chance nodes.
+        """
+        budget = self.budget
+        budget.nodes += 1
+        if not budget.nodes & 255:
+            budget.check()
+        player = state.current_player()
+        if player == TERMINAL:
+            return state.returns()[self.root]
+        if depth == 0:
+            self.horizon_reached = True
+            return self.evaluate(state, self.root)
+        sampled = self.samples is not None
+        if player == CHANCE:
+            total = 0.0
+            for outcome, prob in self.outcomes(state, key):
+                child = state.clone()
+                child.apply(outcome)
+                total += prob * self.expectimax(
+                    child, depth, child_key(key, outcome) if sampled else 0
+                )
+            return total
+        values = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            values.append(
+                self.expectimax(child, depth - 1, child_key(key, action) if sampled else 0)
+            )
+        return max(values) if player == self.root else min(values)
+
+    # Star1 / Star2 ------------------------------------------------------------------------
+
+    def star(self, state: SearchState, depth: int, alpha: float, beta: float, key: int) -> float:
+        """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it."""
+        self.budget.tick()
+        player = state.current_player()
+        if player == TERMINAL:
+            return state.returns()[self.root]
+        if depth == 0:
+            self.horizon_reached = True
+            return self.evaluate(state, self.root)
+        if player == CHANCE:
+            if depth <= self.prune_min_depth:
+                return self.chance_average(state, depth, key)
+            return self.chance_node(state, depth, alpha, beta, key)
+        return self.decision_node(state, depth, alpha, beta, key, probe=False)
+
+    def decision_node(
+        self,
+        state: SearchState,
+        depth: int,
+        alpha: float,
+        beta: float,
+        key: int,
+        probe: bool,
+    ) -> float:
+        """Alpha-beta at a decision node; with `probe`, only the first ordered action."""
+        maximizing = state.current_player() == self.root
+        actions = self.ordered_actions(state, key)
+        if probe:
+            actions = actions[:1]
+        best_value = -math.inf if maximizing else math.inf
+        best_action = actions[0]
+        probed = None if probe else self.probes.pop(key, None)
+        for action in actions:
+            if probed is not None and probed[0] == action:
+                value = probed[1]  # exact, from Star2's probe of this node
+            else:
+                child = state.clone()
+                child.apply(action)
+                value = self.star(child, depth - 1, alpha, beta, child_key(key, action))
+                if probe and alpha < value < beta:
+                    self.probes[key] = (action, value)
+            if maximizing:
+                if value > best_value:
+                    best_value, best_action = value, action
+                    if value > alpha:
+                        alpha = value
+            elif value < best_value:
+                best_value, best_action = value, action
+                if value < beta:
+                    beta = value
+            if alpha >= beta:
+                break
+        if not probe:
+            self.remember(key, best_action)
+        return best_value
+
+    def chance_average(self, state: SearchState, depth: int, key: int) -> float:
+        """A chance node searched without pruning (children get the full window)."""
+        total = 0.0
+        for outcome, prob in self.outcomes(state, key):
+            child = state.clone()
+            child.apply(outcome)
+            total += prob * self.star(child, depth, self.vmin, self.vmax, child_key(key, outcome))
+        return total
+
+    def chance_node(
+        self, state: SearchState, depth: int, alpha: float, beta: float, key: int
+    ) -> float:
+        """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
+        vmin, vmax = self.vmin, self.vmax
+        outcomes = self.outcomes(state, key)
+        n = len(outcomes)
+        lower = [vmin] * n
+        upper = [vmax] * n
+        pess, opti = vmin, vmax  # probabilities sum to 1
+        children: list[SearchState] = []
+        keys: list[int] = []
+        for outcome, _ in outcomes:
+            child = state.clone()
+            child.apply(outcome)
+            children.append(child)
+            keys.append(child_key(key, outcome))
+
+        if self.algorithm == "star2":
+            # Probing phase: one action at each decision child gives a one-sided bound.
+            for i, (_, prob) in enumerate(outcomes):
+                child = children[i]
+                player = child.current_player()
+                if player == CHANCE:
+                    continue  # no single action to probe
+                if player == TERMINAL:
+                    self.budget.tick()
+                    value = child.returns()[self.root]
+                    pess += prob * (value - lower[i])
+                    opti += prob * (value - upper[i])
+                    lower[i] = upper[i] = value
+                elif player == self.root:
+                    if beta >= vmax:
+                        continue  # a lower bound cannot reach beta = vmax
+                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
+                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
+                    self.budget.tick()
+                    value = self.decision_node(child, depth, child_alpha, child_beta, keys[i], True)
+                    if value > child_alpha and value > lower[i]:  # a proof that child >= value
+                        pess += prob * (value - lower[i])
+                        lower[i] = value
+                else:
+                    if alpha <= vmin:
+                        continue  # an upper bound cannot reach alpha = vmin
+                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
+                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
+                    self.budget.tick()
+                    value = self.decision_node(child, depth, child_alpha, child_beta, keys[i], True)
+                    if value < child_beta and value < upper[i]:  # a proof that child <= value
+                        opti += prob * (value - upper[i])
+                        upper[i] = value
+                if pess >= beta - FP_SLACK:
+                    return pess
+                if opti <= alpha + FP_SLACK:
+                    return opti
+
+        for i, (_, prob) in enumerate(outcomes):
+            if lower[i] == upper[i]:
+                continue  # known exactly (a terminal child found while probing)
+            child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
+            child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
+            value = self.star(children[i], depth, child_alpha, child_beta, keys[i])
+            if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
+                new_lower, new_upper = max(lower[i], value), upper[i]
+            elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
+                new_lower, new_upper = lower[i], min(upper[i], value)
+            else:
+                new_lower = new_upper = value
+            pess += prob * (new_lower - lower[i])
+            opti += prob * (new_upper - upper[i])
+            lower[i], upper[i] = new_lower, new_upper
+            if pess >= beta - FP_SLACK:
+                return pess
+            if opti <= alpha + FP_SLACK:
+                return opti
+        # Every outcome searched without a cut: all are exact, so pess == opti (up to rounding).
+        return sum(prob * lower[i] for i, (_, prob) in enumerate(outcomes))
+
+    # Root ---------------------------------------------------------------------------------
+
+    def root_search(self, state: SearchState, depth: int) -> tuple[float, int, dict[int, float]]:
+        """Searches every root action at `depth`; returns value, best action, action values."""
+        maximizing = state.current_player() == self.root
+        assert maximizing, "the root player moves at the root"
+        values: dict[int, float] = {}
+        best_value, best_action = -math.inf, -1
+        for action in self.ordered_actions(state, 0):
+            child = state.clone()
+            child.apply(action)
+            key = child_key(0, action)
+            if self.algorithm == "expectimax":
+                value = self.expectimax(child, depth - 1, key)
+            else:
+                alpha = max(self.vmin, best_value)
+                value = self.star(child, depth - 1, alpha, self.vmax, key)
+            values[action] = value
+            if value > best_value:
+                best_value, best_action = value, action
+        self.remember(0, best_action)
+        return best_value, best_action, values
+
+
+def search(
+    state: SearchState,
+    game: pyspiel.Game,
+    algorithm: str = "star2",
+    *,
+    max_depth: int | None = None,
+    time_ms: float | None = None,
+    max_nodes: int | None = None,
+    samples: int | None = None,
+    seed: int = 0,
+    prune_min_depth: int = 0,
+    evaluation: Evaluation | None = None,
+    iterative: bool = True,
+) -> SearchResult:
+    """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
+
+    Args:
+      state: a search-protocol state (see agents.protocol.search_state); not modified.
+      game: the game, for its utility bounds, heuristic and move ordering.
+      algorithm: "expectimax", "star1" or "star2".
+      max_depth: deepest iteration (decision plies); None to deepen until the budget ends.
+      time_ms: wall-clock budget; the best move of the last completed depth is returned.
+      max_nodes: node budget, as time_ms.
+      samples: None for the classic algorithm, c >= 1 to sample c outcomes at every chance
+        node (MCMS: expss, star1ss, star2ss).
+      seed: seed of the chance samples.
+      prune_min_depth: chance nodes with at most this remaining depth are averaged without
+        pruning (the MCMS paper uses 2).
+      evaluation: h(state, player) in [vmin, vmax]; default: the game's registered heuristic.
+      iterative: deepen from depth 1 (best moves of each depth order the next); False searches
+        max_depth only, for node counts of the bare algorithm.
+
+    Returns:
+      The value and best action of the last completed depth, with counters.
+
+    Raises:
+      ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
+    """
+    check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
+    check_two_player_zero_sum(game, algorithm)
+    player = state.current_player()
+    if player < 0:
+        raise ValueError(f"search needs a decision node at the root, got player {player}")
+    start = time.perf_counter()
+    budget = Budget(time_ms, max_nodes)
+    context = _Search(
+        algorithm,
+        player,
+        evaluation or evaluation_for(game),
+        game.min_utility(),
+        game.max_utility(),
+        samples,
+        mix64(seed & ((1 << 64) - 1)),
+        prune_min_depth,
+        move_ordering_for(game),
+        budget,
+    )
+    actions = list(state.legal_actions())
+    result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
+    if not iterative and max_depth is None:
+        raise ValueError("iterative=False needs max_depth")
+    depth = 0 if iterative else max_depth - 1
+    while max_depth is None or depth < max_depth:
+        depth += 1
+        context.horizon_reached = False
+        context.probes.clear()
+        try:
+            value, action, values = context.root_search(state, depth)
+        except SearchTimeout:
+            result.completed = False
+            break
+        result.value, result.action, result.action_values = value, action, values
+        result.depth = depth
+        result.values_by_depth.append(value)
+        if not context.horizon_reached:
+            break  # the whole tree was searched: deeper iterations cannot change anything
+        if len(actions) == 1 and max_depth is None:
+            break  # nothing to decide
+    result.nodes = budget.nodes
+    result.time_s = time.perf_counter() - start
+    return result
+
+
+def check_search_params(
+    algorithm: str,
+    max_depth: int | None,
+    time_ms: float | None,
+    max_nodes: int | None,
+    samples: int | None,
+    prune_min_depth: int,
+) -> None:
+    """Raises ValueError naming the first bad search parameter."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+    if max_depth is not None and max_depth < 1:
+        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    if time_ms is not None and time_ms <= 0:
+        raise ValueError(f"time_ms must be > 0, got {time_ms}")
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    if samples is not None and samples < 1:
+        raise ValueError(f"samples must be >= 1 (or none for the classic algorithm), got {samples}")
+    if prune_min_depth < 0:
+        raise ValueError(f"prune_min_depth must be >= 0, got {prune_min_depth}")
+    if max_depth is None and time_ms is None and max_nodes is None:
+        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
+
+
+class StarMinimaxBot(PolicyBot):
+    """A pyspiel bot running `search` on a private copy of the state at every move."""
+
+    def __init__(
+        self, game: pyspiel.Game, player: int, seed: int | None, algorithm: str, **options: Any
+    ):
+        super().__init__(game, player, seed)
+        self.algorithm = algorithm
+        self.options = options
+        self.last_result: SearchResult | None = None
+
+    def choose(self, state: SearchState) -> int:
+        """The best move of the deepest search completed within the budget."""
+        result = search(
+            state, self.game, self.algorithm, seed=self.rng.getrandbits(63), **self.options
+        )
+        self.last_result = result
+        return result.action
+
+    def analyse(self, state: pyspiel.State) -> SearchResult:
+        """Runs the bot's search on `state` without playing; the result of `choose`."""
+        self.choose(search_state(state))
+        assert self.last_result is not None
+        return self.last_result
+
+
+_COMMON = {
+    "max_depth": Param(None, "deepest iteration in decision plies (none: until the budget)", int),
+    "time_ms": Param(None, "wall-clock budget per move in ms (default 200 if no budget)", float),
+    "max_nodes": Param(None, "node budget per move", int),
+    "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
+}
+
+
+def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
+    def factory(
+        game: pyspiel.Game,
+        player: int,
+        seed: int | None,
+        samples: int | None,
+        max_depth: int | None,
+        time_ms: float | None,
+        max_nodes: int | None,
+        prune_min_depth: int,
+    ) -> StarMinimaxBot:
+        if max_depth is None and time_ms is None and max_nodes is None:
+            time_ms = 200.0  # the MCMS paper's budget per move
+        check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
+        check_two_player_zero_sum(game, algorithm)
+        seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
+        return StarMinimaxBot(
+            game,
+            player,
+            seed,
+            algorithm,
+            max_depth=max_depth,
+            time_ms=time_ms,
+            max_nodes=max_nodes,
+            samples=samples,
+            prune_min_depth=prune_min_depth,
+        )
+
+    return factory
+
+
+_HELP = {
+    "expectimax": "depth-limited expectimax with iterative deepening",
+    "star1": "Star1 (*-Minimax with chance-node pruning, Ballard 1983; MCMS Algorithm 1)",
+    "star2": "Star2 (Star1 plus probing; MCMS Algorithm 2)",
+}
+_PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
+
+for _algorithm in ALGORITHMS:
+    register_agent(
+        _algorithm,
+        _HELP[_algorithm] + "; samples=c samples c outcomes per chance node (MCMS)",
+        {"samples": Param(None, "outcomes sampled per chance node (none: all)", int), **_COMMON},
+    )(_make(_algorithm))
+    register_agent(
+        _PAPER_NAMES[_algorithm],
+        f"MCMS: {_algorithm} with samples=10 outcomes per chance node by default",
+        {"samples": Param(10, "outcomes sampled with replacement per chance node"), **_COMMON},
+    )(_make(_algorithm))

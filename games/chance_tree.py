@@ -1,0 +1,238 @@
+"""Random trees with decision and chance nodes: the test bed for pruning and sampling agents.
+
+Every node is named by a 64-bit hash of its path from the root, and everything about it is a
+pure function of that key and the `seed`: whether it is a chance node (probability
+`chance_prob`, at most two chance nodes in a row), who moves (either player, so turns need not
+alternate), how many actions (1..`branching`) or outcomes (1..`outcomes`, with varied
+probabilities), and its heuristic value. The game ends after `depth` decision plies with a
+real-valued return in [-1, 1]; the registered heuristic gives a hashed value in (-1, 1) at
+inner nodes, correlated with the subtree's leaves only by chance: the point is varied values
+that exercise every window of a pruning search.
+
+Parameters: `seed` (>= 0), `depth` (decision plies, 1..12), `branching` (2..8),
+`outcomes` (2..8), `chance_prob` (0..1). Actions are 0..branching-1, outcomes 0..outcomes-1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyspiel
+
+from chancespiel.games._adapter import CHANCE, TERMINAL, CoreGame, check_int_param, register_game
+from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+
+_MASK = (1 << 64) - 1
+
+
+def _mix(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def _unit(x: int) -> float:
+    """A hash as a float in [0, 1)."""
+    return (x >> 11) * (1.0 / (1 << 53))
+
+
+_DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob": 0.5}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_chance_tree",
+    long_name="Python random chance tree",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+class ChanceTreeRules:
+    """Parameters of one random tree."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        depth: int = 4,
+        branching: int = 3,
+        outcomes: int = 3,
+        chance_prob: float = 0.5,
+    ):
+        self.seed = check_int_param("seed", seed, 0)
+        self.depth = check_int_param("depth", depth, 1, 12)
+        self.branching = check_int_param("branching", branching, 2, 8)
+        self.outcomes = check_int_param("outcomes", outcomes, 2, 8)
+        if not isinstance(chance_prob, (int, float)) or not 0.0 <= chance_prob <= 1.0:
+            raise ValueError(f"parameter chance_prob must be in [0, 1], got {chance_prob!r}")
+        self.chance_prob = float(chance_prob)
+        self.root_key = _mix(self.seed)
+
+    def params(self) -> dict[str, Any]:
+        """The game parameters."""
+        return {
+            "seed": self.seed,
+            "depth": self.depth,
+            "branching": self.branching,
+            "outcomes": self.outcomes,
+            "chance_prob": self.chance_prob,
+        }
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ChanceTreeRules, tuple(self.params().values()))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ChanceTreeRules:
+        return self
+
+    def initial_core(self) -> ChanceTreeCore:
+        """The root (a decision node of player 0)."""
+        return ChanceTreeCore(self)
+
+    def game_info(self) -> pyspiel.GameInfo:
+        """Sizes: every decision ply may be preceded by two chance nodes."""
+        return pyspiel.GameInfo(
+            num_distinct_actions=self.branching,
+            max_chance_outcomes=self.outcomes,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.depth,
+        )
+
+    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Plies made and player to move."""
+        return [("plies", (self.depth + 1,)), ("player", (2,))]
+
+    def fill_observation(self, core: ChanceTreeCore, player: int, views: dict) -> None:
+        """One-hot plies made and player to move."""
+        views["plies"][core.plies] = 1.0
+        if core.player >= 0:
+            views["player"][core.player] = 1.0
+
+    def observation_string(self, core: ChanceTreeCore, player: int) -> str:
+        """The full state."""
+        return str(core)
+
+
+class ChanceTreeCore:
+    """A node of the tree: its path key, plies made and consecutive chance nodes."""
+
+    __slots__ = ("key", "player", "plies", "rules", "run")
+
+    def __init__(self, rules: ChanceTreeRules):
+        self.rules = rules
+        self.key = rules.root_key
+        self.plies = 0
+        self.run = 0  # chance nodes in a row just before this node
+        self.player = 0
+
+    def clone(self) -> ChanceTreeCore:
+        """A copy."""
+        c = ChanceTreeCore.__new__(ChanceTreeCore)
+        c.rules, c.key, c.plies, c.run, c.player = (
+            self.rules,
+            self.key,
+            self.plies,
+            self.run,
+            self.player,
+        )
+        return c
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ChanceTreeCore:
+        return self.clone()
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.rules, self.key, self.plies, self.run, self.player)
+
+    def __setstate__(self, values: tuple[Any, ...]) -> None:
+        self.rules, self.key, self.plies, self.run, self.player = values
+
+    def current_player(self) -> int:
+        """The node's type: 0, 1, CHANCE or TERMINAL."""
+        return self.player
+
+    def is_terminal(self) -> bool:
+        """True after `depth` decision plies."""
+        return self.player == TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        """1..branching actions, as the key decides."""
+        if self.player < 0:
+            return []
+        return list(range(1 + _mix(self.key ^ 0xA5) % self.rules.branching))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """1..outcomes outcomes with varied probabilities."""
+        count = 1 + _mix(self.key ^ 0xC3) % self.rules.outcomes
+        weights = [0.2 + _unit(_mix(self.key ^ (0x100 + i))) for i in range(count)]
+        total = sum(weights)
+        return [(i, w / total) for i, w in enumerate(weights)]
+
+    def apply(self, action: int) -> None:
+        """Moves to the child; decides the child's type from its key."""
+        was_chance = self.player == CHANCE
+        self.key = _mix((self.key * 0x100000001B3 + action + 1) & _MASK)
+        if was_chance:
+            self.run += 1
+        else:
+            self.plies += 1
+            self.run = 0
+        if self.plies >= self.rules.depth:
+            self.player = TERMINAL
+        elif self.run < 2 and _unit(_mix(self.key ^ 0x5A)) < self.rules.chance_prob:
+            self.player = CHANCE
+        else:
+            self.player = int(_mix(self.key ^ 0x3C) & 1)
+
+    def value(self) -> float:
+        """A hashed value in (-1, 1): the return at leaves, the heuristic elsewhere."""
+        return 2.0 * _unit(_mix(self.key ^ 0x77)) - 1.0
+
+    def returns(self) -> tuple[float, float]:
+        """Player 0 gets value(), player 1 its negation; zeros before the end."""
+        if self.player != TERMINAL:
+            return (0.0, 0.0)
+        v = self.value()
+        return (v, -v)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """'a2' for actions, 'o1' for chance outcomes."""
+        return f"{'o' if player == CHANCE else 'a'}{action}"
+
+    def __str__(self) -> str:
+        return f"node {self.key:016x} plies {self.plies} player {self.player}"
+
+
+class ChanceTreeGame(CoreGame):
+    """OpenSpiel game python_chance_tree."""
+
+    game_type = _GAME_TYPE
+    rules_class = ChanceTreeRules
+
+
+def chance_tree_heuristic(core: ChanceTreeCore, player: int) -> float:
+    """The node's hashed value for player 0 (negated for player 1); exact at leaves."""
+    v = core.value()
+    return v if player == 0 else -v
+
+
+register_game(_GAME_TYPE, ChanceTreeGame)
+register_heuristic(_GAME_TYPE.short_name, chance_tree_heuristic)
+register_entry(
+    GameEntry(
+        short_name=_GAME_TYPE.short_name,
+        description="random trees with chance nodes and non-alternating turns (search tests)",
+        chance="at any node with probability chance_prob, 1..outcomes outcomes",
+        status="done (test bed)",
+    )
+)
