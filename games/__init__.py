@@ -7,7 +7,15 @@ Each game module follows the Rules / Core / adapter pattern of DESIGN.md; `regis
 heuristics agents use and the entries `chancespiel games` lists.
 """
 
-from chancespiel.games import chance_tree, pig
+from chancespiel.games import chance_tree, einstein, pig
 from chancespiel.games.registry import GAMES, has_heuristic, heuristic_for, register_heuristic
 
-__all__ = ["GAMES", "chance_tree", "has_heuristic", "heuristic_for", "pig", "register_heuristic"]
+__all__ = [
+    "GAMES",
+    "chance_tree",
+    "einstein",
+    "has_heuristic",
+    "heuristic_for",
+    "pig",
+    "register_heuristic",
+]

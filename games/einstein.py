@@ -1,0 +1,520 @@
+"""EinStein würfelt nicht! (Ingo Althöfer, 2004) with OpenSpiel's conventions.
+
+Rules (../shared/RULES.md section 2): a 5x5 board; each player has six cubes numbered 1..6 in
+their corner triangle. A turn is a die roll, then a move of the cube with the rolled number, or,
+if it is gone, of the next-lower or next-higher remaining cube (the player chooses). A cube moves
+one cell toward the opponent's corner and removes any cube on the target cell, its own included.
+Reaching the opponent's corner cell, or removing the opponent's last cube, wins.
+
+Conventions follow OpenSpiel's C++ `einstein_wurfelt_nicht`, so that the default game equals it
+move for move (tests/test_einstein.py checks this over random games):
+
+- Coordinates are (row, col), row 0 at the top; cell index = 5 * row + col.
+- Player 0 is Black: home cells r + c <= 2 (top left), moves down, right or diagonally
+  down-right, goal (4, 4). Player 1 is White: home cells r + c >= 6, moves up, left or
+  diagonally up-left, goal (0, 0). **White moves first.**
+- Setup chance nodes (`setup=random`, the default): first Black's arrangement, then White's,
+  720 outcomes each at 1/720. Outcome `a` is the `a`-th permutation of (1..6) in lexicographic
+  order, written on the player's home cells in row-major order: Black (0,0) (0,1) (0,2) (1,0)
+  (1,1) (2,0); White (2,4) (3,3) (3,4) (4,2) (4,3) (4,4).
+- Then every turn is a die roll, chance outcome `x` (0..5) = face `x + 1`, probability 1/6,
+  followed by the move of the player after the previous mover.
+- Move actions: `action = ((5 * row + col) * 6 + dir) * 2 + capture`, 300 ids, where (row, col)
+  is the source cell, `dir` 0 = diag (+1,+1), 1 = down (+1,0), 2 = right (0,+1) for Black and
+  3 = up (-1,0), 4 = diag (-1,-1), 5 = left (0,-1) for White, and `capture` is 1 when the target
+  cell holds any cube. Strings as in C++: "B3-down", "W6-diag*".
+- Returns: +1 to the winner, -1 to the loser. There are no draws. `max_game_length` is 112
+  decision moves, the C++ value (a true bound: each player makes at most 35 moves).
+
+Parameter `setup` (string): `random` (default, the OpenSpiel game) or `free`, the official rule
+where players arrange their own cubes. With `free`, Black places all six cubes first, then White
+(who therefore sees Black's arrangement), one action per cube in the order 1, 2, ..., 6: action
+`300 + slot` puts the next cube on home cell `slot` (0..5, the row-major order above). These ids
+lie after the move ids, so the game has 306 distinct actions and 124 as maximum length, and the
+only chance nodes are die rolls.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from chancespiel.games._adapter import CHANCE, TERMINAL, CoreGame, CoreState, register_game
+from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+
+BLACK = 0
+WHITE = 1
+SIZE = 5
+NUM_CELLS = SIZE * SIZE
+NUM_CUBES = 6
+NUM_MOVE_ACTIONS = NUM_CELLS * 6 * 2  # 300, as the C++ game
+PLACE_BASE = NUM_MOVE_ACTIONS  # first placement action of setup=free
+MAX_MOVES = (SIZE - 1) * (SIZE - 1) * (NUM_CUBES + 1)  # 112, the C++ game's MaxGameLength
+
+# (row, col) offsets by direction id; 0..2 are Black's, 3..5 White's (the C++ order).
+_DIRECTIONS = ((1, 1), (1, 0), (0, 1), (-1, 0), (-1, -1), (0, -1))
+_DIRECTION_NAMES = ("diag", "down", "right", "up", "diag", "left")
+_HOME = (
+    tuple(r * SIZE + c for r in range(SIZE) for c in range(SIZE) if r + c <= 2),
+    tuple(r * SIZE + c for r in range(SIZE) for c in range(SIZE) if r + c >= 6),
+)
+_GOAL = (NUM_CELLS - 1, 0)
+_COLOR = ("B", "W")
+_SETUPS = ("random", "free")
+
+# Stages of a game. Cube codes on the board: 0 empty, 1..6 Black's cubes, 7..12 White's.
+_BLACK_SETUP = 0
+_WHITE_SETUP = 1
+_PLAY = 2
+
+_DEFAULTS = {"setup": "random"}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="python_einstein_wurfelt_nicht",
+    long_name="Python EinStein wurfelt nicht!",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+def _selectable(mask: int, face: int) -> tuple[int, ...]:
+    """Cube numbers that may move on `face` when the cubes in `mask` (bit v-1 = cube v) remain."""
+    if mask >> (face - 1) & 1:
+        return (face,)
+    lower = [v for v in range(1, face) if mask >> (v - 1) & 1]
+    higher = [v for v in range(face + 1, NUM_CUBES + 1) if mask >> (v - 1) & 1]
+    return tuple(([lower[-1]] if lower else []) + ([higher[0]] if higher else []))
+
+
+def cell_name(cell: int) -> str:
+    """'(row,col)' of a cell index."""
+    return f"({cell // SIZE},{cell % SIZE})"
+
+
+class EinsteinRules:
+    """Move tables, selection and mobility tables of EWN. Shared by all states, never copied."""
+
+    def __init__(self, setup: str = "random"):
+        if setup not in _SETUPS:
+            raise ValueError(f"parameter setup must be one of {list(_SETUPS)}, got {setup!r}")
+        self.setup = setup
+        self.free_setup = setup == "free"
+        # moves[player][cell]: ((target, action id without the capture bit), ...) in direction
+        # order, so the ids of one cell come out sorted.
+        moves: list[list[tuple[tuple[int, int], ...]]] = [[], []]
+        # action >> 1 -> (source, target); the capture bit does not change the move.
+        self.move_cells: list[tuple[int, int]] = [(-1, -1)] * (NUM_MOVE_ACTIONS // 2)
+        for player in (BLACK, WHITE):
+            for cell in range(NUM_CELLS):
+                r, c = divmod(cell, SIZE)
+                row: list[tuple[int, int]] = []
+                for d in range(3 * player, 3 * player + 3):
+                    r2, c2 = r + _DIRECTIONS[d][0], c + _DIRECTIONS[d][1]
+                    if 0 <= r2 < SIZE and 0 <= c2 < SIZE:
+                        action = (cell * 6 + d) * 2
+                        row.append((r2 * SIZE + c2, action))
+                        self.move_cells[action >> 1] = (cell, r2 * SIZE + c2)
+                moves[player].append(tuple(row))
+        self.moves: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = (
+            tuple(moves[0]),
+            tuple(moves[1]),
+        )
+        # select[player][mask][face]: codes of the cubes that may move, sorted by number.
+        self.select = tuple(
+            tuple(
+                ((), *(tuple(6 * p + v for v in _selectable(m, f)) for f in range(1, 7)))
+                for m in range(64)
+            )
+            for p in (BLACK, WHITE)
+        )
+        # mobility[mask][v]: on how many of the 6 faces cube v may move (0 if v is gone).
+        self.mobility = tuple(
+            tuple(
+                sum(v in _selectable(m, f) for f in range(1, 7)) if v and m >> (v - 1) & 1 else 0
+                for v in range(NUM_CUBES + 1)
+            )
+            for m in range(64)
+        )
+        # distance[player][cell]: king-move (Chebyshev) distance to the player's goal.
+        self.distance = tuple(
+            tuple(
+                max(abs(cell // SIZE - _GOAL[p] // SIZE), abs(cell % SIZE - _GOAL[p] % SIZE))
+                for cell in range(NUM_CELLS)
+            )
+            for p in (BLACK, WHITE)
+        )
+        self.permutations = tuple(itertools.permutations(range(1, NUM_CUBES + 1)))
+        self.setup_outcomes = tuple((a, 1.0 / len(self.permutations)) for a in range(720))
+        self.roll_outcomes = tuple((x, 1.0 / 6) for x in range(6))
+
+    def params(self) -> dict[str, str]:
+        """The game parameters these rules were built from."""
+        return {"setup": self.setup}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (EinsteinRules, (self.setup,))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EinsteinRules:
+        return self
+
+    def initial_core(self) -> EinsteinCore:
+        """The empty board before setup."""
+        return EinsteinCore(self)
+
+    def position(
+        self,
+        black: dict[int, tuple[int, int]],
+        white: dict[int, tuple[int, int]],
+        to_move: int,
+        die: int | None = None,
+    ) -> EinsteinCore:
+        """A play-stage state from cube placements {number: (row, col)}, as C++'s SetState.
+
+        With `die` (1..6) it is `to_move`'s decision; without, the chance node before their roll.
+        """
+        core = EinsteinCore(self)
+        core.stage = _PLAY
+        masks = [0, 0]
+        for player, cubes in ((BLACK, black), (WHITE, white)):
+            for value, (r, c) in cubes.items():
+                cell = r * SIZE + c
+                if not (1 <= value <= NUM_CUBES and 0 <= r < SIZE and 0 <= c < SIZE):
+                    raise ValueError(f"bad cube {value} at {(r, c)}")
+                if core.board[cell]:
+                    raise ValueError(f"two cubes at {(r, c)}")
+                code = 6 * player + value
+                core.board[cell] = code
+                core.pos[code] = cell
+                masks[player] |= 1 << (value - 1)
+        if not masks[0] or not masks[1]:
+            raise ValueError("each player needs at least one cube")
+        core.masks = (masks[0], masks[1])
+        if die is None:
+            core.player = 1 - to_move  # the previous mover
+            core.cur = CHANCE
+        else:
+            if not 1 <= die <= 6:
+                raise ValueError(f"die must be in 1..6, got {die}")
+            core.player = to_move
+            core.die = die
+            core.cur = to_move
+        return core
+
+    def game_info(self) -> pyspiel.GameInfo:
+        """OpenSpiel's size facts for these parameters."""
+        free = self.free_setup
+        return pyspiel.GameInfo(
+            num_distinct_actions=NUM_MOVE_ACTIONS + (NUM_CUBES if free else 0),
+            max_chance_outcomes=6 if free else len(self.permutations),
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=MAX_MOVES + (2 * NUM_CUBES if free else 0),
+        )
+
+    # Observation: "cubes" equals the C++ game's 300-value tensor, including its order
+    # [number - 1, player, col, row] (the C++ loop swaps row and column; harmless on a square
+    # board, kept so tensors compare equal). The C++ tensor lacks the die and the mover, so
+    # "die" (one-hot face, zero at chance nodes) and "to_move" (one-hot player who moves or
+    # rolls next, zero at the end) follow.
+    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Names and shapes of the observation tensor's pieces."""
+        return [
+            ("cubes", (NUM_CUBES, 2, SIZE, SIZE)),
+            ("die", (6,)),
+            ("to_move", (2,)),
+        ]
+
+    def fill_observation(
+        self, core: EinsteinCore, player: int, views: dict[str, np.ndarray]
+    ) -> None:
+        """Writes the encoding of `core` into the zeroed `views`."""
+        cubes = views["cubes"]
+        for code in range(1, 13):
+            cell = core.pos[code]
+            if cell >= 0:
+                p, v = divmod(code - 1, 6)
+                cubes[v, p, cell % SIZE, cell // SIZE] = 1.0
+        if core.die:
+            views["die"][core.die - 1] = 1.0
+        mover = core.next_mover()
+        if mover >= 0:
+            views["to_move"][mover] = 1.0
+
+    def observation_string(self, core: EinsteinCore, player: int) -> str:
+        """The whole state as text: the board as in C++, then whose turn and the die."""
+        return str(core)
+
+
+class EinsteinCore:
+    """Mutable EWN state implementing the search protocol of DESIGN.md."""
+
+    __slots__ = ("board", "cur", "die", "masks", "player", "pos", "rules", "stage", "winner")
+
+    def __init__(self, rules: EinsteinRules):
+        self.rules = rules
+        self.board = [0] * NUM_CELLS  # cube code per cell: 0, 1..6 Black, 7..12 White
+        self.pos = [-1] * 13  # cell of each cube code, -1 when off the board (index 0 unused)
+        self.masks = (0, 0)  # cubes on the board per player, bit v-1 for cube v
+        self.stage = _BLACK_SETUP
+        self.player = BLACK  # the last mover; the first roll goes to the other one (White)
+        self.die = 0  # the rolled face at decision nodes, 0 otherwise
+        self.winner = -1
+        self.cur = BLACK if rules.free_setup else CHANCE  # current_player(), kept up to date
+
+    def clone(self) -> EinsteinCore:
+        """An independent copy sharing the rules."""
+        c = EinsteinCore.__new__(EinsteinCore)
+        c.rules = self.rules
+        c.board = self.board[:]
+        c.pos = self.pos[:]
+        c.masks = self.masks
+        c.stage = self.stage
+        c.player = self.player
+        c.die = self.die
+        c.winner = self.winner
+        c.cur = self.cur
+        return c
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EinsteinCore:
+        return self.clone()
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in EinsteinCore.__slots__)
+
+    def __setstate__(self, values: tuple[Any, ...]) -> None:
+        for name, value in zip(EinsteinCore.__slots__, values, strict=True):
+            setattr(self, name, value)
+
+    def current_player(self) -> int:
+        """0 (Black) or 1 (White) to decide, CHANCE for setups and rolls, TERMINAL at the end."""
+        return self.cur
+
+    def is_terminal(self) -> bool:
+        """True once someone has won."""
+        return self.winner >= 0
+
+    def next_mover(self) -> int:
+        """The player who moves (or places) now or right after the pending chance node; -1 at
+        the end and during random setup."""
+        if self.winner >= 0:
+            return -1
+        if self.stage != _PLAY:
+            return self.cur if self.cur >= 0 else -1
+        return self.player if self.die else 1 - self.player
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal actions of the player to move; empty at chance and terminal nodes."""
+        p = self.cur
+        if p < 0:
+            return []
+        board = self.board
+        if self.stage != _PLAY:  # free setup: the free home cells
+            return [PLACE_BASE + i for i, cell in enumerate(_HOME[p]) if not board[cell]]
+        codes = self.rules.select[p][self.masks[p]][self.die]
+        moves = self.rules.moves[p]
+        if len(codes) == 1:
+            return [a + 1 if board[t] else a for t, a in moves[self.pos[codes[0]]]]
+        c1 = self.pos[codes[0]]
+        c2 = self.pos[codes[1]]
+        if c1 > c2:  # ids grow with the source cell
+            c1, c2 = c2, c1
+        return [a + 1 if board[t] else a for t, a in moves[c1]] + [
+            a + 1 if board[t] else a for t, a in moves[c2]
+        ]
+
+    def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
+        """(outcome, probability) pairs; shared, do not mutate."""
+        if self.stage == _PLAY:
+            return self.rules.roll_outcomes
+        return self.rules.setup_outcomes
+
+    def apply(self, action: int) -> None:
+        """Applies a move, placement or chance outcome in place. Assumes it is legal."""
+        if self.cur == CHANCE:
+            if self.stage == _PLAY:
+                self.die = action + 1
+                self.player = p = 1 - self.player
+                self.cur = p
+            else:
+                self._place_all(self.stage, self.rules.permutations[action])
+                self.stage += 1
+            return
+        p = self.cur
+        if self.stage != _PLAY:
+            self._place_one(p, action - PLACE_BASE)
+            return
+        src, dst = self.rules.move_cells[action >> 1]
+        board = self.board
+        code = board[src]
+        victim = board[dst]
+        if victim:
+            self.pos[victim] = -1
+            bit = 1 << ((victim - 1) % 6)
+            m0, m1 = self.masks
+            self.masks = (m0 & ~bit, m1) if victim <= 6 else (m0, m1 & ~bit)
+        board[dst] = code
+        board[src] = 0
+        self.pos[code] = dst
+        self.die = 0
+        if dst == _GOAL[p] or not self.masks[1 - p]:
+            self.winner = p
+            self.cur = TERMINAL
+        else:
+            self.cur = CHANCE
+
+    def _place_all(self, player: int, numbers: tuple[int, ...]) -> None:
+        """Random setup: cube numbers[i] on the player's i-th home cell."""
+        for cell, value in zip(_HOME[player], numbers, strict=True):
+            code = 6 * player + value
+            self.board[cell] = code
+            self.pos[code] = cell
+        m0, m1 = self.masks
+        self.masks = (63, m1) if player == BLACK else (m0, 63)
+
+    def _place_one(self, player: int, slot: int) -> None:
+        """Free setup: the player's next cube (lowest unplaced number) on home cell `slot`."""
+        mask = self.masks[player]
+        value = bin(mask).count("1") + 1
+        code = 6 * player + value
+        cell = _HOME[player][slot]
+        self.board[cell] = code
+        self.pos[code] = cell
+        mask |= 1 << (value - 1)
+        m0, m1 = self.masks
+        self.masks = (mask, m1) if player == BLACK else (m0, mask)
+        if mask == 63:
+            self.stage += 1
+            self.cur = WHITE if player == BLACK else CHANCE
+
+    def returns(self) -> tuple[float, float]:
+        """(+1, -1) if Black won, (-1, +1) if White won, (0, 0) before the end."""
+        if self.winner == BLACK:
+            return (1.0, -1.0)
+        if self.winner == WHITE:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """The C++ game's strings ("W2-left", "B6-diag*", "roll 3", "Placing black cubes on
+        the board - action 120"), and "place B3 (1,1)" for free setup."""
+        if player == CHANCE:
+            if self.stage == _PLAY:
+                return f"roll {action + 1}"
+            color = "black" if self.stage == _BLACK_SETUP else "white"
+            return f"Placing {color} cubes on the board - action {action}"
+        if action >= PLACE_BASE:
+            p = player if player in (BLACK, WHITE) else self.cur
+            value = bin(self.masks[p]).count("1") + 1
+            return f"place {_COLOR[p]}{value} {cell_name(_HOME[p][action - PLACE_BASE])}"
+        direction = (action >> 1) % 6
+        mover = direction // 3  # the direction tells the colour
+        code = self.board[self.rules.move_cells[action >> 1][0]]
+        # The number comes from the board; "?" if the action's source holds no cube of that
+        # colour (C++ prints garbage there; it only happens for illegal actions).
+        value = str((code - 1) % 6 + 1) if code and (code - 1) // 6 == mover else "?"
+        capture = "*" if action & 1 else ""
+        return f"{_COLOR[mover]}{value}-{_DIRECTION_NAMES[direction]}{capture}"
+
+    def board_string(self) -> str:
+        """The board exactly as the C++ game's ToString(): rows of '|b2||__||w5|...'."""
+        rows = []
+        for r in range(SIZE):
+            cells = []
+            for code in self.board[r * SIZE : (r + 1) * SIZE]:
+                if code:
+                    cells.append(f"|{'bw'[(code - 1) // 6]}{(code - 1) % 6 + 1}|")
+                else:
+                    cells.append("|__|")
+            rows.append("".join(cells) + "\n")
+        return "".join(rows)
+
+    def status(self) -> str:
+        """Whose turn it is and the die, or the winner: the part the board does not show."""
+        names = ("Black", "White")
+        if self.winner >= 0:
+            return f"{names[self.winner]} wins"
+        if self.stage != _PLAY:
+            if self.cur == CHANCE:
+                return f"Chance: {names[self.stage]}'s setup"
+            value = bin(self.masks[self.cur]).count("1") + 1
+            return f"{names[self.cur]} to place cube {value}"
+        if self.die:
+            return f"{names[self.player]} to move, die {self.die}"
+        return f"Chance: roll for {names[1 - self.player]}"
+
+    def __str__(self) -> str:
+        return f"{self.board_string()}{self.status()}\n"
+
+
+class EinsteinState(CoreState):
+    """OpenSpiel state of python_einstein_wurfelt_nicht; everything lives in `self.core`."""
+
+
+class EinsteinGame(CoreGame):
+    """OpenSpiel game python_einstein_wurfelt_nicht."""
+
+    game_type = _GAME_TYPE
+    state_class = EinsteinState
+    rules_class = EinsteinRules
+
+
+def einstein_heuristic(core: EinsteinCore, player: int) -> float:
+    """Evaluation for `player` in [-1, 1]: exact at the end, else a squashed race estimate.
+
+    Each side's race is the Schwarz estimate (RULES.md section 2.4): the fewest turns any of its
+    cubes needs to reach the goal, distance * 6 / mobility, where mobility counts the die faces
+    that let the cube move. The side that moves next is half a turn closer. The value is
+    tanh of the difference in turns, so a lead of about two turns reads as a likely win.
+    """
+    if core.winner >= 0:
+        return 1.0 if core.winner == player else -1.0
+    rules = core.rules
+    pos = core.pos
+    turns = [0.0, 0.0]
+    for p in (BLACK, WHITE):
+        mask = core.masks[p]
+        if not mask:  # during setup
+            return 0.0
+        mobility = rules.mobility[mask]
+        distance = rules.distance[p]
+        best = math.inf
+        base = 6 * p
+        for v in range(1, 7):
+            m = mobility[v]
+            if m:
+                t = distance[pos[base + v]] * 6.0 / m
+                if t < best:
+                    best = t
+        turns[p] = best
+    mover = core.next_mover()
+    if mover >= 0:
+        turns[mover] -= 0.5
+    return math.tanh(0.5 * (turns[1 - player] - turns[player]))
+
+
+register_game(_GAME_TYPE, EinsteinGame)
+register_heuristic(_GAME_TYPE.short_name, einstein_heuristic)
+register_entry(
+    GameEntry(
+        short_name=_GAME_TYPE.short_name,
+        description="EinStein wurfelt nicht! (= OpenSpiel's einstein_wurfelt_nicht, or free setup)",
+        chance="two 720-way setup permutations, then a d6 before every move",
+        status="done",
+    )
+)
