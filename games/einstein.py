@@ -62,6 +62,8 @@ _HOME = (
     tuple(r * SIZE + c for r in range(SIZE) for c in range(SIZE) if r + c >= 6),
 )
 _GOAL = (NUM_CELLS - 1, 0)
+_OFF = NUM_CELLS  # an extra board entry that stays empty: the target of missing directions
+_POS = NUM_CELLS + 1  # board[_POS + code] is the cell of cube `code` (see EinsteinCore)
 _COLOR = ("B", "W")
 _SETUPS = ("random", "free")
 
@@ -112,30 +114,37 @@ class EinsteinRules:
             raise ValueError(f"parameter setup must be one of {list(_SETUPS)}, got {setup!r}")
         self.setup = setup
         self.free_setup = setup == "free"
-        # moves[player][cell]: ((target, action id without the capture bit), ...) in direction
-        # order, so the ids of one cell come out sorted.
-        moves: list[list[tuple[tuple[int, int], ...]]] = [[], []]
-        # action >> 1 -> (source, target); the capture bit does not change the move.
-        self.move_cells: list[tuple[int, int]] = [(-1, -1)] * (NUM_MOVE_ACTIONS // 2)
+        # moves[player][cell] = (t0, t1, t2, by_occupancy): the cells the cube can move to, in
+        # direction order, padded with the always-empty cell _OFF; by_occupancy[k] is the sorted
+        # tuple of move ids when bit i of k says whether target i holds a cube (the capture
+        # bit). Move generation is then three lookups and one index.
+        moves: list[list[tuple[Any, ...]]] = [[], []]
+        # move_table[action] = (source, target, target is the mover's goal).
+        move_table: list[tuple[int, int, bool]] = [(-1, -1, False)] * NUM_MOVE_ACTIONS
         for player in (BLACK, WHITE):
             for cell in range(NUM_CELLS):
                 r, c = divmod(cell, SIZE)
-                row: list[tuple[int, int]] = []
+                steps: list[tuple[int, int]] = []  # (target, action id without capture)
                 for d in range(3 * player, 3 * player + 3):
                     r2, c2 = r + _DIRECTIONS[d][0], c + _DIRECTIONS[d][1]
                     if 0 <= r2 < SIZE and 0 <= c2 < SIZE:
+                        target = r2 * SIZE + c2
                         action = (cell * 6 + d) * 2
-                        row.append((r2 * SIZE + c2, action))
-                        self.move_cells[action >> 1] = (cell, r2 * SIZE + c2)
-                moves[player].append(tuple(row))
-        self.moves: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = (
-            tuple(moves[0]),
-            tuple(moves[1]),
-        )
-        # select[player][mask][face]: codes of the cubes that may move, sorted by number.
+                        steps.append((target, action))
+                        for a in (action, action + 1):
+                            move_table[a] = (cell, target, target == _GOAL[player])
+                by_occupancy = tuple(
+                    tuple(a + (k >> i & 1) for i, (_, a) in enumerate(steps)) for k in range(8)
+                )
+                padded = [t for t, _ in steps] + [_OFF] * (3 - len(steps))
+                moves[player].append((*padded, by_occupancy))
+        self.moves = (tuple(moves[0]), tuple(moves[1]))
+        self.move_table = tuple(move_table)
+        # select[player][mask][face]: board indexes (_POS + code) of the cells of the cubes that
+        # may move, sorted by number.
         self.select = tuple(
             tuple(
-                ((), *(tuple(6 * p + v for v in _selectable(m, f)) for f in range(1, 7)))
+                ((), *(tuple(_POS + 6 * p + v for v in _selectable(m, f)) for f in range(1, 7)))
                 for m in range(64)
             )
             for p in (BLACK, WHITE)
@@ -199,7 +208,7 @@ class EinsteinRules:
                     raise ValueError(f"cube {value} is on its goal {(r, c)}: the game is over")
                 code = 6 * player + value
                 core.board[cell] = code
-                core.pos[code] = cell
+                core.board[_POS + code] = cell
                 masks[player] |= 1 << (value - 1)
         if not masks[0] or not masks[1]:
             raise ValueError("each player needs at least one cube")
@@ -247,7 +256,7 @@ class EinsteinRules:
         """Writes the encoding of `core` into the zeroed `views`."""
         cubes = views["cubes"]
         for code in range(1, 13):
-            cell = core.pos[code]
+            cell = core.board[_POS + code]
             if cell >= 0:
                 p, v = divmod(code - 1, 6)
                 cubes[v, p, cell % SIZE, cell // SIZE] = 1.0
@@ -265,12 +274,14 @@ class EinsteinRules:
 class EinsteinCore:
     """Mutable EWN state implementing the search protocol of DESIGN.md."""
 
-    __slots__ = ("board", "cur", "die", "masks", "player", "pos", "rules", "stage", "winner")
+    __slots__ = ("board", "cur", "die", "masks", "player", "rules", "stage", "winner")
 
     def __init__(self, rules: EinsteinRules):
         self.rules = rules
-        self.board = [0] * NUM_CELLS  # cube code per cell: 0, 1..6 Black, 7..12 White
-        self.pos = [-1] * 13  # cell of each cube code, -1 when off the board (index 0 unused)
+        # board[cell] for cells 0..24: cube code, 0 empty, 1..6 Black's, 7..12 White's;
+        # board[_OFF] stays 0; board[_POS + code]: the cell of cube `code`, -1 once removed.
+        # One list rather than two makes clone() cheaper.
+        self.board = [0] * (_POS + 1) + [-1] * 12
         self.masks = (0, 0)  # cubes on the board per player, bit v-1 for cube v
         self.stage = _BLACK_SETUP
         self.player = BLACK  # the last mover; the first roll goes to the other one (White)
@@ -283,7 +294,6 @@ class EinsteinCore:
         c = EinsteinCore.__new__(EinsteinCore)
         c.rules = self.rules
         c.board = self.board[:]
-        c.pos = self.pos[:]
         c.masks = self.masks
         c.stage = self.stage
         c.player = self.player
@@ -319,24 +329,37 @@ class EinsteinCore:
             return self.cur if self.cur >= 0 else -1
         return self.player if self.die else 1 - self.player
 
-    def legal_actions(self) -> list[int]:
-        """Sorted legal actions of the player to move; empty at chance and terminal nodes."""
+    def legal_actions(self) -> tuple[int, ...]:
+        """Sorted legal actions of the player to move (a shared tuple); empty at chance and
+        terminal nodes."""
         p = self.cur
         if p < 0:
-            return []
+            return ()
         board = self.board
         if self.stage != _PLAY:  # free setup: the free home cells
-            return [PLACE_BASE + i for i, cell in enumerate(_HOME[p]) if not board[cell]]
-        codes = self.rules.select[p][self.masks[p]][self.die]
-        moves = self.rules.moves[p]
-        if len(codes) == 1:
-            return [a + 1 if board[t] else a for t, a in moves[self.pos[codes[0]]]]
-        c1 = self.pos[codes[0]]
-        c2 = self.pos[codes[1]]
-        if c1 > c2:  # ids grow with the source cell
-            c1, c2 = c2, c1
-        return [a + 1 if board[t] else a for t, a in moves[c1]] + [
-            a + 1 if board[t] else a for t, a in moves[c2]
+            return tuple(PLACE_BASE + i for i, cell in enumerate(_HOME[p]) if not board[cell])
+        rules = self.rules
+        codes = rules.select[p][self.masks[p]][self.die]
+        moves = rules.moves[p]
+        cell = board[codes[0]]
+        if len(codes) == 2:
+            other = board[codes[1]]
+            if other < cell:  # ids grow with the source cell
+                cell, other = other, cell
+            t0, t1, t2, by_occupancy = moves[other]
+            second = by_occupancy[
+                (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+            ]
+            t0, t1, t2, by_occupancy = moves[cell]
+            return (
+                by_occupancy[
+                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                ]
+                + second
+            )
+        t0, t1, t2, by_occupancy = moves[cell]
+        return by_occupancy[
+            (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
         ]
 
     def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
@@ -347,7 +370,8 @@ class EinsteinCore:
 
     def apply(self, action: int) -> None:
         """Applies a move, placement or chance outcome in place. Assumes it is legal."""
-        if self.cur == CHANCE:
+        p = self.cur
+        if p == CHANCE:
             if self.stage == _PLAY:
                 self.die = action + 1
                 self.player = p = 1 - self.player
@@ -356,24 +380,28 @@ class EinsteinCore:
                 self._place_all(self.stage, self.rules.permutations[action])
                 self.stage += 1
             return
-        p = self.cur
-        if self.stage != _PLAY:
+        if action >= PLACE_BASE:
             self._place_one(p, action - PLACE_BASE)
             return
-        src, dst = self.rules.move_cells[action >> 1]
+        src, dst, wins = self.rules.move_table[action]
         board = self.board
         code = board[src]
         victim = board[dst]
         if victim:
-            self.pos[victim] = -1
-            bit = 1 << ((victim - 1) % 6)
+            board[_POS + victim] = -1
             m0, m1 = self.masks
-            self.masks = (m0 & ~bit, m1) if victim <= 6 else (m0, m1 & ~bit)
+            if victim <= 6:
+                m0 &= ~(1 << (victim - 1))
+            else:
+                m1 &= ~(1 << (victim - 7))
+            self.masks = (m0, m1)
+            if not (m1 if p == BLACK else m0):  # the opponent's last cube is gone
+                wins = True
         board[dst] = code
         board[src] = 0
-        self.pos[code] = dst
+        board[_POS + code] = dst
         self.die = 0
-        if dst == _GOAL[p] or not self.masks[1 - p]:
+        if wins:
             self.winner = p
             self.cur = TERMINAL
         else:
@@ -384,7 +412,7 @@ class EinsteinCore:
         for cell, value in zip(_HOME[player], numbers, strict=True):
             code = 6 * player + value
             self.board[cell] = code
-            self.pos[code] = cell
+            self.board[_POS + code] = cell
         m0, m1 = self.masks
         self.masks = (63, m1) if player == BLACK else (m0, 63)
 
@@ -395,7 +423,7 @@ class EinsteinCore:
         code = 6 * player + value
         cell = _HOME[player][slot]
         self.board[cell] = code
-        self.pos[code] = cell
+        self.board[_POS + code] = cell
         mask |= 1 << (value - 1)
         m0, m1 = self.masks
         self.masks = (mask, m1) if player == BLACK else (m0, mask)
@@ -425,7 +453,7 @@ class EinsteinCore:
             return f"place {_COLOR[p]}{value} {cell_name(_HOME[p][action - PLACE_BASE])}"
         direction = (action >> 1) % 6
         mover = direction // 3  # the direction tells the colour
-        code = self.board[self.rules.move_cells[action >> 1][0]]
+        code = self.board[self.rules.move_table[action][0]]
         # The number comes from the board; "?" if the action's source holds no cube of that
         # colour (C++ prints garbage there; it only happens for illegal actions).
         value = str((code - 1) % 6 + 1) if code and (code - 1) // 6 == mover else "?"
@@ -500,17 +528,17 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
         return 0.0
     m0, m1 = core.masks
     rules = core.rules
-    pos = core.pos
+    board = core.board
     pace = [0.0, 0.0]
     for p, mask in ((BLACK, m0), (WHITE, m1)):
         mobility = rules.mobility[mask]
         distance = rules.distance[p]
-        base = 6 * p
+        base = _POS + 6 * p
         total = 0.0
         for v in range(1, 7):
             m = mobility[v]
             if m:
-                total += m / distance[pos[base + v]]
+                total += m / distance[board[base + v]]
         pace[p] = total
     mover = core.player if core.die else 1 - core.player
     pace[mover] *= _TEMPO

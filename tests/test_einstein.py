@@ -172,7 +172,7 @@ def test_black_corner_win():
     core = RULES.position(_BLACK, {2: (0, 1), 3: (3, 1)}, to_move=0, die=2)
     assert core.board_string() == _BOARD
     assert core.current_player() == 0 and not core.is_terminal()
-    assert core.legal_actions() == [230]
+    assert core.legal_actions() == (230,)
     assert core.action_to_string(0, 230) == "B3-down"
     core.apply(230)
     assert core.board_string().endswith("|__||w3||__||__||__|\n|__||__||__||__||b3|\n")
@@ -183,7 +183,7 @@ def test_black_corner_win():
 def test_white_corner_win():
     core = RULES.position(_BLACK, {2: (0, 1), 3: (3, 1)}, to_move=1, die=2)
     assert core.board_string() == _BOARD
-    assert core.legal_actions() == [22]
+    assert core.legal_actions() == (22,)
     assert core.action_to_string(1, 22) == "W2-left"
     core.apply(22)
     assert core.board_string().startswith("|w2||__||__||__||__|\n")
