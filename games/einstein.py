@@ -22,7 +22,8 @@ move for move (tests/test_einstein.py checks this over random games):
 - Move actions: `action = ((5 * row + col) * 6 + dir) * 2 + capture`, 300 ids, where (row, col)
   is the source cell, `dir` 0 = diag (+1,+1), 1 = down (+1,0), 2 = right (0,+1) for Black and
   3 = up (-1,0), 4 = diag (-1,-1), 5 = left (0,-1) for White, and `capture` is 1 when the target
-  cell holds any cube. Strings as in C++: "B3-down", "W6-diag*".
+  cell holds any cube. Strings as in C++: "B3-down", "W6-diag*", "roll 3", "Placing black
+  cubes on the board - action 120".
 - Returns: +1 to the winner, -1 to the loser. There are no draws. `max_game_length` is 112
   decision moves, the C++ value (a true bound: each player makes at most 35 moves).
 
@@ -213,6 +214,8 @@ class EinsteinRules:
         if not masks[0] or not masks[1]:
             raise ValueError("each player needs at least one cube")
         core.masks = (masks[0], masks[1])
+        if to_move not in (BLACK, WHITE):
+            raise ValueError(f"to_move must be 0 (Black) or 1 (White), got {to_move}")
         if die is None:
             core.player = 1 - to_move  # the previous mover
             core.cur = CHANCE
@@ -514,12 +517,13 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
     Each side's pace is R = sum over its cubes of mobility / distance, where mobility is the
     number of die faces that let the cube move (RULES.md section 2.4) and distance the king-move
     distance to the goal; mobility / 6 is the chance the cube moves this turn, so a term is
-    roughly the rate at which that cube closes in on a win (the Schwarz score takes the best
-    cube only; summing over cubes predicted outcomes better). The side that moves next gets
-    R * 1.13. The value is (R_me^2 - R_opp^2) / (R_me^2 + R_opp^2) = tanh(log(R_me / R_opp)):
-    a logistic fit of game outcomes on log(R_me / R_opp) over 50 000 positions of greedy and
-    noisy-greedy self-play gave a slope near 2 in the win probability's logit, i.e. this value
-    is close to the expected return, not just ordered like it.
+    roughly the rate at which that cube closes in on a win. (The Schwarz score keeps only the
+    best cube; summing over cubes predicted outcomes better in our self-play data.) The side
+    that moves next gets R * 1.13. The value is (R_me^2 - R_opp^2) / (R_me^2 + R_opp^2), which
+    is tanh(log(R_me / R_opp)): a logistic fit of outcomes on log(R_me / R_opp), over 50 000
+    chance-node positions of greedy and noisy-greedy self-play, gave a slope of 2.0 on the win
+    probability's logit and the 1.13 tempo factor. So the value is calibrated as an expected
+    return; tests/test_einstein.py checks that it predicts self-play results.
     """
     winner = core.winner
     if winner >= 0:
