@@ -288,8 +288,9 @@ def test_random_sim_with_serialization(game_string):
     )
 
 
-def test_golden_playthrough():
-    recorded, replayed = replay(PLAYTHROUGHS / f"{NAME}.txt")
+@pytest.mark.parametrize("name", [f"{NAME}.txt", f"{NAME}_free.txt"])
+def test_golden_playthrough(name):
+    recorded, replayed = replay(PLAYTHROUGHS / name)
     assert replayed == recorded
 
 
