@@ -7,7 +7,7 @@ Each game module follows the Rules / Core / adapter pattern of DESIGN.md; `regis
 heuristics agents use and the entries `chancespiel games` lists.
 """
 
-from chancespiel.games import pig
+from chancespiel.games import cant_stop, pig
 from chancespiel.games.registry import GAMES, has_heuristic, heuristic_for, register_heuristic
 
-__all__ = ["GAMES", "has_heuristic", "heuristic_for", "pig", "register_heuristic"]
+__all__ = ["GAMES", "cant_stop", "has_heuristic", "heuristic_for", "pig", "register_heuristic"]
