@@ -44,9 +44,10 @@ Parameters (all integers): `sides` (die faces, 2..12, default 6), `shortest` (he
 2 and 2s, default 3), `height_step` (extra height per column towards the middle, default 2),
 so column a has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win`
 (default 3, at most s, so that a player can always still win the columns needed) and
-`horizon` (default 1000). Example of a game small enough for exhaustive search:
-`python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=1,horizon=12)`: columns 2,3,4
-of heights 1,2,1 and 5 distinct rolls.
+`horizon` (default 1000). A game small enough for exhaustive search:
+`python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)` has columns
+2,3,4 of heights 1,2,1, 5 distinct rolls, and a full game tree of 43,281 nodes (expectimax value
+0.9212 for player 0; each 2 more moves of horizon multiply the tree by about 9).
 
 Returns: +1 to the winner, -1 to the loser, 0 to both at the horizon.
 """
@@ -553,7 +554,7 @@ class CantStopCore:
         p = self.player
         heights = self.rules.heights
         mine = list(self.squares[p])
-        theirs = self.squares[1 - p]
+        theirs = list(self.squares[1 - p])
         won = self.won[p]
         for i, h in enumerate(self.runners):
             if h:
@@ -561,10 +562,9 @@ class CantStopCore:
                 if h == heights[i]:
                     won += 1
                     self.blocked |= 1 << i
-                    if theirs[i]:
-                        theirs = theirs[:i] + (0,) + theirs[i + 1 :]
-        squares = (tuple(mine), theirs) if p == 0 else (theirs, tuple(mine))
-        self.squares = squares
+                    theirs[i] = 0  # the opponent's square leaves a won column
+        mine_t, theirs_t = tuple(mine), tuple(theirs)
+        self.squares = (mine_t, theirs_t) if p == 0 else (theirs_t, mine_t)
         self.won = (won, self.won[1]) if p == 0 else (self.won[0], won)
         if won >= self.rules.columns_to_win:
             self.runners = self.rules.no_runners
