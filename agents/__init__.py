@@ -7,7 +7,7 @@ Importing this package registers every agent (and the games, which agents depend
 """
 
 import chancespiel.games  # noqa: F401  (agents look up game heuristics)
-from chancespiel.agents import baselines, pig_policies
+from chancespiel.agents import baselines, cant_stop_policies, pig_policies
 from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent
 
@@ -16,6 +16,7 @@ __all__ = [
     "PyspielAdapter",
     "SearchState",
     "baselines",
+    "cant_stop_policies",
     "check_spec",
     "make_bot",
     "parse_spec",
