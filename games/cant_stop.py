@@ -21,16 +21,17 @@ Turn structure and decisions (the rulebook leaves these to the implementation):
 - After a roll the player chooses a move (phase "choose"), then roll or stop (phase "decide").
 - A bust is resolved inside the chance step: runners removed, the turn passes, and the next
   player's turn starts at a chance node. One exception: a bust on a turn's first roll (no
-  runners out yet; it happens once, e.g., column 2 is won and 1-1-1-1 comes up) leaves the
-  player one legal action, `pass`. Without it two busts in a row would chain chance nodes
-  without end, and search that counts only decision plies could never leave that path.
-  With it, at most two chance nodes follow each other, and no decision node has zero actions.
+  runners out yet; possible once an even column is won, e.g. 1-1-1-1 with column 2 won)
+  leaves the player one legal action, `pass`. Without it, busts on both players' first rolls
+  would chain chance nodes without end, and a search that counts only decision plies would
+  never leave that path. With it, at most two chance nodes follow each other, and no
+  decision node has zero legal actions.
 - When stopping wins the game, `stop` is the only legal action (rolling on is dominated; the
   same rule as OpenSpiel's `pig`). The player still has to take it: nothing stops on its own.
 - After `horizon` decision moves (choices, rolls, stops and passes) the game ends in a draw,
-  even at a chance node, so `max_game_length` is finite. The default of 1000 is about 5x the
-  longest of 2000 random-vs-random games of the real game (tests/test_cant_stop.py checks that
-  rule_of_28 and random games end well before it).
+  even at a chance node, so `max_game_length` is finite (a player who never stops never ends
+  the game). The default of 1000 is about three times the longest of 2000 games of random
+  self-play (202 moves, mean 133) and of rule_of_28 self-play (322 moves, mean 155).
 
 Actions: a fixed encoding independent of the roll, with n = 2s - 1 columns.
 
@@ -543,12 +544,16 @@ class CantStopCore:
         self.runners = tuple(marks)
         self.roll = -1
         self.phase = DECIDING
+        self.options = _STOP_ONLY if self._stop_wins() else _ROLL_OR_STOP
+
+    def _stop_wins(self) -> bool:
+        won = self.won[self.player]
+        need = self.rules.columns_to_win
+        if won + self.nrun < need:  # cheap exit: not enough runners to top
+            return False
         heights = self.rules.heights
-        topped = sum(1 for i, h in enumerate(marks) if h and h == heights[i])
-        if self.won[self.player] + topped >= self.rules.columns_to_win:
-            self.options = _STOP_ONLY
-        else:
-            self.options = _ROLL_OR_STOP
+        topped = sum(1 for i, h in enumerate(self.runners) if h == heights[i])
+        return won + topped >= need
 
     def _stop(self) -> None:
         p = self.player
