@@ -145,10 +145,10 @@ class CantStopRules:
         for i in range(n):
             cols.append((i,))
             names.append(f"use {i + 2}")
-        self._pair_action: dict[tuple[int, int], int] = {}
+        self.pair_actions: dict[tuple[int, int], int] = {}
         for i in range(n):
             for j in range(i, n):
-                self._pair_action[(i, j)] = len(cols)
+                self.pair_actions[(i, j)] = len(cols)
                 cols.append((i, j))
                 names.append(f"use {i + 2} and {j + 2}")
         self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
@@ -222,7 +222,7 @@ class CantStopRules:
         if len(cols) == 1:
             return FIRST_MOVE + cols[0]
         if len(cols) == 2:
-            return self._pair_action[(cols[0], cols[1])]
+            return self.pair_actions[(cols[0], cols[1])]
         raise ValueError(f"a move uses one or two sums, got {sums}")
 
     def _index(self, column: int) -> int:
@@ -334,7 +334,7 @@ class CantStopRules:
         cols = np.arange(self.num_columns)
         for p in (0, 1):
             views["squares"][p, cols, core.squares[p]] = 1.0
-            for i in cols:
+            for i in range(self.num_columns):
                 if core.blocked >> i & 1 and core.squares[p][i] == self.heights[i]:
                     views["won"][p, i] = 1.0
         views["runners"][cols, core.runners] = 1.0
@@ -488,14 +488,14 @@ class CantStopCore:
             if i == j:
                 if ok_i:
                     if pos_i + 2 <= heights[i]:
-                        found.add(rules._pair_action[(i, i)])
+                        found.add(rules.pair_actions[(i, i)])
                     else:  # one cell below the top: a single step only
                         found.add(FIRST_MOVE + i)
                 continue
             pos_j = runners[j] or base[j]
             ok_j = not blocked >> j & 1 and pos_j < heights[j] and (runners[j] or free)
             if ok_i and ok_j and (not runners[i]) + (not runners[j]) <= free:
-                found.add(rules._pair_action[(i, j)])  # both usable: the only option
+                found.add(rules.pair_actions[(i, j)])  # both usable: the only option
             else:
                 if ok_i:
                     found.add(FIRST_MOVE + i)
