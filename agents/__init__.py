@@ -1,26 +1,16 @@
 """chancespiel agents: search algorithms as pyspiel bots, made from spec strings.
 
     from chancespiel.agents import make_bot
-    bot = make_bot("hold(n=25)", game, player=0)
+    bot = make_bot("star2(samples=15,time_ms=200)", game, player=0)
 
-Importing this package registers every agent (and the games, which agents depend on).
+Importing this package registers every agent (and the games, which agents depend on). One
+import per line, so that branches adding agents merge without conflicts.
 """
 
-import chancespiel.games  # noqa: F401  (agents look up game heuristics)
-from chancespiel.agents import baselines, pig_policies, star_minimax
+import chancespiel.games
+from chancespiel.agents import baselines
+from chancespiel.agents import pig_policies
+from chancespiel.agents import cant_stop_policies
+from chancespiel.agents import star_minimax
 from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent
-
-__all__ = [
-    "AGENTS",
-    "PyspielAdapter",
-    "SearchState",
-    "baselines",
-    "check_spec",
-    "make_bot",
-    "parse_spec",
-    "pig_policies",
-    "register_agent",
-    "search_state",
-    "star_minimax",
-]
