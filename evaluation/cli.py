@@ -96,6 +96,78 @@ def cmd_play(args: argparse.Namespace) -> None:
         print("draw")
 
 
+def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
+    """The state after the space-separated action ids of `history` (chance outcomes included)."""
+    state = game.new_initial_state()
+    for number, token in enumerate(history.split(), start=1):
+        try:
+            action = int(token)
+        except ValueError:
+            raise UsageError(f"history item {number} ({token!r}) is not an action id") from None
+        try:
+            state.apply_action(action)
+        except (ValueError, pyspiel.SpielError) as e:
+            raise UsageError(f"history item {number} ({action}) cannot be applied: {e}") from None
+    return state
+
+
+def cmd_analyse(args: argparse.Namespace) -> None:
+    """Searches one position with one agent and prints what it found."""
+    game = load_game(args.game)
+    state = apply_history(game, args.history)
+    player = state.current_player()
+    if player < 0:
+        kind = "terminal" if state.is_terminal() else "a chance node"
+        raise UsageError(f"the position after the history is {kind}, not a decision")
+    _checked_specs(game, [args.agent])
+    bot = make_bot(args.agent, game, player, args.seed)
+    if not hasattr(bot, "analyse"):
+        raise UsageError(f"agent {args.agent!r} does not search; it cannot analyse a position")
+    result = bot.analyse(state)
+    report = {
+        "game": str(game),
+        "history": [int(a) for a in args.history.split()],
+        "player": player,
+        "agent": args.agent,
+        "value": result.value,
+        "action": result.action,
+        "action_string": state.action_to_string(player, result.action),
+        "action_values": {str(a): v for a, v in result.action_values.items()},
+        "nodes": result.nodes,
+        "depth": result.depth,
+        "time_s": result.time_s,
+    }
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(str(state).rstrip())
+    print(
+        f"{args.agent} for player {player}: {report['action_string']} ({result.action}), "
+        f"value {result.value:+.4f}, depth {result.depth}, {result.nodes} nodes, "
+        f"{result.time_s:.3f} s"
+    )
+    for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
+        print(f"  {state.action_to_string(player, action):>24s} ({action}): {value:+.4f}")
+
+
+def cmd_node_counts(args: argparse.Namespace) -> None:
+    """Mean nodes of expectimax / star1 / star2 at fixed depths, as a Markdown table."""
+    from chancespiel.evaluation.node_counts import markdown_table, node_counts
+
+    try:
+        depths = [int(d) for d in args.depths.split(",")]
+    except ValueError:
+        raise UsageError(f"--depths: comma-separated integers, not {args.depths!r}") from None
+    rows = []
+    for game_string in args.game:
+        load_game(game_string)
+        rows.extend(node_counts(game_string, depths, args.positions, args.seed))
+        print(markdown_table(rows[-len(depths) :]), flush=True)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(markdown_table(rows) + "\n")
+
+
 def cmd_solve(args: argparse.Namespace) -> None:
     """Solves Pig exactly and prints the first player's optimal win probability."""
     from chancespiel.games.pig_solver import solve_pig
@@ -157,6 +229,28 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0, help="seed of the dice and the bots")
     play.add_argument("--quiet", action="store_true", help="print only the result")
     play.set_defaults(func=cmd_play)
+
+    analyse = sub.add_parser("analyse", help="search one position and show the agent's values")
+    analyse.add_argument("game", help="game string")
+    analyse.add_argument(
+        "--history", default="", help="space-separated action ids from the start, chance included"
+    )
+    analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
+    analyse.add_argument("--seed", type=int, default=0, help="seed of the agent")
+    analyse.add_argument("--json", action="store_true", help="print one JSON object")
+    analyse.set_defaults(func=cmd_analyse)
+
+    experiment = sub.add_parser("experiment", help="run an experiment")
+    experiments = experiment.add_subparsers(dest="experiment", required=True)
+    nodes = experiments.add_parser(
+        "node-counts", help="nodes searched by expectimax, star1, star2 at fixed depths"
+    )
+    nodes.add_argument("--game", action="append", required=True, help="game string (repeatable)")
+    nodes.add_argument("--depths", default="1,2,3", help="comma-separated depths")
+    nodes.add_argument("--positions", type=int, default=100, help="random positions per game")
+    nodes.add_argument("--seed", type=int, default=0, help="seed of the positions")
+    nodes.add_argument("--out", help="also write the Markdown table to this file")
+    nodes.set_defaults(func=cmd_node_counts)
 
     solve = sub.add_parser("solve", help="solve a game exactly")
     solve.add_argument("game", choices=["pig"], help="the game to solve")

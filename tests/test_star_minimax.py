@@ -17,12 +17,16 @@ from open_spiel.python.algorithms.minimax import expectiminimax
 from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.search_common import Budget, sample_outcomes
 from chancespiel.agents.star_minimax import _Search, search
+from chancespiel.evaluation.positions import random_decision_positions as random_positions
 
 # Every game the family must handle: ours, and OpenSpiel's own games with chance.
 GAMES = {
     "python_pig(winscore=40)": 4,
     "python_pig(dice=1,winscore=25)": 4,
     "python_chance_tree(seed=3,depth=6,branching=4,outcomes=4)": 5,
+    "python_einstein_wurfelt_nicht": 3,
+    "python_cant_stop": 2,
+    "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)": 4,
     "pig(winscore=25)": 3,
     "einstein_wurfelt_nicht": 2,
     "backgammon": 1,
@@ -35,28 +39,6 @@ def hashed_evaluation(state, player: int) -> float:
         return state.returns()[player]
     h = zlib.crc32(f"{player}:{state}".encode()) / 2**32
     return 1.8 * h - 0.9
-
-
-def random_positions(game: pyspiel.Game, count: int, seed: int) -> list[pyspiel.State]:
-    """Decision nodes met in random games (chance by probability)."""
-    rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        state = game.new_initial_state()
-        stop_after = rng.randint(0, 30)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(
-                    rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-                )
-                continue
-            if stop_after == 0:
-                positions.append(state)
-                break
-            stop_after -= 1
-            state.apply_action(rng.choice(state.legal_actions()))
-    return positions
 
 
 @pytest.mark.parametrize("game_string", list(GAMES))
