@@ -27,8 +27,12 @@ def mix64(x: int) -> int:
 
 
 def child_key(key: int, action: int) -> int:
-    """Path key of the child reached from the node `key` by `action`."""
-    return mix64((key * 0x100000001B3 + action + 1) & MASK64)
+    """Path key of the child reached from the node `key` by `action`.
+
+    CPython's tuple hash of ints is fast, well mixed and the same in every process (only str
+    and bytes hashes are salted); samples mix the key again before drawing.
+    """
+    return hash((key, action))
 
 
 def sample_outcomes(

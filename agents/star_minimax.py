@@ -45,6 +45,7 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.search_common import (
+    MASK64,
     Budget,
     SearchTimeout,
     check_two_player_zero_sum,
@@ -117,7 +118,7 @@ class _Search:
         outcomes = state.chance_outcomes()
         if self.samples is None:
             return outcomes
-        return sample_outcomes(outcomes, self.samples, mix64(key ^ self.seed))
+        return sample_outcomes(outcomes, self.samples, mix64((key ^ self.seed) & MASK64))
 
     def ordered_actions(self, state: SearchState, key: int) -> Sequence[int]:
         """Legal actions, best move from the previous iteration first, then static order."""
@@ -174,7 +175,10 @@ class _Search:
     # Star1 / Star2 ------------------------------------------------------------------------
 
     def star(self, state: SearchState, depth: int, alpha: float, beta: float, key: int) -> float:
-        """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it."""
+        """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
+
+        Requires vmin <= alpha < beta <= vmax; every window the search derives satisfies it.
+        """
         self.budget.tick()
         player = state.current_player()
         if player == TERMINAL:
@@ -248,18 +252,17 @@ class _Search:
         lower = [vmin] * n
         upper = [vmax] * n
         pess, opti = vmin, vmax  # probabilities sum to 1
-        children: list[SearchState] = []
-        keys: list[int] = []
-        for outcome, _ in outcomes:
-            child = state.clone()
-            child.apply(outcome)
-            children.append(child)
-            keys.append(child_key(key, outcome))
+        # Children are made when first needed (a cut may come before most are), and kept
+        # between Star2's probing and its full search.
+        children: list[SearchState | None] = [None] * n
+        keys = [child_key(key, outcome) for outcome, _ in outcomes]
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
-            for i, (_, prob) in enumerate(outcomes):
-                child = children[i]
+            for i, (outcome, prob) in enumerate(outcomes):
+                child = state.clone()
+                child.apply(outcome)
+                children[i] = child
                 player = child.current_player()
                 if player == CHANCE:
                     continue  # no single action to probe
@@ -294,12 +297,16 @@ class _Search:
                 if opti <= alpha + FP_SLACK:
                     return opti
 
-        for i, (_, prob) in enumerate(outcomes):
+        for i, (outcome, prob) in enumerate(outcomes):
             if lower[i] == upper[i]:
                 continue  # known exactly (a terminal child found while probing)
+            child = children[i]
+            if child is None:
+                child = state.clone()
+                child.apply(outcome)
             child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
             child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-            value = self.star(children[i], depth, child_alpha, child_beta, keys[i])
+            value = self.star(child, depth, child_alpha, child_beta, keys[i])
             if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
                 new_lower, new_upper = max(lower[i], value), upper[i]
             elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound

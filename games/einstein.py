@@ -38,13 +38,19 @@ only chance nodes are die rolls.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 from chancespiel.games._adapter import CHANCE, TERMINAL, CoreGame, CoreState, register_game
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.registry import (
+    GameEntry,
+    register_entry,
+    register_heuristic,
+    register_move_ordering,
+)
 
 BLACK = 0
 WHITE = 1
@@ -551,8 +557,17 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
     return (mine - theirs) / (mine + theirs)
 
 
+def einstein_move_ordering(core: EinsteinCore, actions: Sequence[int]) -> Sequence[int]:
+    """Winning moves first, then captures, then the rest (for pruning searches)."""
+    if not actions or actions[0] >= NUM_MOVE_ACTIONS:
+        return actions  # free-setup placements: no order is better than another
+    table = core.rules.move_table
+    return sorted(actions, key=lambda a: (not table[a][2], not a & 1))
+
+
 register_game(_GAME_TYPE, EinsteinGame)
 register_heuristic(_GAME_TYPE.short_name, einstein_heuristic)
+register_move_ordering(_GAME_TYPE.short_name, einstein_move_ordering)
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,

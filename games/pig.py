@@ -26,6 +26,7 @@ games small enough for exhaustive search in tests).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,12 @@ from chancespiel.games._adapter import (
     check_int_param,
     register_game,
 )
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.registry import (
+    GameEntry,
+    register_entry,
+    register_heuristic,
+    register_move_ordering,
+)
 
 ROLL = 0
 STOP = 1
@@ -300,8 +306,16 @@ def pig_heuristic(core: PigCore, player: int) -> float:
     return math.tanh(3.0 * (mine - theirs) / core.rules.winscore)
 
 
+def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
+    """Stop first once the turn total reaches 20 (Knizia's rule of thumb), else roll first."""
+    if core.turn_total >= 20 and actions == _ROLL_OR_STOP:
+        return (STOP, ROLL)
+    return actions
+
+
 register_game(_GAME_TYPE, PigGame)
 register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
+register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,
