@@ -757,29 +757,29 @@ class RaGame(CoreGame):
     rules_class = RaRules
 
 
-# Heuristic. A sun still face up this epoch is worth about what it buys: RULES.md 4.8 (after
-# albertszeng's AI) values it at 6 points plus (v - 5) / 2 for its rank among suns 1..9; the rank
-# part also counts for each later epoch, where every sun held is face up again.
-_SUN_BASE = 6.0
-# Fame lead (in points) that maps to tanh(1) ~ 0.76.
-HEURISTIC_SCALE = 15.0
+# Heuristic. RULES.md 4.8 (after albertszeng's AI) values a sun by a base plus a modifier for its
+# rank. In two-player random games (tests/test_ra.py) a smaller base than that AI's 6 predicts
+# results better: a face-up sun is worth 3 points plus (v - 5) / 4 for the rest of the epoch, and
+# the sun-total bonus counts half, since suns still change hands before the end.
+SUN_BASE = 3.0
+SUN_RANK = 0.25
+SUN_TOTAL_WEIGHT = 0.5
+# Projected lead (in fame points) that maps to tanh(1) ~ 0.76.
+HEURISTIC_SCALE = 20.0
 
 
 def projected_fame(core: RaCore, player: int) -> float:
     """Fame plus what the player's tiles and suns are worth if the epoch ended now."""
     mine = core.tiles[player]
-    theirs = core.tiles[1 - player]
     up = core.up[player]
-    later_epochs = core.rules.epochs - core.epoch
-    held = up + core.down[player]
-    other = core.up[1 - player] + core.down[1 - player]
+    held = sum(up) + sum(core.down[player])
+    other = sum(core.up[1 - player]) + sum(core.down[1 - player])
     return (
         core.fame[player]
-        + epoch_points(mine, theirs)
+        + epoch_points(mine, core.tiles[1 - player])
         + monument_points(mine)
-        + sun_total_points(sum(held), sum(other))
-        + sum(_SUN_BASE + (v - 5) / 2 for v in up)
-        + later_epochs * sum((v - 5) / 2 for v in held)
+        + SUN_TOTAL_WEIGHT * sun_total_points(held, other)
+        + sum(SUN_BASE + SUN_RANK * (v - 5) for v in up)
     )
 
 
@@ -787,7 +787,8 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact at the end, else a squashed projected lead.
 
     The lead is the difference of `projected_fame`: fame, the current epoch's unrealized
-    points, monuments and the sun-total bonus as if the game ended now, and the value of suns.
+    points, monuments and (half) the sun-total bonus as if the game ended now, and the value of
+    the suns still face up.
     """
     if core.phase == OVER:
         return core.returns()[player]
