@@ -571,8 +571,8 @@ class RaCore:
             self._starter_bids()
 
     def _can_bid(self, player: int) -> bool:
-        high = self.high_bid
-        return any(v > high for v in self.up[player])
+        up = self.up[player]  # sorted: the highest sun is last
+        return bool(up) and up[-1] > self.high_bid
 
     def _starter_bids(self) -> None:
         # The starter always holds a face-up sun, so the invoker's forced bid is always possible.
