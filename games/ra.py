@@ -11,6 +11,7 @@ also scores monuments and sun totals. More fame wins.
 Rule choices (where RULES.md 4.7 lists a disagreement, its recommendation column is followed):
 
 - Player 0 holds {2,5,6,9} and starts (the holder of sun 9 starts); player 1 holds {3,4,7,8}.
+  The real game deals the two sets at random; matches with swapped seats play both.
 - Each later epoch starts with the holder of the highest sun. Play alternates; a player with no
   face-up sun is skipped, so the other may take several turns in a row.
 - Drawing is illegal when the auction track holds 8 tiles. The 6th Ra tile of an epoch ends it at
@@ -113,7 +114,6 @@ KIND_NAMES = (
 TILE_COUNTS = (30, 8, 5, 25, 25, 12, *(5,) * 5, *(5,) * 8, 2, 2, 4, 2)
 NUM_TILES = 180
 _GODDABLE = range(GOLD, MONUMENTS[-1] + 1)
-_DISASTERS = range(FUNERAL, EARTHQUAKE + 1)
 # Tiles discarded at the end of every epoch; pharaohs, Niles and monuments are kept.
 _EPOCH_DISCARDS = (GOD, GOLD, FLOOD, *CIVS)
 
@@ -262,12 +262,25 @@ def _suns_text(suns: tuple[int, ...]) -> str:
     return " ".join(map(str, suns)) if suns else "-"
 
 
+def _max_decisions(epochs: int) -> int:
+    """A safe bound on decision moves (232 + 40 * epochs; the module docstring derives it)."""
+    non_ra = NUM_TILES - TILE_COUNTS[RA]
+    draws = non_ra + RA_PER_EPOCH * epochs
+    wins = len(START_SUNS[0] + START_SUNS[1]) * epochs  # a win turns a player's sun face down
+    full_track_passes = non_ra // TRACK_SIZE  # each discards 8 drawn tiles
+    auctions = wins + (RA_PER_EPOCH - 1) * epochs + full_track_passes
+    invocations = wins + full_track_passes
+    gods = 2 * TILE_COUNTS[GOD]  # each spent god, and one "end turn" after it at most
+    discards = 2 * (TILE_COUNTS[UNREST] + TILE_COUNTS[EARTHQUAKE])
+    return draws + invocations + 2 * auctions + gods + discards
+
+
 class RaRules:
     """Constants of a Ra game: the number of epochs and the size facts. Shared, never copied."""
 
     def __init__(self, epochs: int = 3):
         self.epochs = check_int_param("epochs", epochs, 1, 3)
-        self.max_game_length = 232 + 40 * self.epochs
+        self.max_game_length = _max_decisions(self.epochs)
         names = ["Draw", "Invoke Ra", "Pass", "End turn"]
         names += [f"Bid sun {v}" for v in range(1, 10)]
         names += [f"God takes {KIND_NAMES[k]}" for k in _GODDABLE]
@@ -491,7 +504,7 @@ class RaCore:
             if action != PASS:
                 self.high_bid = action - _BID_BASE
                 self.high_bidder = self.to_move
-            if self.to_move != self.turn_player:
+            if self.to_move != self.turn_player:  # the other bids first, the starter last
                 self._starter_bids()
             else:
                 self._resolve_auction()
@@ -526,7 +539,7 @@ class RaCore:
         return (0.0, 0.0)
 
     def action_to_string(self, player: int, action: int) -> str:
-        """'Draw', 'Bid sun 7', 'God takes Pharaoh', ...; the tile kind's name for CHANCE."""
+        """'Draw', 'Bid sun 7', 'God takes Pharaoh', ...; 'Tile Pharaoh' etc. for CHANCE."""
         if player == CHANCE:
             return f"Tile {KIND_NAMES[action]}"
         return self.rules.action_names[action]
