@@ -16,7 +16,11 @@ CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 
 def random_steps_per_second(
-    make: Callable[[], object], seconds: float, seed: int, apply: str = "apply"
+    make: Callable[[], object],
+    seconds: float,
+    seed: int,
+    apply: str = "apply",
+    counts: dict[str, float] | None = None,
 ) -> float:
     """Steps per second of uniformly random games (chance by its probabilities).
 
@@ -26,9 +30,10 @@ def random_steps_per_second(
       seed: seed of the random moves.
       apply: the state's method that applies an action: "apply" for our cores,
         "apply_action" for pyspiel states.
+      counts: if given, receives "games" (finished), "steps" and "seconds" of the run.
     """
     rng = random.Random(seed)
-    steps = 0
+    steps = games = 0
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
@@ -48,7 +53,11 @@ def random_steps_per_second(
             else:
                 do(rng.choice(state.legal_actions()))
             steps += 1
-    return steps / (time.perf_counter() - start)
+        games += 1
+    elapsed = time.perf_counter() - start
+    if counts is not None:
+        counts.update(games=games, steps=steps, seconds=elapsed)
+    return steps / elapsed
 
 
 def best_of(rows: dict[str, Callable[[int], float]], repeats: int) -> dict[str, float]:

@@ -11,5 +11,6 @@ branches adding games merge without conflicts.
 from chancespiel.games import pig
 from chancespiel.games import einstein
 from chancespiel.games import cant_stop
+from chancespiel.games import ra
 from chancespiel.games import chance_tree
 from chancespiel.games.registry import GAMES, has_heuristic, heuristic_for, register_heuristic
