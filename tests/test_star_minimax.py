@@ -26,6 +26,8 @@ GAMES = {
     "python_chance_tree(seed=3,depth=6,branching=4,outcomes=4)": 5,
     "python_einstein_wurfelt_nicht": 3,
     "python_cant_stop": 2,
+    "python_ra": 2,
+    "python_ra(epochs=1)": 3,
     "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)": 4,
     "pig(winscore=25)": 3,
     "einstein_wurfelt_nicht": 2,
