@@ -22,6 +22,71 @@ CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
+def chance_game_type(
+    short_name: str, long_name: str, parameters: Mapping[str, Any]
+) -> pyspiel.GameType:
+    """The GameType every chancespiel game shares: 2-player, sequential, explicit chance,
+    perfect information, zero-sum, terminal rewards, observation string and tensor."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(parameters),
+    )
+
+
+def _rebuild_rules(cls: type, params: dict[str, Any]) -> Any:
+    return cls(**params)
+
+
+class SharedRules:
+    """Base of a game's Rules: shared by every state, so never copied; pickled as parameters.
+
+    Subclasses implement `params()`, the keyword arguments that rebuild them.
+    """
+
+    def params(self) -> dict[str, Any]:
+        """The game parameters these rules were built from."""
+        raise NotImplementedError
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_rules, (type(self), self.params()))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedRules:
+        return self
+
+
+class SlotsCore:
+    """Base of a game's Core (all fields in `__slots__`): deepcopy is `clone()`, and pickling
+    stores the slots in order (OpenSpiel deep-copies and pickles the states that hold cores)."""
+
+    __slots__ = ()
+
+    def clone(self) -> SlotsCore:
+        """An independent copy; subclasses write it by hand for speed."""
+        raise NotImplementedError
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SlotsCore:
+        return self.clone()
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in type(self).__slots__)
+
+    def __setstate__(self, values: tuple[Any, ...]) -> None:
+        for name, value in zip(type(self).__slots__, values, strict=True):
+            setattr(self, name, value)
+
+
 class CoreState(pyspiel.State):
     """A pyspiel.State that holds only `self.core` and forwards the OpenSpiel hooks to it."""
 

@@ -68,6 +68,9 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
+    SharedRules,
+    SlotsCore,
+    chance_game_type,
     check_int_param,
     register_game,
 )
@@ -94,25 +97,10 @@ _PHASE_NAMES = ("roll", "choose", "decide", "pass")
 
 _DEFAULTS = {"sides": 6, "shortest": 3, "height_step": 2, "columns_to_win": 3, "horizon": 1000}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_cant_stop",
-    long_name="Python Can't Stop",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+_GAME_TYPE = chance_game_type("python_cant_stop", "Python Can't Stop", _DEFAULTS)
 
 
-class CantStopRules:
+class CantStopRules(SharedRules):
     """Constants of one Can't Stop variant: board, roll table, action encoding. Shared."""
 
     def __init__(
@@ -196,12 +184,6 @@ class CantStopRules:
             "columns_to_win": self.columns_to_win,
             "horizon": self.horizon,
         }
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (CantStopRules, tuple(self.params().values()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> CantStopRules:
-        return self
 
     # --- Encodings a person (or a test) can use ------------------------------------------
 
@@ -349,7 +331,7 @@ class CantStopRules:
         return str(core)
 
 
-class CantStopCore:
+class CantStopCore(SlotsCore):
     """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
 
     Squares and runners are tuples indexed by column index (sum - 2) holding heights in cells
@@ -404,16 +386,6 @@ class CantStopCore:
         c.moves = self.moves
         c.winner = self.winner
         return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> CantStopCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in CantStopCore.__slots__)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(CantStopCore.__slots__, values, strict=True):
-            setattr(self, name, value)
 
     # --- Search protocol ------------------------------------------------------------------
 

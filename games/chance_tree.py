@@ -19,7 +19,16 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.games._adapter import CHANCE, TERMINAL, CoreGame, check_int_param, register_game
+from chancespiel.games._adapter import (
+    CHANCE,
+    TERMINAL,
+    CoreGame,
+    SharedRules,
+    SlotsCore,
+    chance_game_type,
+    check_int_param,
+    register_game,
+)
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 
 _MASK = (1 << 64) - 1
@@ -39,25 +48,10 @@ def _unit(x: int) -> float:
 
 _DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob": 0.5}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_chance_tree",
-    long_name="Python random chance tree",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+_GAME_TYPE = chance_game_type("python_chance_tree", "Python random chance tree", _DEFAULTS)
 
 
-class ChanceTreeRules:
+class ChanceTreeRules(SharedRules):
     """Parameters of one random tree."""
 
     def __init__(
@@ -86,12 +80,6 @@ class ChanceTreeRules:
             "outcomes": self.outcomes,
             "chance_prob": self.chance_prob,
         }
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (ChanceTreeRules, tuple(self.params().values()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ChanceTreeRules:
-        return self
 
     def initial_core(self) -> ChanceTreeCore:
         """The root (a decision node of player 0)."""
@@ -124,7 +112,7 @@ class ChanceTreeRules:
         return str(core)
 
 
-class ChanceTreeCore:
+class ChanceTreeCore(SlotsCore):
     """A node of the tree: its path key, plies made and consecutive chance nodes."""
 
     __slots__ = ("key", "player", "plies", "rules", "run")
@@ -147,15 +135,6 @@ class ChanceTreeCore:
             self.player,
         )
         return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ChanceTreeCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return (self.rules, self.key, self.plies, self.run, self.player)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        self.rules, self.key, self.plies, self.run, self.player = values
 
     def current_player(self) -> int:
         """The node's type: 0, 1, CHANCE or TERMINAL."""

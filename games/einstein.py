@@ -44,7 +44,16 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from chancespiel.games._adapter import CHANCE, TERMINAL, CoreGame, CoreState, register_game
+from chancespiel.games._adapter import (
+    CHANCE,
+    TERMINAL,
+    CoreGame,
+    CoreState,
+    SharedRules,
+    SlotsCore,
+    chance_game_type,
+    register_game,
+)
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
@@ -81,21 +90,8 @@ _PLAY = 2
 
 _DEFAULTS = {"setup": "random"}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_einstein_wurfelt_nicht",
-    long_name="Python EinStein wurfelt nicht!",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
+_GAME_TYPE = chance_game_type(
+    "python_einstein_wurfelt_nicht", "Python EinStein wurfelt nicht!", _DEFAULTS
 )
 
 
@@ -113,7 +109,7 @@ def cell_name(cell: int) -> str:
     return f"({cell // SIZE},{cell % SIZE})"
 
 
-class EinsteinRules:
+class EinsteinRules(SharedRules):
     """Move tables, selection and mobility tables of EWN. Shared by all states, never copied."""
 
     def __init__(self, setup: str = "random"):
@@ -179,12 +175,6 @@ class EinsteinRules:
     def params(self) -> dict[str, str]:
         """The game parameters these rules were built from."""
         return {"setup": self.setup}
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (EinsteinRules, (self.setup,))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> EinsteinRules:
-        return self
 
     def initial_core(self) -> EinsteinCore:
         """The empty board before setup."""
@@ -280,7 +270,7 @@ class EinsteinRules:
         return str(core)
 
 
-class EinsteinCore:
+class EinsteinCore(SlotsCore):
     """Mutable EWN state implementing the search protocol of DESIGN.md."""
 
     __slots__ = ("board", "cur", "die", "masks", "player", "rules", "stage", "winner")
@@ -310,16 +300,6 @@ class EinsteinCore:
         c.winner = self.winner
         c.cur = self.cur
         return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> EinsteinCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in EinsteinCore.__slots__)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(EinsteinCore.__slots__, values, strict=True):
-            setattr(self, name, value)
 
     def current_player(self) -> int:
         """0 (Black) or 1 (White) to decide, CHANCE for setups and rolls, TERMINAL at the end."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pyspiel
@@ -37,6 +36,9 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
+    SharedRules,
+    SlotsCore,
+    chance_game_type,
     check_int_param,
     register_game,
 )
@@ -60,25 +62,10 @@ _STOP_ONLY = (STOP,)
 
 _DEFAULTS = {"dice": 2, "winscore": 100, "horizon": 1000, "diceoutcomes": 6}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_pig",
-    long_name="Python Pig (one or two dice)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+_GAME_TYPE = chance_game_type("python_pig", "Python Pig (one or two dice)", _DEFAULTS)
 
 
-class PigRules:
+class PigRules(SharedRules):
     """Constants of one Pig variant: chance table, effects and limits. Shared, never copied."""
 
     def __init__(
@@ -123,12 +110,6 @@ class PigRules:
             "diceoutcomes": self.sides,
         }
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (PigRules, tuple(self.params().values()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> PigRules:
-        return self
-
     def initial_core(self) -> PigCore:
         """The state before the first move: scores 0-0, player 0 to decide."""
         return PigCore(self)
@@ -166,7 +147,7 @@ class PigRules:
         return str(core)
 
 
-class PigCore:
+class PigCore(SlotsCore):
     """Mutable Pig state implementing the search protocol of DESIGN.md."""
 
     __slots__ = ("moves", "over", "rolling", "rules", "scores", "turn_player", "turn_total")
@@ -191,16 +172,6 @@ class PigCore:
         c.moves = self.moves
         c.over = self.over
         return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> PigCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in PigCore.__slots__)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(PigCore.__slots__, values, strict=True):
-            setattr(self, name, value)
 
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE after a roll, TERMINAL at the end."""

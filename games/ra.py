@@ -75,6 +75,9 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
+    SharedRules,
+    SlotsCore,
+    chance_game_type,
     check_int_param,
     register_game,
 )
@@ -177,22 +180,7 @@ SUN_TOTAL_POINTS = 5
 
 _DEFAULTS = {"epochs": 3}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name="python_ra",
-    long_name="Python Ra (Reiner Knizia, two players)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=False,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+_GAME_TYPE = chance_game_type("python_ra", "Python Ra (Reiner Knizia, two players)", _DEFAULTS)
 
 
 # Scoring, as pure functions of tile counts (indexed by kind), for the core and the tests.
@@ -275,7 +263,7 @@ def _max_decisions(epochs: int) -> int:
     return draws + invocations + 2 * auctions + gods + discards
 
 
-class RaRules:
+class RaRules(SharedRules):
     """Constants of a Ra game: the number of epochs and the size facts. Shared, never copied."""
 
     def __init__(self, epochs: int = 3):
@@ -291,12 +279,6 @@ class RaRules:
     def params(self) -> dict[str, int]:
         """The game parameters these rules were built from."""
         return {"epochs": self.epochs}
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (RaRules, (self.epochs,))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> RaRules:
-        return self
 
     def initial_core(self) -> RaCore:
         """The state before the first move: full bag, player 0 (sun 9) to move."""
@@ -364,7 +346,7 @@ class RaRules:
         return str(core)
 
 
-class RaCore:
+class RaCore(SlotsCore):
     """Mutable Ra state implementing the search protocol of DESIGN.md.
 
     Tile counts are lists indexed by kind (`bag`, `discard`, `tiles[p]`); the auction track is a
@@ -440,16 +422,6 @@ class RaCore:
         c.pending_civs = self.pending_civs
         c.pending_monuments = self.pending_monuments
         return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> RaCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in RaCore.__slots__)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(RaCore.__slots__, values, strict=True):
-            setattr(self, name, value)
 
     # The search protocol.
 
