@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -259,6 +260,15 @@ class PigGame(CoreGame):
     rules_class = PigRules
 
 
+def _lead_value(
+    scores: tuple[int, int], turn_total: int, turn_player: int, player: int, winscore: int
+) -> float:
+    """tanh of 3 x `player`'s lead over the goal, the turn total counted as banked."""
+    lead = scores[player] - scores[1 - player]
+    lead += turn_total if turn_player == player else -turn_total
+    return math.tanh(3.0 * lead / winscore)
+
+
 def pig_heuristic(core: PigCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact at the end, else squashed lead in points.
 
@@ -268,13 +278,26 @@ def pig_heuristic(core: PigCore, player: int) -> float:
     """
     if core.over:
         return core.returns()[player]
-    mine = core.scores[player]
-    theirs = core.scores[1 - player]
-    if core.turn_player == player:
-        mine += core.turn_total
-    else:
-        theirs += core.turn_total
-    return math.tanh(3.0 * (mine - theirs) / core.rules.winscore)
+    return _lead_value(core.scores, core.turn_total, core.turn_player, player, core.rules.winscore)
+
+
+def openspiel_pig_heuristic(state: Any, player: int) -> float:
+    """The same evaluation for OpenSpiel's C++ `pig` (2 players), read from its state string.
+
+    `state` is a pyspiel state or the agents' adapter around one (anything whose str() is the
+    C++ ToString: "Scores: 12 30, Turn total: 5\nCurrent player: 1 (rolling)").
+    """
+    if state.is_terminal():
+        return state.returns()[player]
+    head, tail = str(state).split("\n", 1)
+    scores_text, turn_total_text = head[len("Scores: ") :].split(", Turn total: ")
+    first, second = scores_text.split()
+    pyspiel_state = getattr(state, "state", state)
+    winscore = pyspiel_state.get_game().get_parameters()["winscore"]
+    turn_player = int(tail.split()[2])
+    return _lead_value(
+        (int(first), int(second)), int(turn_total_text), turn_player, player, winscore
+    )
 
 
 def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
@@ -286,6 +309,7 @@ def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
 
 register_game(_GAME_TYPE, PigGame)
 register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
+register_heuristic("pig", openspiel_pig_heuristic)
 register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
 register_entry(
     GameEntry(

@@ -238,3 +238,26 @@ def test_heuristic_bounds_terminal_values_and_meaning():
         assert h(core, 0) == core.returns()[0] and h(core, 1) == core.returns()[1]
     assert total > 500
     assert agree / total > 0.85
+
+
+def test_openspiel_pig_heuristic_equals_ours_move_for_move():
+    ours_game = pyspiel.load_game("python_pig(dice=1,winscore=50)")
+    theirs_game = pyspiel.load_game("pig(winscore=50)")
+    ours_h, theirs_h = heuristic_for(ours_game), heuristic_for(theirs_game)
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(30):
+        ours, theirs = ours_game.new_initial_state(), theirs_game.new_initial_state()
+        while True:
+            for player in (0, 1):
+                assert theirs_h(theirs, player) == pytest.approx(ours_h(ours.core, player))
+            checked += 1
+            if ours.is_terminal():
+                break
+            if ours.is_chance_node():
+                action = rng.choice([a for a, _ in ours.chance_outcomes()])
+            else:
+                action = rng.choice(ours.legal_actions())
+            ours.apply_action(action)
+            theirs.apply_action(action)
+    assert checked > 300
