@@ -168,6 +168,38 @@ def cmd_node_counts(args: argparse.Namespace) -> None:
             f.write(markdown_table(rows) + "\n")
 
 
+def cmd_pig_estimators(args: argparse.Namespace) -> None:
+    """The MCMS paper's Table 1 on two-dice Pig (see evaluation/pig_estimators.py)."""
+    from pathlib import Path
+
+    from chancespiel.evaluation import pig_estimators as pe
+
+    specs = pe.paper_specs(args.time_ms)
+    if args.estimators:
+        names = args.estimators.split(",")
+        unknown = sorted(set(names) - set(specs))
+        if unknown:
+            raise UsageError(f"unknown estimator(s) {unknown}; known: {', '.join(specs)}")
+        specs = {name: specs[name] for name in names}
+    collect = pe.paper_specs(args.collect_time_ms)
+    collect = {name: collect[name] for name in specs}
+    print(f"collecting states from games between {', '.join(specs)} ...", flush=True)
+    states = pe.collect_states(collect, args.collect_games, args.states, args.seed)
+    print(
+        f"{len(states)} distinct states; {args.runs} runs of each estimator per state", flush=True
+    )
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r  states done: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    estimates = pe.run_estimates(states, specs, args.runs, args.seed, args.workers, progress)
+    print(file=sys.stderr)
+    rows = pe.summarise(estimates, list(specs))
+    pe.write_outputs(Path(args.out), estimates, rows)
+    print(pe.markdown(rows))
+    print(f"written to {args.out}/table.md, table.csv, raw.csv")
+
+
 def cmd_solve(args: argparse.Namespace) -> None:
     """Solves Pig exactly and prints the first player's optimal win probability."""
     from chancespiel.games.pig_solver import solve_pig
@@ -251,6 +283,20 @@ def build_parser() -> argparse.ArgumentParser:
     nodes.add_argument("--seed", type=int, default=0, help="seed of the positions")
     nodes.add_argument("--out", help="also write the Markdown table to this file")
     nodes.set_defaults(func=cmd_node_counts)
+
+    pig = experiments.add_parser(
+        "pig-estimators", help="Table 1 of the MCMS paper: estimator MSE, variance, bias, regret"
+    )
+    pig.add_argument("--states", type=int, default=100, help="distinct states to sample")
+    pig.add_argument("--runs", type=int, default=50, help="runs of each estimator per state")
+    pig.add_argument("--time-ms", type=float, default=200.0, help="search time per estimate")
+    pig.add_argument("--collect-games", type=int, default=2, help="games per ordered pair")
+    pig.add_argument("--collect-time-ms", type=float, default=20.0, help="time per move there")
+    pig.add_argument("--estimators", help="comma-separated subset, e.g. exp,star2ss")
+    pig.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    pig.add_argument("--seed", type=int, default=0)
+    pig.add_argument("--out", required=True, help="output directory")
+    pig.set_defaults(func=cmd_pig_estimators)
 
     solve = sub.add_parser("solve", help="solve a game exactly")
     solve.add_argument("game", choices=["pig"], help="the game to solve")

@@ -1,0 +1,57 @@
+"""The Table 1 experiment: ground truth, statistics, and a tiny end-to-end run."""
+
+from __future__ import annotations
+
+import pytest
+
+from chancespiel.evaluation import cli
+from chancespiel.evaluation import pig_estimators as pe
+from chancespiel.games.pig import STOP
+from chancespiel.games.pig_solver import solve_pig
+
+
+def test_exact_values_are_consistent_with_the_solver():
+    solution = solve_pig(dice=2, winscore=100)
+    for key in [(0, 0, 0, 0), (41, 49, 12, 1), (90, 95, 8, 0)]:
+        value, action_values = pe.exact_values(key)
+        assert value == pytest.approx(max(action_values.values()), abs=1e-12)
+        p = solution.win_probability(key[0], key[1], key[2])
+        assert value == pytest.approx(2 * p - 1, abs=1e-12)
+        best = max(action_values, key=action_values.get)
+        assert best == solution.best_action(key[0], key[1], key[2])
+    # Stopping with 95 + 8 >= 100 wins outright.
+    assert pe.exact_values((95, 90, 8, 0))[1] == {STOP: 1.0}
+
+
+def test_summary_statistics_by_hand():
+    key = (10, 20, 5, 0)
+    truth, action_values = pe.exact_values(key)
+    worst = min(action_values, key=action_values.get)
+    best = max(action_values, key=action_values.get)
+    estimates = [pe.Estimate(key, "perfect", r, truth, best) for r in range(4)] + [
+        pe.Estimate(key, "noisy", 0, truth + 0.1, worst),
+        pe.Estimate(key, "noisy", 1, truth - 0.1, best),
+    ]
+    rows = {row.estimator: row for row in pe.summarise(estimates, ["perfect", "noisy"])}
+    assert rows["perfect"].mse == pytest.approx(0.0, abs=1e-9)
+    assert rows["perfect"].regret == pytest.approx(0.0, abs=1e-9)
+    # Values +-10 points around the truth: MSE 100, variance 100, bias 0 (paper scale).
+    assert rows["noisy"].mse == pytest.approx(100.0)
+    assert rows["noisy"].variance == pytest.approx(100.0)
+    assert rows["noisy"].abs_bias == pytest.approx(0.0, abs=1e-9)
+    assert rows["noisy"].regret == pytest.approx(
+        50.0 * (action_values[best] - action_values[worst])
+    )
+
+
+def test_tiny_end_to_end_run(tmp_path, capsys):
+    args = ["experiment", "pig-estimators", "--states", "3", "--runs", "2", "--time-ms", "5",
+            "--collect-games", "1", "--collect-time-ms", "2", "--estimators", "exp,star2ss",
+            "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    table = (tmp_path / "table.md").read_text()
+    assert "| exp | 3 |" in table and "| star2ss | 3 |" in table
+    raw = (tmp_path / "raw.csv").read_text().splitlines()
+    assert len(raw) == 1 + 3 * 2 * 2
+    assert cli.main([*args[:-2], "--estimators", "nosuch", "--out", str(tmp_path)]) == 2
+    assert "unknown estimator" in capsys.readouterr().err
