@@ -260,25 +260,32 @@ class PigGame(CoreGame):
     rules_class = PigRules
 
 
-def _lead_value(
+def _race_value(
     scores: tuple[int, int], turn_total: int, turn_player: int, player: int, winscore: int
 ) -> float:
-    """tanh of 3 x `player`'s lead over the goal, the turn total counted as banked."""
-    lead = scores[player] - scores[1 - player]
-    lead += turn_total if turn_player == player else -turn_total
-    return math.tanh(3.0 * lead / winscore)
+    """tanh(2 (sqrt(1 - theirs / W) - sqrt(1 - mine / W))): a race to the goal.
+
+    The turn total counts as banked (it is one stop away). Square roots of the distances to
+    the goal make a lead count more near the end. The form and the constant 2 were chosen
+    against the exact two-dice solution at W = 100: mean squared error 80 (points^2 on the
+    paper's [-100, 100] scale) over all states, against 490 for tanh(3 x lead / W).
+    """
+    mine = scores[player] + (turn_total if turn_player == player else 0)
+    theirs = scores[1 - player] + (turn_total if turn_player != player else 0)
+    near_mine = math.sqrt(max(0.0, 1.0 - mine / winscore))
+    near_theirs = math.sqrt(max(0.0, 1.0 - theirs / winscore))
+    return math.tanh(2.0 * (near_theirs - near_mine))
 
 
 def pig_heuristic(core: PigCore, player: int) -> float:
-    """Evaluation for `player` in [-1, 1]: exact at the end, else squashed lead in points.
+    """Evaluation for `player` in [-1, 1]: exact at the end, else a race to the goal.
 
-    The lead counts the turn total as banked (it is one stop away) and is measured in units of
-    the goal, so the same heuristic fits every `winscore`. Its sign agrees with the exact
+    See `_race_value`; the same heuristic fits every `winscore`. Its sign agrees with the exact
     solver's value in most positions (tests/test_pig.py measures this).
     """
     if core.over:
         return core.returns()[player]
-    return _lead_value(core.scores, core.turn_total, core.turn_player, player, core.rules.winscore)
+    return _race_value(core.scores, core.turn_total, core.turn_player, player, core.rules.winscore)
 
 
 def openspiel_pig_heuristic(state: Any, player: int) -> float:
@@ -295,7 +302,7 @@ def openspiel_pig_heuristic(state: Any, player: int) -> float:
     pyspiel_state = getattr(state, "state", state)
     winscore = pyspiel_state.get_game().get_parameters()["winscore"]
     turn_player = int(tail.split()[2])
-    return _lead_value(
+    return _race_value(
         (int(first), int(second)), int(turn_total_text), turn_player, player, winscore
     )
 

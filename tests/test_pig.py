@@ -237,7 +237,23 @@ def test_heuristic_bounds_terminal_values_and_meaning():
             core.apply(rng.choice(core.legal_actions()))
         assert h(core, 0) == core.returns()[0] and h(core, 1) == core.returns()[1]
     assert total > 500
-    assert agree / total > 0.85
+    assert agree / total > 0.9
+
+
+def test_heuristic_error_against_the_exact_solution():
+    """The race heuristic's squared error over every two-dice state, on the paper's scale."""
+    game = pyspiel.load_game("python_pig")
+    h = heuristic_for(game)
+    solution = solve_pig(dice=2, winscore=100)
+    core = game.new_initial_state().core
+    errors = []
+    for mine in range(0, 100, 3):
+        for theirs in range(0, 100, 3):
+            for turn_total in range(0, 100 - mine, 3):
+                core.scores, core.turn_total = (mine, theirs), turn_total
+                exact = 2 * solution.win_probability(mine, theirs, turn_total) - 1
+                errors.append((100 * (h(core, 0) - exact)) ** 2)
+    assert 60 < np.mean(errors) < 100
 
 
 def test_openspiel_pig_heuristic_equals_ours_move_for_move():
