@@ -13,4 +13,6 @@ from chancespiel.games import einstein
 from chancespiel.games import cant_stop
 from chancespiel.games import ra
 from chancespiel.games import chance_tree
+from chancespiel.games import pgame
+from chancespiel.games import implanted_tree
 from chancespiel.games.registry import GAMES, has_heuristic, heuristic_for, register_heuristic

@@ -23,15 +23,22 @@ TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 def chance_game_type(
-    short_name: str, long_name: str, parameters: Mapping[str, Any]
+    short_name: str,
+    long_name: str,
+    parameters: Mapping[str, Any],
+    chance_mode: pyspiel.GameType.ChanceMode = pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
 ) -> pyspiel.GameType:
     """The GameType every chancespiel game shares: 2-player, sequential, explicit chance,
-    perfect information, zero-sum, terminal rewards, observation string and tensor."""
+    perfect information, zero-sum, terminal rewards, observation string and tensor.
+
+    Synthetic trees without chance nodes pass `chance_mode=DETERMINISTIC`, so that OpenSpiel's
+    deterministic-only algorithms (e.g. `alpha_beta_search`) accept them.
+    """
     return pyspiel.GameType(
         short_name=short_name,
         long_name=long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        chance_mode=chance_mode,
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,

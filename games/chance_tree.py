@@ -7,7 +7,8 @@ alternate), how many actions (1..`branching`) or outcomes (1..`outcomes`, with v
 probabilities), and its heuristic value. The game ends after `depth` decision plies with a
 real-valued return in [-1, 1]; the registered heuristic gives a hashed value in (-1, 1) at
 inner nodes, correlated with the subtree's leaves only by chance: the point is varied values
-that exercise every window of a pruning search.
+that exercise every window of a pruning search. `solve_chance_tree` is the exact (exhaustive
+expectimax) value that tests and experiments compare searches with.
 
 Parameters: `seed` (>= 0), `depth` (decision plies, 1..12), `branching` (2..8),
 `outcomes` (2..8), `chance_prob` (0..1). Actions are 0..branching-1, outcomes 0..outcomes-1.
@@ -29,22 +30,9 @@ from chancespiel.games._adapter import (
     check_int_param,
     register_game,
 )
+from chancespiel.games.exact import action_values, expectimax_value
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
-
-_MASK = (1 << 64) - 1
-
-
-def _mix(x: int) -> int:
-    x = (x + 0x9E3779B97F4A7C15) & _MASK
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
-    return x ^ (x >> 31)
-
-
-def _unit(x: int) -> float:
-    """A hash as a float in [0, 1)."""
-    return (x >> 11) * (1.0 / (1 << 53))
-
+from chancespiel.games.tree_hash import child_key, mix64, unit
 
 _DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob": 0.5}
 
@@ -69,7 +57,7 @@ class ChanceTreeRules(SharedRules):
         if not isinstance(chance_prob, (int, float)) or not 0.0 <= chance_prob <= 1.0:
             raise ValueError(f"parameter chance_prob must be in [0, 1], got {chance_prob!r}")
         self.chance_prob = float(chance_prob)
-        self.root_key = _mix(self.seed)
+        self.root_key = mix64(self.seed)
 
     def params(self) -> dict[str, Any]:
         """The game parameters."""
@@ -148,19 +136,19 @@ class ChanceTreeCore(SlotsCore):
         """1..branching actions, as the key decides."""
         if self.player < 0:
             return []
-        return list(range(1 + _mix(self.key ^ 0xA5) % self.rules.branching))
+        return list(range(1 + mix64(self.key ^ 0xA5) % self.rules.branching))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """1..outcomes outcomes with varied probabilities."""
-        count = 1 + _mix(self.key ^ 0xC3) % self.rules.outcomes
-        weights = [0.2 + _unit(_mix(self.key ^ (0x100 + i))) for i in range(count)]
+        count = 1 + mix64(self.key ^ 0xC3) % self.rules.outcomes
+        weights = [0.2 + unit(mix64(self.key ^ (0x100 + i))) for i in range(count)]
         total = sum(weights)
         return [(i, w / total) for i, w in enumerate(weights)]
 
     def apply(self, action: int) -> None:
         """Moves to the child; decides the child's type from its key."""
         was_chance = self.player == CHANCE
-        self.key = _mix((self.key * 0x100000001B3 + action + 1) & _MASK)
+        self.key = child_key(self.key, action)
         if was_chance:
             self.run += 1
         else:
@@ -168,14 +156,14 @@ class ChanceTreeCore(SlotsCore):
             self.run = 0
         if self.plies >= self.rules.depth:
             self.player = TERMINAL
-        elif self.run < 2 and _unit(_mix(self.key ^ 0x5A)) < self.rules.chance_prob:
+        elif self.run < 2 and unit(mix64(self.key ^ 0x5A)) < self.rules.chance_prob:
             self.player = CHANCE
         else:
-            self.player = int(_mix(self.key ^ 0x3C) & 1)
+            self.player = int(mix64(self.key ^ 0x3C) & 1)
 
     def value(self) -> float:
         """A hashed value in (-1, 1): the return at leaves, the heuristic elsewhere."""
-        return 2.0 * _unit(_mix(self.key ^ 0x77)) - 1.0
+        return 2.0 * unit(mix64(self.key ^ 0x77)) - 1.0
 
     def returns(self) -> tuple[float, float]:
         """Player 0 gets value(), player 1 its negation; zeros before the end."""
@@ -203,6 +191,16 @@ def chance_tree_heuristic(core: ChanceTreeCore, player: int) -> float:
     """The node's hashed value for player 0 (negated for player 1); exact at leaves."""
     v = core.value()
     return v if player == 0 else -v
+
+
+def solve_chance_tree(core: ChanceTreeCore, player: int = 0) -> float:
+    """Exact expectimax value of the node `core` for `player` (the whole subtree is visited)."""
+    return expectimax_value(core, player)
+
+
+def chance_tree_action_values(core: ChanceTreeCore, player: int = 0) -> dict[int, float]:
+    """Exact expectimax value of every action at the decision node `core`, for `player`."""
+    return action_values(core, lambda child: expectimax_value(child, player))
 
 
 register_game(_GAME_TYPE, ChanceTreeGame)

@@ -1,0 +1,531 @@
+"""Bounded alpha-beta (BAB): a value interval [L, U] that is proved to hold the true value and is
+at most `epsilon` wide (additive bound) or within `gamma * |V|` of it (multiplicative bound).
+
+The specification is Atzmon, Stern and Saffidine, "Bounded Suboptimal Game Tree Search"
+(../shared/papers/bab-bounded-suboptimal-game-tree-search.txt): Algorithm 1 (WeightedAB, BAB
+with chance nodes), the multiplicative variant BAB/m, and the policy "play the child with the
+highest L". The paper text we have is a draft: this docstring says how each piece maps to our
+code and where we had to complete it.
+
+Conventions
+-----------
+- Values are for the root player (the player to move at the root), as in star_minimax: a node
+  is MAX when the root player moves there and MIN when the other player does, read from the
+  node's current player, so turns need not alternate (Pig, Can't Stop, Ra, python_chance_tree).
+  The paper's pseudocode is already written in this MAX/MIN (not negamax) form, so L(n), U(n),
+  alpha(n), beta(n), best_U and best_L keep their meaning; v_min / v_max are the game's utility
+  bounds.
+- Depth counts decision plies; chance nodes do not count (DESIGN.md). A terminal node is
+  [V, V]; a non-terminal node at depth 0 is [h, h] with the heuristic h, so with a horizon the
+  guarantees are about the depth-limited value. A search that never reaches the horizon
+  (`BabResult.exact_tree`) bounds the true game value.
+- Node counts tick once per node visited, as in star_minimax, so they compare directly.
+
+The paper's Algorithm 1, line by line
+-------------------------------------
+- Lines 1-2 (terminal: (V, V)) and 3-5 (L = v_min, U = v_max, best_U = v_min at MAX,
+  best_L = v_max at MIN): `_Bab.search`, `_Bab.decision`.
+- Lines 6-7: the root gets (v_min, v_max); a child of a MAX/MIN node gets its parent's current
+  window: (max(alpha, L), beta) under MAX, (alpha, min(beta, U)) under MIN (lines 22-23 update
+  the parent's window after each child).
+- Lines 8-10: a child c of a chance node n gets
+  alpha(c) = max(v_min, (alpha(n) - U(n)) / pi(c) + v_max) and
+  beta(c) = min(v_max, (beta(n) - L(n)) / pi(c) + v_min), where L(n), U(n) are n's running
+  bounds with every unsearched child at [v_min, v_max]: Star1's window (`_Bab.chance`).
+- Lines 12-21: MAX: L = max L(c), best_U = max U(c); MIN: U = min U(c), best_L = min L(c);
+  chance: L(n) += pi(c) (L(c) - v_min), U(n) -= pi(c) (v_max - U(c)).
+- Lines 24-25 (cut when beta(n) <= alpha(n) + eps and c is not the last child) and 26-27 (a
+  MAX node that searched every child gets U = best_U, a MIN node L = best_L; a cut MAX node
+  keeps U = v_max, a cut MIN node L = v_min).
+
+Our pruning rules, and why they are the paper's made exact
+----------------------------------------------------------
+Write the bound as a tolerance: [L, U] is *tight* when U <= up(L), with
+up(x) = x + epsilon (additive) and, for gamma, up(x) = x (1 + gamma) if x >= 0 and
+x / (1 + gamma) if x < 0, which is exactly "U - L <= gamma * min |v| over v in [L, U]", so a
+tight interval holds V with V - gamma|V| <= L <= U <= V + gamma|V| (the paper's BAB/m bound).
+down(y) is the inverse (L >= down(U) iff U <= up(L)). With both bounds given, up is the larger
+of the two: the result meets at least one of them.
+
+Every node searched with window (alpha, beta) returns [L, U] with L <= V <= U and
+    U <= up(max(alpha, L))   or   L >= down(beta),
+i.e. tight, or proved to be at most alpha (up to the tolerance), or at least beta. At the root
+(window [v_min, v_max]) both cases mean [L, U] is tight. Induction over the tree gives the rules:
+
+- MAX node: cut when L >= down(beta); MIN node: cut when U <= up(alpha). For the additive bound
+  and windows wider than epsilon this is the paper's beta(n) <= alpha(n) + eps; for gamma it is
+  the paper's eps = gamma * min(|alpha(n)|, |beta(n)|) (line 24), which for a window on one side
+  of 0 is exactly down(beta) / up(alpha). Testing L (or U) rather than the window also stays
+  sound for windows narrowed by clipping to [v_min, v_max] below chance nodes.
+- Chance node: cut when U(n) <= up(max(alpha, L(n))) or L(n) >= down(beta), its running bounds
+  already meeting the contract (the paper's line 25 with alpha(n) = max(alpha, L(n)) and
+  beta(n) = min(beta, U(n))).
+- Tolerance below a chance node: the paper gives every child the node's own eps. That is sound
+  for the additive bound (the widths add up weighted by pi, to at most eps) but not for gamma: a
+  child's window is about 1/pi(c) times wider than its parent's, so gamma * |alpha(c)| can
+  exceed what the parent may lose, and the interval at the root can break the bound (the paper
+  leaves BAB/m with chance nodes open). We give each child an additive tolerance
+      e(c) = min((S - spent) / mass_left, up_slack(alpha) / pi(c), down_slack(beta) / pi(c)),
+  where S is the smallest slack up(x) - x over the values max(alpha, L(n)) can still take,
+  spent = sum pi(c') (U(c') - L(c')) over the children searched so far and mass_left the
+  probability of c and the children after it. For the additive bound the first child gets
+  exactly eps (as the paper) and later ones more when earlier children came back tighter than
+  allowed, which saved 13% of the nodes on random chance trees; for gamma it is what makes the
+  bound hold: with the paper's per-child gamma, 163 of 900 searches of random chance trees
+  (gamma 0.1, 0.3, 0.6) returned an interval that broke the bound. `share_slack=False` gives
+  the paper's rule (epsilon only), for comparisons.
+
+The move
+--------
+At the root we play the child with the highest L (ties: the first searched). With additive eps,
+V(move) >= L(root) >= U(root) - eps >= V - eps (the paper's Theorem 1); with gamma,
+V(move) >= L(root) >= down(U(root)) >= down(V).
+
+Iterative deepening orders moves by the best move of the previous depth (a table keyed by
+path), after the game's registered static ordering; on timeout the interval and move of the last
+completed depth are returned.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyspiel
+
+from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
+from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.search_common import (
+    Budget,
+    SearchTimeout,
+    check_two_player_zero_sum,
+    child_key,
+)
+from chancespiel.games.registry import evaluation_for, move_ordering_for
+
+MAX_TABLE_SIZE = 2_000_000
+
+Evaluation = Callable[[Any, int], float]
+Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """The allowed width of an interval: additive `epsilon` and/or multiplicative `gamma`."""
+
+    epsilon: float = 0.0
+    gamma: float = 0.0
+
+    def up(self, x: float) -> float:
+        """The largest U for which [x, U] is tight."""
+        u = x + self.epsilon
+        if self.gamma:
+            m = x * (1.0 + self.gamma) if x >= 0.0 else x / (1.0 + self.gamma)
+            if m > u:
+                u = m
+        return u
+
+    def down(self, y: float) -> float:
+        """The smallest L for which [L, y] is tight."""
+        d = y - self.epsilon
+        if self.gamma:
+            m = y / (1.0 + self.gamma) if y >= 0.0 else y * (1.0 + self.gamma)
+            if m < d:
+                d = m
+        return d
+
+    def min_slack(self, a: float, b: float) -> float:
+        """min of up(x) - x over x in [a, b]: the width any tight interval from there may have."""
+        g = self.gamma
+        if not g or a <= 0.0 <= b:
+            mult = 0.0
+        elif a > 0.0:
+            mult = g * a
+        else:
+            mult = -b * g / (1.0 + g)
+        return max(self.epsilon, mult)
+
+    def is_tight(self, lower: float, upper: float, slack: float = 1e-9) -> bool:
+        """True if [lower, upper] meets the bound (with `slack` for rounding)."""
+        return upper <= self.up(lower) + slack
+
+
+@dataclass
+class BabResult:
+    """What a BAB search found.
+
+    `lower <= V <= upper` for the value V of the root at `depth` (the game value if
+    `exact_tree`), and the interval meets the bound. `action_bounds` are the children's
+    intervals; a child cut off before it was searched is absent (its interval is
+    [v_min, v_max]). `action_values` are their lower bounds, what the move choice ranks, and
+    `value` is the midpoint of [lower, upper].
+    """
+
+    lower: float
+    upper: float
+    action: int
+    action_bounds: dict[int, tuple[float, float]]
+    nodes: int
+    depth: int  # deepest completed iteration
+    time_s: float
+    completed: bool = True  # False if the budget ran out before max_depth
+    exact_tree: bool = False  # True if the search never stopped at the horizon
+    bounds_by_depth: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def value(self) -> float:
+        """The midpoint of [lower, upper] (within half the bound of the true value)."""
+        return 0.5 * (self.lower + self.upper)
+
+    @property
+    def action_values(self) -> dict[int, float]:
+        """Lower bound of every searched root action (the move is the highest)."""
+        return {a: lu[0] for a, lu in self.action_bounds.items()}
+
+
+class _Bab:
+    """One search from one root: the recursive procedures share this context."""
+
+    def __init__(
+        self,
+        root_player: int,
+        evaluate: Evaluation,
+        vmin: float,
+        vmax: float,
+        ordering: Ordering | None,
+        budget: Budget,
+        share_slack: bool = True,
+    ):
+        self.root = root_player
+        self.share_slack = share_slack
+        self.evaluate = evaluate
+        self.vmin = vmin
+        self.vmax = vmax
+        self.ordering = ordering
+        self.budget = budget
+        self.best_moves: dict[int, int] = {}
+        self.horizon_reached = False
+
+    def ordered_actions(self, state: SearchState, key: int) -> Sequence[int]:
+        """Legal actions, best move from the previous iteration first, then static order."""
+        actions = state.legal_actions()
+        if self.ordering is not None:
+            actions = self.ordering(state, actions)
+        best = self.best_moves.get(key)
+        if best is not None and best != actions[0]:
+            actions = [best, *(a for a in actions if a != best)]
+        return actions
+
+    def remember(self, key: int, action: int) -> None:
+        if len(self.best_moves) >= MAX_TABLE_SIZE:
+            self.best_moves.clear()
+        self.best_moves[key] = action
+
+    def search(
+        self,
+        state: SearchState,
+        depth: int,
+        alpha: float,
+        beta: float,
+        tol: Tolerance,
+        key: int,
+    ) -> tuple[float, float]:
+        """[L, U] of `state` in window (alpha, beta) under `tol` (see the module docstring)."""
+        self.budget.tick()
+        player = state.current_player()
+        if player == TERMINAL:
+            v = state.returns()[self.root]
+            return v, v
+        if depth == 0:
+            self.horizon_reached = True
+            v = self.evaluate(state, self.root)
+            return v, v
+        if player == CHANCE:
+            return self.chance(state, depth, alpha, beta, tol, key)
+        return self.decision(state, depth, alpha, beta, tol, key)
+
+    def decision(
+        self,
+        state: SearchState,
+        depth: int,
+        alpha: float,
+        beta: float,
+        tol: Tolerance,
+        key: int,
+        bounds: dict[int, tuple[float, float]] | None = None,
+    ) -> tuple[float, float]:
+        """Algorithm 1 at a MAX or MIN node; `bounds` collects the children's intervals."""
+        actions = self.ordered_actions(state, key)
+        last = len(actions) - 1
+        best_action = actions[0]
+        if state.current_player() == self.root:  # MAX
+            lower, best_upper = self.vmin, self.vmin
+            cut = tol.down(beta)
+            for i, action in enumerate(actions):
+                child = state.clone()
+                child.apply(action)
+                low, up = self.search(
+                    child, depth - 1, max(alpha, lower), beta, tol, child_key(key, action)
+                )
+                if bounds is not None:
+                    bounds[action] = (low, up)
+                if up > best_upper:
+                    best_upper = up
+                if low > lower:
+                    lower, best_action = low, action
+                if lower >= cut and i < last:
+                    self.remember(key, best_action)
+                    return lower, self.vmax  # cut: the unsearched children bound nothing
+            self.remember(key, best_action)
+            return lower, best_upper
+        upper, best_lower = self.vmax, self.vmax  # MIN
+        cut = tol.up(alpha)
+        for i, action in enumerate(actions):
+            child = state.clone()
+            child.apply(action)
+            low, up = self.search(
+                child, depth - 1, alpha, min(beta, upper), tol, child_key(key, action)
+            )
+            if bounds is not None:
+                bounds[action] = (low, up)
+            if low < best_lower:
+                best_lower = low
+            if up < upper:
+                upper, best_action = up, action
+            if upper <= cut and i < last:
+                self.remember(key, best_action)
+                return self.vmin, upper
+        self.remember(key, best_action)
+        return best_lower, upper
+
+    def chance(
+        self,
+        state: SearchState,
+        depth: int,
+        alpha: float,
+        beta: float,
+        tol: Tolerance,
+        key: int,
+    ) -> tuple[float, float]:
+        """WeightedAB at a chance node: Star1 windows, weighted bounds, shared tolerance."""
+        vmin, vmax = self.vmin, self.vmax
+        outcomes = state.chance_outcomes()
+        n = len(outcomes)
+        mass_left = [0.0] * (n + 1)  # probability of outcomes i.. (suffix sums)
+        for i in range(n - 1, -1, -1):
+            mass_left[i] = mass_left[i + 1] + outcomes[i][1]
+        up_slack = tol.up(alpha) - alpha
+        down_slack = beta - tol.down(beta)
+        cut_high = tol.down(beta)
+        lower_sum = upper_sum = spent = 0.0  # over the searched children
+        for i, (outcome, prob) in enumerate(outcomes):
+            left = mass_left[i]
+            lower = lower_sum + left * vmin  # running L(n), U(n): unsearched at [vmin, vmax]
+            upper = upper_sum + left * vmax
+            if upper <= tol.up(max(alpha, lower)) or lower >= cut_high:
+                return lower, upper  # the contract holds already (line 25)
+            child_alpha = max(vmin, (alpha - upper) / prob + vmax)
+            child_beta = min(vmax, (beta - lower) / prob + vmin)
+            if self.share_slack:
+                slack = tol.min_slack(max(alpha, lower), max(alpha, upper))
+                e = min((slack - spent) / left, up_slack / prob, down_slack / prob)
+                child_tol = _ZERO if e <= 0.0 else Tolerance(e)
+            else:
+                child_tol = tol  # the paper: every child gets the node's own epsilon
+            child = state.clone()
+            child.apply(outcome)
+            low, up = self.search(
+                child, depth, child_alpha, child_beta, child_tol, child_key(key, outcome)
+            )
+            lower_sum += prob * low
+            upper_sum += prob * up
+            spent += prob * (up - low)
+        return lower_sum, upper_sum
+
+    def root_search(
+        self, state: SearchState, depth: int, tol: Tolerance
+    ) -> tuple[float, float, int, dict[int, tuple[float, float]]]:
+        """The root's [L, U], the child with the highest L, and the children's intervals."""
+        bounds: dict[int, tuple[float, float]] = {}
+        lower, upper = self.decision(state, depth, self.vmin, self.vmax, tol, 0, bounds)
+        best = max(bounds, key=lambda a: bounds[a][0])  # first of the highest L in search order
+        return lower, upper, best, bounds
+
+
+_ZERO = Tolerance()
+
+
+def bab_search(
+    state: SearchState,
+    game: pyspiel.Game,
+    *,
+    epsilon: float = 0.0,
+    gamma: float = 0.0,
+    max_depth: int | None = None,
+    time_ms: float | None = None,
+    max_nodes: int | None = None,
+    evaluation: Evaluation | None = None,
+    iterative: bool = True,
+    share_slack: bool = True,
+) -> BabResult:
+    """Bounded alpha-beta from a decision node, with iterative deepening.
+
+    Args:
+      state: a search-protocol state (see agents.protocol.search_state); not modified.
+      game: the game, for its utility bounds, heuristic and move ordering.
+      epsilon: additive bound: U - L <= epsilon (0: exact alpha-beta / Star1-like search).
+      gamma: multiplicative bound in [0, 1): V - gamma|V| <= L <= U <= V + gamma|V|. With both,
+        the interval meets at least one of the two bounds.
+      max_depth: deepest iteration (decision plies); None to deepen until the budget ends or
+        the tree is exhausted.
+      time_ms: wall-clock budget; the interval and move of the last completed depth are returned.
+      max_nodes: node budget, as time_ms.
+      evaluation: h(state, player) in [vmin, vmax]; default: the game's registered heuristic.
+      iterative: deepen from depth 1 (best moves of each depth order the next); False searches
+        max_depth only, for node counts of the bare algorithm.
+      share_slack: True (default) shares the tolerance among a chance node's children as the
+        module docstring says; False gives each child the node's own epsilon, as the paper's
+        Algorithm 1 (sound for epsilon only, so it needs gamma = 0; for comparisons).
+
+    Returns:
+      The interval, move and counters of the last completed depth.
+
+    Raises:
+      ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
+    """
+    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
+    if not share_slack and gamma:
+        raise ValueError("share_slack=False (the paper's per-child epsilon) needs gamma = 0")
+    check_two_player_zero_sum(game, "bab")
+    player = state.current_player()
+    if player < 0:
+        raise ValueError(f"bab_search needs a decision node at the root, got player {player}")
+    if not iterative and max_depth is None:
+        raise ValueError("iterative=False needs max_depth")
+    start = time.perf_counter()
+    budget = Budget(time_ms, max_nodes)
+    vmin, vmax = game.min_utility(), game.max_utility()
+    context = _Bab(
+        player,
+        evaluation or evaluation_for(game),
+        vmin,
+        vmax,
+        move_ordering_for(game),
+        budget,
+        share_slack,
+    )
+    tol = Tolerance(float(epsilon), float(gamma))
+    actions = list(state.legal_actions())
+    result = BabResult(vmin, vmax, actions[0], {}, 0, 0, 0.0)
+    depth = 0 if iterative else max_depth - 1
+    while max_depth is None or depth < max_depth:
+        depth += 1
+        context.horizon_reached = False
+        try:
+            lower, upper, action, bounds = context.root_search(state, depth, tol)
+        except SearchTimeout:
+            result.completed = False
+            break
+        result.lower, result.upper, result.action = lower, upper, action
+        result.action_bounds = bounds
+        result.depth = depth
+        result.bounds_by_depth.append((lower, upper))
+        if not context.horizon_reached:
+            result.exact_tree = True
+            break  # the whole tree was searched: deeper iterations cannot change anything
+        if len(actions) == 1 and max_depth is None:
+            break  # nothing to decide
+    result.nodes = budget.nodes
+    result.time_s = time.perf_counter() - start
+    return result
+
+
+def check_bab_params(
+    epsilon: float,
+    gamma: float,
+    max_depth: int | None,
+    time_ms: float | None,
+    max_nodes: int | None,
+) -> None:
+    """Raises ValueError naming the first bad BAB parameter."""
+    if not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon < 0:
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if not isinstance(gamma, (int, float)) or not 0.0 <= gamma < 1.0:
+        raise ValueError(f"gamma must be in [0, 1), got {gamma!r}")
+    if max_depth is not None and max_depth < 1:
+        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    if time_ms is not None and time_ms <= 0:
+        raise ValueError(f"time_ms must be > 0, got {time_ms}")
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    if max_depth is None and time_ms is None and max_nodes is None:
+        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
+
+
+class BabBot(PolicyBot):
+    """A pyspiel bot running `bab_search` on a private copy of the state at every move."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None, **options: Any):
+        super().__init__(game, player, seed)
+        self.options = options
+        self.last_result: BabResult | None = None
+
+    def choose(self, state: SearchState) -> int:
+        """The child with the highest lower bound in the deepest search within the budget."""
+        result = bab_search(state, self.game, **self.options)
+        self.last_result = result
+        return result.action
+
+    def analyse(self, state: pyspiel.State) -> BabResult:
+        """Runs the bot's search on `state` without playing; the result of `choose`."""
+        self.choose(search_state(state))
+        assert self.last_result is not None
+        return self.last_result
+
+
+@register_agent(
+    "bab",
+    "bounded alpha-beta (Atzmon et al.): interval [L, U] within epsilon (additive) or "
+    "gamma*|V| (multiplicative), chance nodes weighted (WeightedAB); plays the highest L",
+    {
+        "epsilon": Param(0.0, "additive bound: U - L <= epsilon"),
+        "gamma": Param(0.0, "multiplicative bound in [0, 1): L, U within gamma*|V| of V"),
+        "max_depth": Param(
+            None, "deepest iteration in decision plies (none: until the budget)", int
+        ),
+        "time_ms": Param(
+            None, "wall-clock budget per move in ms (default 200 if no budget)", float
+        ),
+        "max_nodes": Param(None, "node budget per move", int),
+    },
+)
+def _make_bab(
+    game: pyspiel.Game,
+    player: int,
+    seed: int | None,
+    epsilon: float,
+    gamma: float,
+    max_depth: int | None,
+    time_ms: float | None,
+    max_nodes: int | None,
+) -> BabBot:
+    if max_depth is None and time_ms is None and max_nodes is None:
+        time_ms = 200.0  # as the star agents
+    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
+    check_two_player_zero_sum(game, "bab")
+    seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
+    return BabBot(
+        game,
+        player,
+        seed,
+        epsilon=epsilon,
+        gamma=gamma,
+        max_depth=max_depth,
+        time_ms=time_ms,
+        max_nodes=max_nodes,
+    )
