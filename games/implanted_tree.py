@@ -2,24 +2,25 @@
 
 After section 6 of Ramanujan, Sabharwal and Selman (../shared/papers/understanding-sampling-
 adversarial-search.txt). A complete binary tree of `depth` plies; player 0 (Max) moves at
-even plies and player 1 (Min) at odd plies. At every Max node at a depth listed in
-`max_depths` one of the two actions is *correct* (which one is a hash of the node's path and
-the seed); at every Min node at a depth in `min_depths` one action is correct for Min.
+even plies and player 1 (Min) at odd plies. Max has one or two critical depths,
+`max_critical1` < `max_critical2` (even; -1 for none), and Min none, one or two,
+`min_critical1` < `min_critical2` (odd). At every Max node at a critical depth of Max one of
+the two actions is *correct* (which one is a hash of the node's path and the seed); at every
+Min node at a critical depth of Min one action is correct for Min.
 
-Without `min_depths` (the paper's Figures 3 and 5): a leaf is +1 if Max chose correctly at every
+Without Min's depths (the paper's Figures 3 and 5): a leaf is +1 if Max chose correctly at every
 critical node on its path; otherwise its value is drawn uniformly from {-1, 0, +1} (hashed).
 Max therefore wins (value +1) by playing correctly at the critical depths, whatever Min does.
 
-With `min_depths` (the paper's Figure 4, a trap for Max): `max_depths` must include 0. If Max's
+With Min's depths (the paper's Figure 4, a trap for Max): `max_critical1` must be 0. If Max's
 root move is correct (subtree A), a leaf is +1 if Max was also correct at its other critical
 depths and -1 otherwise. If Max's root move is wrong (subtree B), a leaf is -1 if Min was
 correct at every one of its critical depths and +1 otherwise. These are the paper's biased
 leaves: with one more Max depth and two Min depths, A's leaves average 0 and B's 0.5, so B
 looks better to sampling although Min refutes it.
 
-`max_depths` and `min_depths` are depths separated by ':' (commas would end the parameter in
-OpenSpiel's game strings), e.g. `python_implanted_tree(depth=16,max_depths=2:8)`.
-Max's depths must be even, Min's odd, all below `depth`. The root value is +1 in both modes;
+Example: `python_implanted_tree(depth=20,max_critical1=0,max_critical2=10,min_critical1=3,
+min_critical2=9)`. Critical depths lie below `depth`. The root value is +1 in both modes;
 `solve_implanted_tree` computes exact values (instantly on strategy paths, by alpha-beta in the
 random subtrees off them). No heuristic is registered: agents see 0 at non-terminal leaves.
 """
@@ -48,7 +49,16 @@ _ROOT_SALT = 0x494D504C  # "IMPL": trees differ from the other synthetic games a
 _CORRECT_SALT = 0xC0EC7
 _LEAF_SALT = 0x1EAF
 
-_DEFAULTS = {"seed": 0, "depth": 12, "max_depths": "2:6", "min_depths": ""}
+_DEFAULTS = {
+    "seed": 0,
+    "depth": 12,
+    "max_critical1": 2,
+    "max_critical2": 6,
+    "min_critical1": -1,
+    "min_critical2": -1,
+}
+
+_DEFAULTS_NAMES = ("max_critical1", "max_critical2", "min_critical1", "min_critical2")
 
 _GAME_TYPE = chance_game_type(
     "python_implanted_tree",
@@ -58,44 +68,48 @@ _GAME_TYPE = chance_game_type(
 )
 
 
-def parse_depths(name: str, text: str, depth: int, parity: int) -> tuple[int, ...]:
-    """'2:6' -> (2, 6), checked: increasing, below `depth`, of the given parity (0 even)."""
-    if not isinstance(text, str):
-        raise ValueError(f"parameter {name} must be a string like '2:6', got {text!r}")
-    if not text.strip():
-        return ()
-    try:
-        depths = tuple(int(part) for part in text.split(":"))
-    except ValueError:
-        raise ValueError(
-            f"parameter {name} must be depths separated by ':', got {text!r}"
-        ) from None
+def critical_depths(name: str, depths: Sequence[int], depth: int, parity: int) -> tuple[int, ...]:
+    """The critical depths given as (first, second), -1 meaning none, checked: increasing,
+    below `depth`, of the given parity (0: even, Max's plies; 1: odd, Min's)."""
     kind = "even (Max moves at even plies)" if parity == 0 else "odd (Min moves at odd plies)"
-    for d in depths:
+    first, second = depths
+    if first == -1 and second != -1:
+        raise ValueError(f"parameter {name}2 needs {name}1")
+    chosen = tuple(d for d in depths if d != -1)
+    for i, d in enumerate(chosen, start=1):
         if not 0 <= d < depth:
-            raise ValueError(f"parameter {name}: depth {d} is not in [0, {depth})")
+            raise ValueError(f"parameter {name}{i} must be -1 (none) or in [0, {depth}), got {d}")
         if d % 2 != parity:
-            raise ValueError(f"parameter {name}: depth {d} must be {kind}")
-    if list(depths) != sorted(set(depths)):
-        raise ValueError(f"parameter {name} must list increasing depths, got {text!r}")
-    return depths
+            raise ValueError(f"parameter {name}{i} must be {kind}, got {d}")
+    if len(chosen) == 2 and chosen[1] <= chosen[0]:
+        raise ValueError(f"parameter {name}2 must be deeper than {name}1, got {chosen}")
+    return chosen
 
 
 class ImplantedTreeRules(SharedRules):
     """Parameters of one tree and the critical depths as a per-ply table."""
 
     def __init__(
-        self, seed: int = 0, depth: int = 12, max_depths: str = "2:6", min_depths: str = ""
+        self,
+        seed: int = 0,
+        depth: int = 12,
+        max_critical1: int = 2,
+        max_critical2: int = 6,
+        min_critical1: int = -1,
+        min_critical2: int = -1,
     ):
         self.seed = check_int_param("seed", seed, 0)
         self.depth = check_int_param("depth", depth, 1, 40)
-        self.max_depths = parse_depths("max_depths", max_depths, self.depth, 0)
-        self.min_depths = parse_depths("min_depths", min_depths, self.depth, 1)
+        given = (max_critical1, max_critical2, min_critical1, min_critical2)
+        for name, value in zip(_DEFAULTS_NAMES, given, strict=True):
+            check_int_param(name, value, -1)
+        self.max_depths = critical_depths("max_critical", given[:2], self.depth, 0)
+        self.min_depths = critical_depths("min_critical", given[2:], self.depth, 1)
         if not self.max_depths:
-            raise ValueError("parameter max_depths must name at least one critical depth")
+            raise ValueError("parameter max_critical1 must name a critical depth of Max")
         self.trap = bool(self.min_depths)
         if self.trap and self.max_depths[0] != 0:
-            raise ValueError("with min_depths (the trap tree), max_depths must include 0")
+            raise ValueError("with min_critical1 (the trap tree), max_critical1 must be 0")
         self.critical = tuple(
             d in self.max_depths or d in self.min_depths for d in range(self.depth)
         )
@@ -106,8 +120,10 @@ class ImplantedTreeRules(SharedRules):
         return {
             "seed": self.seed,
             "depth": self.depth,
-            "max_depths": ":".join(map(str, self.max_depths)),
-            "min_depths": ":".join(map(str, self.min_depths)),
+            "max_critical1": self.max_depths[0],
+            "max_critical2": self.max_depths[1] if len(self.max_depths) > 1 else -1,
+            "min_critical1": self.min_depths[0] if self.min_depths else -1,
+            "min_critical2": self.min_depths[1] if len(self.min_depths) > 1 else -1,
         }
 
     def initial_core(self) -> ImplantedTreeCore:
