@@ -4,6 +4,7 @@ chancespiel games
 chancespiel agents
 chancespiel play python_pig pig_optimal "hold(n=20)" --seed 3
 chancespiel solve pig --dice 2 --winscore 100 --json
+chancespiel experiment bab-nodes --trees 40 --out docs/bab
 chancespiel demo
 """
 
@@ -200,6 +201,33 @@ def cmd_pig_estimators(args: argparse.Namespace) -> None:
     print(f"written to {args.out}/table.md, table.csv, raw.csv")
 
 
+def _floats(option: str, text: str) -> list[float]:
+    """'0,0.05,0.1' -> [0.0, 0.05, 0.1]; '' -> []."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{option}: comma-separated numbers, not {text!r}") from None
+
+
+def cmd_bab_nodes(args: argparse.Namespace) -> None:
+    """Nodes of BAB against epsilon, alpha-beta / Star1 and expectimax on seeded trees."""
+    from pathlib import Path
+
+    from chancespiel.evaluation.bab_nodes import DEFAULT_GAMES, run
+
+    games = args.game or list(DEFAULT_GAMES)
+    for game_string in games:
+        load_game(game_string)
+    rows = run(
+        games,
+        args.trees,
+        _floats("--epsilons", args.epsilons),
+        _floats("--gammas", args.gammas),
+        Path(args.out),
+    )
+    print(f"wrote {args.out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
+
+
 def cmd_solve(args: argparse.Namespace) -> None:
     """Solves Pig exactly and prints the first player's optimal win probability."""
     from chancespiel.games.pig_solver import solve_pig
@@ -297,6 +325,21 @@ def build_parser() -> argparse.ArgumentParser:
     pig.add_argument("--seed", type=int, default=0)
     pig.add_argument("--out", required=True, help="output directory")
     pig.set_defaults(func=cmd_pig_estimators)
+
+    bab = experiments.add_parser(
+        "bab-nodes", help="nodes of bounded alpha-beta against epsilon, vs alpha-beta and Star1"
+    )
+    bab.add_argument(
+        "--game",
+        action="append",
+        help="tree family as a game string without seed (repeatable; default: P-games B=4 D=8 "
+        "with sign and margin scoring, chance trees depth 6)",
+    )
+    bab.add_argument("--trees", type=int, default=40, help="trees per family (seeds 0..)")
+    bab.add_argument("--epsilons", default="0,0.05,0.1,0.2,0.5", help="additive bounds")
+    bab.add_argument("--gammas", default="0.1,0.5", help="multiplicative bounds ('' for none)")
+    bab.add_argument("--out", default="docs/bab", help="directory for the table, CSV and plot")
+    bab.set_defaults(func=cmd_bab_nodes)
 
     solve = sub.add_parser("solve", help="solve a game exactly")
     solve.add_argument("game", choices=["pig"], help="the game to solve")
