@@ -5,6 +5,7 @@ chancespiel agents
 chancespiel play python_pig pig_optimal "hold(n=20)" --seed 3
 chancespiel solve pig --dice 2 --winscore 100 --json
 chancespiel experiment bab-nodes --trees 40 --out docs/bab
+chancespiel experiment uct-convergence --out docs/uct
 chancespiel demo
 """
 
@@ -228,6 +229,33 @@ def cmd_bab_nodes(args: argparse.Namespace) -> None:
     print(f"wrote {args.out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 
 
+def cmd_uct_convergence(args: argparse.Namespace) -> None:
+    """UCT against MC and alpha-beta on P-games; UCT convergence on implanted strategies."""
+    from pathlib import Path
+
+    from chancespiel.evaluation.uct_convergence import UCB1_C, Scale, run
+
+    scale = Scale(
+        pgame_trees=args.pgame_trees,
+        pgame_runs=args.pgame_runs,
+        pgame_iterations=args.pgame_iterations,
+        implanted_depth=args.implanted_depth,
+        implanted_runs=args.implanted_runs,
+        implanted_iterations=args.implanted_iterations,
+        trap_depth=args.trap_depth,
+        trap_runs=args.trap_runs,
+        trap_iterations=args.trap_iterations,
+        uct_c=UCB1_C if args.uct_c is None else args.uct_c,
+        workers=args.workers,
+    )
+    studies = args.studies.split(",")
+    unknown = sorted(set(studies) - {"pgame", "implanted"})
+    if unknown:
+        raise UsageError(f"--studies: unknown {unknown}; known: pgame, implanted")
+    run(scale, Path(args.out), studies)
+    print(f"wrote {args.out}/uct_convergence.md and the CSV files and plots beside it")
+
+
 def cmd_solve(args: argparse.Namespace) -> None:
     """Solves Pig exactly and prints the first player's optimal win probability."""
     from chancespiel.games.pig_solver import solve_pig
@@ -340,6 +368,27 @@ def build_parser() -> argparse.ArgumentParser:
     bab.add_argument("--gammas", default="0.1,0.5", help="multiplicative bounds ('' for none)")
     bab.add_argument("--out", default="docs/bab", help="directory for the table, CSV and plot")
     bab.set_defaults(func=cmd_bab_nodes)
+
+    uct = experiments.add_parser(
+        "uct-convergence",
+        help="UCT vs MC vs alpha-beta on P-games; UCT convergence on implanted strategies",
+    )
+    uct.add_argument("--out", default="docs/uct", help="directory for tables, CSVs and plots")
+    uct.add_argument("--studies", default="pgame,implanted", help="which studies to run")
+    uct.add_argument("--pgame-trees", type=int, default=30, help="P-game trees per shape")
+    uct.add_argument("--pgame-runs", type=int, default=2, help="UCT and MC runs per tree")
+    uct.add_argument("--pgame-iterations", type=int, default=2**15, help="largest iteration count")
+    uct.add_argument("--implanted-depth", type=int, default=14, help="tree depth (Figure 3)")
+    uct.add_argument("--implanted-runs", type=int, default=12, help="trees (one run each)")
+    uct.add_argument("--implanted-iterations", type=int, default=2**16, help="cap per run")
+    uct.add_argument("--trap-depth", type=int, default=20, help="tree depth (Table 2)")
+    uct.add_argument("--trap-runs", type=int, default=20, help="runs on the fixed tree")
+    uct.add_argument("--trap-iterations", type=int, default=2**16, help="cap per run")
+    uct.add_argument(
+        "--uct-c", type=float, help="exploration constant on [-1, 1] returns (default 2 sqrt 2)"
+    )
+    uct.add_argument("--workers", type=int, default=2, help="processes")
+    uct.set_defaults(func=cmd_uct_convergence)
 
     solve = sub.add_parser("solve", help="solve a game exactly")
     solve.add_argument("game", choices=["pig"], help="the game to solve")
