@@ -70,10 +70,10 @@ i.e. tight, or proved to be at most alpha (up to the tolerance), or at least bet
   spent = sum pi(c') (U(c') - L(c')) over the children searched so far and mass_left the
   probability of c and the children after it. For the additive bound the first child gets
   exactly eps (as the paper) and later ones more when earlier children came back tighter than
-  allowed, which saved 13% of the nodes on random chance trees; for gamma it is what makes the
-  bound hold: with the paper's per-child gamma, 163 of 900 searches of random chance trees
-  (gamma 0.1, 0.3, 0.6) returned an interval that broke the bound. `share_slack=False` gives
-  the paper's rule (epsilon only), for comparisons.
+  allowed, which saves nodes (docs/bab.md); for gamma it is what makes the bound hold: with
+  the paper's per-child gamma, 163 of 900 searches of random chance trees (gamma 0.1, 0.3,
+  0.6) returned an interval that broke the bound. `share_slack=False` gives the paper's rule
+  (epsilon only), for comparisons.
 
 The move
 --------
@@ -149,10 +149,6 @@ class Tolerance:
         else:
             mult = -b * g / (1.0 + g)
         return max(self.epsilon, mult)
-
-    def is_tight(self, lower: float, upper: float, slack: float = 1e-9) -> bool:
-        """True if [lower, upper] meets the bound (with `slack` for rounding)."""
-        return upper <= self.up(lower) + slack
 
 
 @dataclass

@@ -249,12 +249,8 @@ def test_depth_limited_bounds_hold_the_expectimax_value_on_real_games(game_strin
 
 def test_multiplicative_bound_is_exact_at_value_zero_and_loose_far_from_it():
     """gamma * |V| allows nothing at V = 0 (a drawn P-game) and up to gamma at |V| = 1."""
-    for seed in range(200):
-        game = pyspiel.load_game(f"python_pgame(seed={seed},branching=3,depth=4)")
-        if solve_pgame(game.new_initial_state().core) == 0.0:
-            break
-    else:
-        pytest.fail("no drawn P-game among 200 seeds")
+    game = pyspiel.load_game("python_pgame(seed=299,branching=3,depth=4)")
+    assert solve_pgame(game.new_initial_state().core) == 0.0  # a drawn tree
     result = bab_search(
         search_state(game.new_initial_state()), game, gamma=0.9, max_depth=FULL, iterative=False
     )
