@@ -139,6 +139,10 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         "depth": result.depth,
         "time_s": result.time_s,
     }
+    bounds = getattr(result, "action_bounds", None)  # interval searches (bab)
+    if bounds is not None:
+        report["lower"], report["upper"] = result.lower, result.upper
+        report["action_bounds"] = {str(a): list(lu) for a, lu in bounds.items()}
     if args.json:
         print(json.dumps(report))
         return
@@ -148,6 +152,12 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         f"value {result.value:+.4f}, depth {result.depth}, {result.nodes} nodes, "
         f"{result.time_s:.3f} s"
     )
+    if bounds is not None:
+        print(f"  interval [{result.lower:+.4f}, {result.upper:+.4f}]; children's intervals:")
+        for action, (low, up) in sorted(bounds.items(), key=lambda kv: -kv[1][0]):
+            name = state.action_to_string(player, action)
+            print(f"  {name:>24s} ({action}): [{low:+.4f}, {up:+.4f}]")
+        return
     for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
         print(f"  {state.action_to_string(player, action):>24s} ({action}): {value:+.4f}")
 

@@ -7,6 +7,7 @@ given, the larger allowance.
 
 from __future__ import annotations
 
+import json
 import random
 import zlib
 
@@ -21,6 +22,7 @@ from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.bab import Tolerance, _Bab, bab_search
 from chancespiel.agents.search_common import Budget
 from chancespiel.agents.star_minimax import search
+from chancespiel.evaluation import cli
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.chance_tree import solve_chance_tree
 from chancespiel.games.implanted_tree import solve_implanted_tree
@@ -328,6 +330,16 @@ def test_bot_plays_ours_and_openspiel_games_and_analyses():
     result = bot.analyse(game.new_initial_state())
     assert result.exact_tree and result.action in result.action_values
     assert make_bot("bab", game, 0).options["time_ms"] == 200.0
+
+
+def test_analyse_shows_the_interval(capsys):
+    argv = ["analyse", "python_pig", "--history", "0 7", "--agent", "bab(epsilon=0.05,max_depth=2)"]
+    assert cli.main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["upper"] - report["lower"] <= 0.05 + SLACK
+    assert report["action_bounds"]["0"][0] == report["lower"]
+    assert cli.main(argv) == 0
+    assert "interval [" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
