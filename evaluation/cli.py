@@ -263,7 +263,7 @@ def cmd_uct_convergence(args: argparse.Namespace) -> None:
     if unknown:
         raise UsageError(f"--studies: unknown {unknown}; known: pgame, implanted")
     run(scale, Path(args.out), studies)
-    print(f"wrote {args.out}/uct_convergence.md and the CSV files and plots beside it")
+    print(f"wrote the tables (uct_*.md), CSV files and plots into {args.out}")
 
 
 def cmd_solve(args: argparse.Namespace) -> None:

@@ -363,9 +363,17 @@ def implanted_cases(depth: int) -> list[tuple[str, tuple[int, int]]]:
 
 
 def trap_cases(depth: int) -> list[tuple[str, str, tuple[int, int], tuple[int, int]]]:
-    """Table 2's grid: Max's second critical depth and Min's two, shallow / mid / deep."""
+    """Table 2's grid: Max's second critical depth and Min's two, shallow / mid / deep.
+
+    At depth 20, Max's x2 is 4, 8 or 12 and Min's (y1, y2) is (1, 3), (7, 9) or (15, 17): the
+    paper does not give its depths; these put UCT's times in the paper's range.
+    """
     third = depth // 3
-    maxes = {"shallow": 4, "mid-level": 2 * (third // 2) + 2, "deep": depth - 4}
+    maxes = {
+        "shallow": max(2, 2 * round(depth / 10)),
+        "mid-level": max(2, 2 * round(depth / 5)),
+        "deep": max(2, 2 * round(3 * depth / 10)),
+    }
     mins = {
         "shallow": (1, 3),
         "mid-level": (third | 1, (third | 1) + 2),
@@ -569,7 +577,8 @@ def trap_table(out: Path, study: dict[str, Any], scale: Scale) -> str:
 
 
 def run(scale: Scale, out: Path, studies: Sequence[str] = ("pgame", "implanted")) -> str:
-    """Runs the studies and writes their tables, CSVs and plots into `out`; returns Markdown."""
+    """Runs the studies and writes their tables (uct_pgame.md, uct_implanted.md), CSVs and plots
+    into `out`; returns the Markdown."""
     out.mkdir(parents=True, exist_ok=True)
 
     def progress(message: str) -> None:
@@ -578,13 +587,16 @@ def run(scale: Scale, out: Path, studies: Sequence[str] = ("pgame", "implanted")
     sections = []
     if "pgame" in studies:
         pgame = run_pgame_study(scale, progress)
-        sections.append("### P-games: failure rate\n\n" + write_pgame(out, pgame, scale))
+        text = "### P-games: failure rate\n\n" + write_pgame(out, pgame, scale) + "\n"
+        (out / "uct_pgame.md").write_text(text, encoding="utf-8")
+        sections.append(text)
     if "implanted" in studies:
         implanted = run_implanted_study(scale, progress)
-        sections.append(
+        text = (
             "### Implanted strategies: iterations to convergence\n\n"
             + write_implanted(out, implanted, scale)
+            + "\n"
         )
-    text = "\n\n".join(sections) + "\n"
-    (out / "uct_convergence.md").write_text(text, encoding="utf-8")
-    return text
+        (out / "uct_implanted.md").write_text(text, encoding="utf-8")
+        sections.append(text)
+    return "\n".join(sections)

@@ -147,6 +147,6 @@ def test_experiment_commands_write_their_files(tmp_path):
     assert status == 0
     for name in ("uct_pgame.png", "uct_implanted.png", "uct_pgame.csv", "uct_trap.csv"):
         assert (uct / name).stat().st_size > 100
-    text = (uct / "uct_convergence.md").read_text()
+    text = (uct / "uct_pgame.md").read_text() + (uct / "uct_implanted.md").read_text()
     assert "B=8 D=8" in text and "fixed d1 = 2" in text and "deep" in text
     assert cli.main(["experiment", "uct-convergence", "--studies", "nope"]) == 2
