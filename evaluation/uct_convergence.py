@@ -520,7 +520,8 @@ def write_implanted(out: Path, study: dict[str, Any], scale: Scale) -> str:
         ax.set_xlabel(f"depth of critical node {xlabel}")
         ax.set_ylabel("UCT iterations to tau-convergence (tau = 0.7)")
         ax.set_title(
-            f"Implanted 2-step strategy, binary tree depth {scale.implanted_depth}: {title}"
+            f"Implanted 2-step strategy, binary tree depth {scale.implanted_depth}, "
+            f"c = {scale.uct_c:.2f}:\n{title}, {scale.implanted_runs} trees per point"
         )
         ax.grid(alpha=0.3, which="both")
         ax.legend()
