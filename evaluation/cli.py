@@ -31,6 +31,7 @@ from chancespiel.evaluation.match import (
     DEFAULT_OVERRUN_MS,
     RecordFileError,
     read_records,
+    unique_records,
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
@@ -365,6 +366,13 @@ def _read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
+    records, repeats = unique_records(records)
+    if repeats:
+        warnings.warn(
+            f"{repeats} game(s) appear more than once (same game, agents, seed and match); "
+            "each is counted once",
+            stacklevel=2,
+        )
     return records
 
 
@@ -414,14 +422,18 @@ def cmd_tune(args: argparse.Namespace) -> None:
         f"seed {args.seed}"
     )
 
+    rounds = 0
+
     def play_round(pairs: list[tuple[str, str]]) -> list[dict]:
+        nonlocal rounds
+        rounds += 1
+        print(f"round {rounds}: {len(pairs)} pairing(s)", flush=True)
         config = dataclasses.replace(base, pairs=pairs, file_pairs=all_pairs)
-        result = _run(config)
+        result = _run(dataclasses.replace(config, label=f"round {rounds}"))
         print(_speed_line(result))
         return result.records
 
     def show_round(number: int, bouts: list[Bout], bye: str | None) -> None:
-        print(f"round {number}:")
         for bout in bouts:
             low, high = bout.summary.interval
             print(

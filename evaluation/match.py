@@ -241,6 +241,22 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     return records
 
 
+def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
+    """The records without repeats of a game (same game, specs, seed, match and game index),
+    and the number of repeats dropped: the same game read from two files counts once."""
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    repeats = 0
+    for record in records:
+        key = (record["game"], record["seed"], *record_key(record))
+        if key in seen:
+            repeats += 1
+        else:
+            seen.add(key)
+            unique.append(record)
+    return unique, repeats
+
+
 @dataclass(frozen=True)
 class RunIdentity:
     """What the records of one run's file share: the game string, the seed and the pairs."""

@@ -2,21 +2,27 @@
 
 Model: pentanomial. Our matches are pairs of seat-swapped games on the same dice, so the
 natural sample is the match, not the game: x = A's mean score over the match's two games, one
-of 0, 1/4, 1/2, 3/4, 1. Pairs are far less noisy than games (the shared dice cancel), which
-the pentanomial variance captures and a per-game (trinomial) model would miss.
+of 0, 1/4, 1/2, 3/4, 1, with unknown probabilities p_0..p_4. Pairs are far less noisy than
+games (the shared dice cancel), which the pentanomial model captures and a per-game
+(trinomial) model would miss.
 
 Hypotheses, in logistic Elo: H0: elo = elo0 against H1: elo = elo1, where a rating difference
-d means an expected score s(d) = 1 / (1 + 10^(-d/400)).
+d means an expected score s(d) = 1 / (1 + 10^(-d/400)) per game, i.e. E[x] = s(d).
 
-Statistic: the generalized (log-)likelihood ratio of a normal model of x with the variance
-estimated under each hypothesis (the GSPRT approximation used by Fishtest):
+Statistic: the generalized log-likelihood ratio (GSPRT, as Fishtest uses)
 
-    LLR = N/2 * ln(sum_k (x_k - s0)^2 / sum_k (x_k - s1)^2)
+    LLR = max {log L(p) : E_p[x] = s1} - max {log L(p) : E_p[x] = s0}
 
-over the N pairs so far. For large N it equals N (s1 - s0)(2 mean - s0 - s1) / (2 var), the
-other common form; unlike that form it stays small while only a few identical results are in
-(its variance never collapses to 0). Wald's bounds: stop and accept H1 when
-LLR >= ln((1 - beta) / alpha), accept H0 when LLR <= ln(beta / (1 - alpha)).
+over pentanomial distributions p, with L(p) = prod_k p_k^n_k for the counts n_k so far. Each
+maximum is the empirical likelihood of the mean: p_k = n_k / (N (1 + t (x_k - s))), where t
+maximizes sum_k n_k log(1 + t (x_k - s)) over the t that keep every probability of all five
+scores non-negative, a one-dimensional concave problem. Unobserved scores may get probability,
+so no regularization is needed: a single drawn match is weak evidence, not a certainty (the
+normal approximation N (s1 - s0)(2 mean - s0 - s1) / (2 var), which this approaches for large
+N, is undefined while all matches so far have the same result).
+
+Wald's bounds: accept H1 when LLR >= ln((1 - beta) / alpha), H0 when LLR <= ln(beta /
+(1 - alpha)).
 """
 
 from __future__ import annotations
@@ -72,29 +78,71 @@ class SprtParams:
         return math.log((1.0 - self.beta) / self.alpha)
 
 
+def _max_log_likelihood_ratio(counts: Sequence[float], s: float) -> float:
+    """max over pentanomial p with mean s of log L(p) - log L(empirical p); <= 0."""
+    if not 0.0 < s < 1.0:
+        raise ValueError(f"expected score must be in (0, 1), got {s}")
+    terms = [(c, x - s) for c, x in zip(counts, PAIR_SCORES, strict=True) if c > 0]
+    # 1 + t (x - s) >= 0 at the scores 0 and 1 bounds t; f(t) = sum c log(1 + t d) is concave
+
+    def value(t: float) -> float:
+        total = 0.0
+        for c, d in terms:
+            q = 1.0 + t * d
+            if q <= 0.0:
+                return -math.inf
+            total += c * math.log(q)
+        return total
+
+    def slope_and_curvature(t: float) -> tuple[float, float]:
+        first = second = 0.0
+        for c, d in terms:
+            r = d / (1.0 + t * d)
+            first += c * r
+            second -= c * r * r
+        return first, second
+
+    t_low, t_high = -1.0 / (1.0 - s), 1.0 / s
+    margin = 1e-12 * (t_high - t_low)
+    low, high = t_low + margin, t_high - margin
+    if slope_and_curvature(high)[0] >= 0.0:  # rising to the end: score 0 unobserved, mass there
+        return -max(value(t_high), value(high))
+    if slope_and_curvature(low)[0] <= 0.0:  # falling from the start: mass on score 1
+        return -max(value(t_low), value(low))
+    t = 0.0  # inside (low, high); Newton steps, bisecting when one leaves the bracket
+    for _ in range(200):
+        first, second = slope_and_curvature(t)
+        if first > 0.0:
+            low = t
+        else:
+            high = t
+        step = -first / second if second < 0.0 else math.inf
+        if not low < t + step < high:
+            step = (low + high) / 2.0 - t
+        t += step
+        if abs(step) <= 1e-15 * max(1.0, abs(t)) or high - low <= 1e-15:
+            break
+    return -value(t)
+
+
 def pentanomial_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
-    """The GSPRT log-likelihood ratio of H1 over H0 from pentanomial counts.
+    """The generalized log-likelihood ratio of H1 over H0 from pentanomial counts.
 
     Args:
-      counts: numbers of pairs in which A scored 0, 1/2, 1, 3/2, 2 points of 2.
+      counts: numbers of matches in which A scored 0, 1/2, 1, 3/2, 2 points of 2.
       elo0, elo1: the hypotheses in logistic Elo.
 
     Returns:
-      The LLR (0 for no pairs; +-inf if every pair scored exactly s1 or s0).
+      The LLR (0 for no matches).
     """
     if len(counts) != len(PAIR_SCORES):
         raise ValueError(f"expected 5 pentanomial counts, got {len(counts)}")
-    n = sum(counts)
-    if n == 0:
+    if any(c < 0 for c in counts):
+        raise ValueError(f"counts must be >= 0, got {list(counts)}")
+    if sum(counts) == 0:
         return 0.0
     s0, s1 = logistic_score(elo0), logistic_score(elo1)
-    r0 = sum(c * (x - s0) ** 2 for c, x in zip(counts, PAIR_SCORES, strict=True))
-    r1 = sum(c * (x - s1) ** 2 for c, x in zip(counts, PAIR_SCORES, strict=True))
-    if r1 == 0.0:
-        return math.inf
-    if r0 == 0.0:
-        return -math.inf
-    return 0.5 * n * math.log(r0 / r1)
+    return _max_log_likelihood_ratio(counts, s1) - _max_log_likelihood_ratio(counts, s0)
 
 
 def pair_index(points: float) -> int:
