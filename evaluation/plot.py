@@ -13,8 +13,18 @@ from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import PairSummary, pair_summaries
 
 
+def _wrap(text: str, width: int) -> str:
+    """`text` in lines of at most about `width` characters, broken after commas."""
+    lines = [""]
+    for piece in text.replace(",", ",\0").split("\0"):
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
+
+
 def _label(summary: PairSummary) -> str:
-    return f"{summary.a}\n-\n{summary.b}"
+    return f"{_wrap(summary.a, 18)}\n-\n{_wrap(summary.b, 18)}\n({summary.games} games)"
 
 
 def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: str = "") -> None:
@@ -35,8 +45,8 @@ def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: st
     if not games:
         raise ValueError("no scored games to plot")
     widths = [max(2.5, 1.3 * len(pairs) + 1.0) for pairs in games.values()]
-    longest = max(len(s) for pairs in games.values() for p in pairs for s in (p.a, p.b))
-    height = 4.2 + 0.06 * min(longest, 60)
+    label_lines = max(_label(p).count("\n") + 1 for pairs in games.values() for p in pairs)
+    height = 4.0 + 0.18 * label_lines
     fig, axes = plt.subplots(
         1,
         len(games),
@@ -45,7 +55,7 @@ def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: st
         sharey=True,
         squeeze=False,
     )
-    for ax, (game, pairs) in zip(axes[0], games.items(), strict=True):
+    for ax, width, (game, pairs) in zip(axes[0], widths, games.items(), strict=True):
         rates = [100 * p.rate for p in pairs]
         lows = [100 * (p.rate - p.interval[0]) for p in pairs]
         highs = [100 * (p.interval[1] - p.rate) for p in pairs]
@@ -54,13 +64,11 @@ def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: st
         ax.errorbar(
             positions, rates, yerr=[lows, highs], fmt="none", ecolor="black", capsize=5, lw=1.2
         )
-        for x, p in zip(positions, pairs, strict=True):
-            ax.text(x, 2, f"{p.games}\ngames", ha="center", va="bottom", fontsize=7, color="white")
         ax.axhline(50, color="#c44e52", linestyle="--", linewidth=1)
         ax.set_xticks(list(positions))
         ax.set_xticklabels([_label(p) for p in pairs], fontsize=8)
         ax.set_xlim(-0.6, len(pairs) - 0.4)
-        ax.set_title(game, fontsize=10)
+        ax.set_title(_wrap(game, int(9 * width)), fontsize=9)
         ax.set_ylim(0, 100)
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("score rate of the left agent (%), 95% Wilson interval")

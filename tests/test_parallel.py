@@ -1,0 +1,53 @@
+"""Executors: the local pool directly, and the Ray backend against the local one."""
+
+from __future__ import annotations
+
+import pytest
+
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.match import GameTask, play_task, read_records
+from chancespiel.evaluation.parallel import BackendError, LocalPool, make_executor
+
+GAME = "python_pig(winscore=20)"
+SEARCHER = "expectimax(max_depth=2)"
+SAME = ("a", "b", "match", "game_index", "seats", "returns", "history", "nodes", "error")
+
+
+def _comparable(records: list[dict]) -> list[dict]:
+    rows = [{k: r[k] for k in SAME} for r in records]
+    return sorted(rows, key=lambda r: (r["match"], r["game_index"]))
+
+
+def test_local_pool_returns_what_play_task_returns():
+    tasks = [GameTask(GAME, SEARCHER, "random", 9, m, g) for m in range(3) for g in (0, 1)]
+    with LocalPool(2) as pool:
+        assert pool.capacity == 2 and pool.in_flight == 0
+        records = []
+        pending = list(tasks)
+        while pending or pool.in_flight:
+            while pending and pool.in_flight < pool.capacity:
+                pool.submit(pending.pop())
+            records.append(pool.next_result())
+        with pytest.raises(RuntimeError, match="no game in flight"):
+            pool.next_result()
+    assert _comparable(records) == _comparable([play_task(t) for t in tasks])
+
+
+def test_unknown_backend_and_misplaced_address():
+    with pytest.raises(BackendError, match="unknown backend"):
+        make_executor("slurm", 1)
+    with pytest.raises(BackendError, match="--address is for the ray backend"):
+        make_executor("local", 1, "127.0.0.1:6379")
+
+
+def test_ray_backend_gives_the_local_results(tmp_path, capsys):
+    pytest.importorskip("ray")
+    files = {}
+    for backend in ("local", "ray"):
+        files[backend] = tmp_path / f"{backend}.jsonl"
+        args = ["match", GAME, SEARCHER, "hold(n=20)", "--matches", "6", "--workers", "2"]
+        args += ["--backend", backend, "--out", str(files[backend]), "--no-progress"]
+        assert cli.main(args) == 0, capsys.readouterr().err
+        assert "played 12 games" in capsys.readouterr().out
+    local, ray = (_comparable(read_records(files[b])) for b in ("local", "ray"))
+    assert len(ray) == 12 and ray == local
