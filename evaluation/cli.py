@@ -22,6 +22,7 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import pyspiel
 
@@ -35,12 +36,21 @@ from chancespiel.evaluation.match import (
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.runner import RunConfig, RunResult, run
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
 
 
 class UsageError(Exception):
     """A bad command line: printed without a traceback, exit status 2."""
+
+    status = 2
+
+
+class RunInterruptedError(UsageError):
+    """Ctrl-C during a run: exit status 130, as a shell reports SIGINT."""
+
+    status = 130
 
 
 def load_game(game_string: str) -> pyspiel.Game:
@@ -223,10 +233,10 @@ def _positive(value: str) -> int:
     return number
 
 
-def _run_config(args: argparse.Namespace, game: str, pairs: list[tuple[str, str]], **extra):
+def _run_config(
+    args: argparse.Namespace, game: str, pairs: list[tuple[str, str]], **extra: Any
+) -> RunConfig:
     """A RunConfig from the options every playing command shares, checked before any game."""
-    from chancespiel.evaluation.runner import RunConfig
-
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
         raise UsageError("the ray backend needs ray: pip install 'chancespiel[ray]'")
     if args.address is not None and args.backend != "ray":
@@ -258,10 +268,8 @@ def _two_player_game(game_string: str) -> pyspiel.Game:
     return game
 
 
-def _run(config):
+def _run(config: RunConfig) -> RunResult:
     """runner.run with its errors as UsageError; Ctrl-C leaves a resumable file."""
-    from chancespiel.evaluation.runner import run
-
     try:
         return run(config)
     except (RecordFileError, BackendError) as e:
@@ -272,10 +280,10 @@ def _run(config):
             if config.out
             else ""
         )
-        raise UsageError(f"interrupted.{where}") from None
+        raise RunInterruptedError(f"interrupted.{where}") from None
 
 
-def _speed_line(result) -> str:
+def _speed_line(result: RunResult) -> str:
     if not result.played:
         return f"  nothing to play: all {result.resumed} games were in the file"
     found = f"; {result.resumed} games were already in the file" if result.resumed else ""
@@ -648,7 +656,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.func(args)
         except UsageError as e:
             print(f"chancespiel: error: {e}", file=sys.stderr)
-            return 2
+            return e.status
     return 0
 
 

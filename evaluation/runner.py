@@ -177,6 +177,7 @@ def _play(
     with tqdm.tqdm(
         total=len(queue), unit="game", file=sys.stderr, disable=disable, desc=config.label
     ) as bar:
+        points, scored = 0.0, 0
         while True:
             while queue and executor.in_flight < executor.capacity:
                 task = queue.popleft()
@@ -188,6 +189,11 @@ def _play(
             if writer is not None:
                 writer.write(record)
             records.append(record)
+            score = a_score(record)
+            if score is not None and len(config.pairs) == 1:
+                points += score
+                scored += 1
+                bar.set_postfix_str(f"A scores {points / scored:.1%}", refresh=False)
             bar.update(1)
             if tracker is not None:
                 decided = tracker.test.decision

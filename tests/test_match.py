@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -381,3 +382,32 @@ def test_our_bots_play_in_openspiel_evaluate_bots(game_string):
         bots = [make_bot(spec, game, 0, seed=i), make_bot(other, game, 1, seed=i + 1)]
         returns = evaluate_bots(game.new_initial_state(), bots, rng)
         assert sorted(returns) == [-1.0, 1.0]
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
+    out = tmp_path / "interrupted.jsonl"
+    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, SEARCHER]
+    command += ["hold(n=20)", "--matches", "150", "--out", str(out), "--workers", "2"]
+    # a terminal sends SIGINT to the whole foreground process group
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_bytes().count(b"\n") >= 10:
+            break
+        time.sleep(0.005)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "run the same command to resume" in err
+    assert out.read_bytes().endswith(b"\n")
+    first = len(_games(out))
+    assert 10 <= first < 300
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    assert len(_games(out)) == 300
