@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from chancespiel.evaluation.match import (
     a_score,
     plan_tasks,
     record_key,
+    unique_records,
 )
 from chancespiel.evaluation.parallel import Executor, make_executor
 from chancespiel.evaluation.sprt import Sprt, SprtParams, SprtResult
@@ -110,6 +112,12 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
     try:
         existing = writer.records if writer is not None else []
         identity.check(existing, config.out or "")
+        existing, repeats = unique_records(existing)
+        if repeats:
+            warnings.warn(
+                f"{config.out}: {repeats} game(s) appear more than once; each is counted once",
+                stacklevel=2,
+            )
         pairs = set(config.pairs)
         existing = [r for r in existing if (r["a"], r["b"]) in pairs]
         ours = [r for r in existing if r["match"] < config.matches]

@@ -411,3 +411,15 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     assert 10 <= first < 300
     assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
     assert len(_games(out)) == 300
+
+
+def test_a_game_written_twice_is_counted_once(tmp_path, capsys):
+    out = tmp_path / "twice.jsonl"
+    assert _match(out, 3) == 0
+    with out.open("ab") as f:
+        f.write(out.read_bytes().splitlines(keepends=True)[2])
+    capsys.readouterr()
+    assert _match(out, 3) == 0
+    captured = capsys.readouterr()
+    assert "1 game(s) appear more than once" in captured.err
+    assert "nothing to play" in captured.out and "of 6 games" in captured.out
