@@ -7,7 +7,8 @@ seats A as player 1. A game is therefore a pure function of (game, A, B, seed, m
 index) whenever the agents' budgets are deterministic (max_depth, max_nodes; not time_ms), and
 results do not depend on the worker count, the backend or the order games finish in.
 
-Record files are JSON Lines, one game per line, appended in completion order as games finish:
+Record files are JSON Lines, one game per line (compact; spaced here), appended in completion
+order as games finish:
 
     {"v": 1, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=20)",
      "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=20)", "pig_optimal"],
@@ -18,16 +19,21 @@ Record files are JSON Lines, one game per line, appended in completion order as 
 `move_ms` and `nodes` hold one list per seat (nodes null when the agent reports none),
 `limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
 of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
-"message"} when a bot raised or exceeded the hard move limit: the game is then a forfeit, with
-returns -1 for the failing seat and +1 for the other; "seat" is null and returns null when the
-worker process died (such games are counted but not scored).
+"message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
+even be built) or exceeded the hard move limit ('MoveTimeoutError'): the game is then a
+forfeit, with returns -1 for the failing seat and +1 for the other. When the worker process
+died ('Crash'), "seat" and returns are null: the game is counted but not scored. `seconds` is
+the game's wall time.
 
-Resume: the unit is the game. A run reads the file, checks that every record belongs to it
-(same game string and seed, one of its pairs), and plays exactly the (pair, match, game index)
-triples that are missing, so a match whose first game was written before a kill gets only its
-second game replayed. Each record is written with one `write` of the whole line and fsynced at
-least once a second; a line torn by a kill (the file does not end with a newline) is dropped
-with a warning and its game replayed, while an unreadable complete line is an error naming it.
+Resume: the unit is the game, not the match (the two games of a match depend only on the match
+seed, so either can be replayed alone, and games are also the unit of parallel work). A run
+reads the file, checks that every record belongs to it (same game string and seed, one of its
+pairs), and plays exactly the (pair, match, game index) triples that are missing, so a match
+whose first game was written before a kill gets only its second game replayed. Each record
+is written with one `write` of the whole line and fsynced at least once a second; a line torn
+by a kill (the file does not end with a newline) is dropped with a warning and its game
+replayed, while an unreadable complete line is an error naming it. Only the parent process
+writes, under an exclusive lock, so two runs cannot append to one file at once.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from chancespiel.evaluation.match import (
     record_key,
     unique_records,
 )
-from chancespiel.evaluation.parallel import Executor, make_executor
+from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
 from chancespiel.evaluation.sprt import Sprt, SprtParams, SprtResult
 
 tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
@@ -144,7 +144,10 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         start = time.perf_counter()
         description = "nothing to play"
         if queue:
-            executor = executor_factory(config.backend, config.workers, config.address)
+            workers = config.workers
+            if config.backend == "local":  # no idle processes for a short resume
+                workers = min(workers or default_workers(), len(queue))
+            executor = executor_factory(config.backend, workers, config.address)
             description = executor.description
             try:
                 _play(queue, executor, writer, records, tracker, started, config)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from chancespiel.evaluation import cli
 from chancespiel.evaluation.match import GameTask, play_task, read_records
 from chancespiel.evaluation.parallel import BackendError, LocalPool, make_executor
 
@@ -40,14 +42,19 @@ def test_unknown_backend_and_misplaced_address():
         make_executor("local", 1, "127.0.0.1:6379")
 
 
-def test_ray_backend_gives_the_local_results(tmp_path, capsys):
+def test_ray_backend_gives_the_local_results(tmp_path):
     pytest.importorskip("ray")
     files = {}
     for backend in ("local", "ray"):
         files[backend] = tmp_path / f"{backend}.jsonl"
         args = ["match", GAME, SEARCHER, "hold(n=20)", "--matches", "6", "--workers", "2"]
         args += ["--backend", backend, "--out", str(files[backend]), "--no-progress"]
-        assert cli.main(args) == 0, capsys.readouterr().err
-        assert "played 12 games" in capsys.readouterr().out
+        # a subprocess: Ray's threads must not stay in the test process, which forks workers
+        command = [sys.executable, "-m", "chancespiel.evaluation.cli", *args]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert "played 12 games" in result.stdout
+        if backend == "ray":
+            assert "on Ray (" in result.stdout
     local, ray = (_comparable(read_records(files[b])) for b in ("local", "ray"))
     assert len(ray) == 12 and ray == local
