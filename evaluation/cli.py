@@ -34,7 +34,7 @@ from chancespiel.evaluation.match import (
     read_records,
     unique_records,
 )
-from chancespiel.evaluation.parallel import BACKENDS, BackendError
+from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.runner import RunConfig, RunResult, run
 from chancespiel.evaluation.stats import wilson_interval
@@ -241,6 +241,11 @@ def _run_config(
         raise UsageError("the ray backend needs ray: pip install 'chancespiel[ray]'")
     if args.address is not None and args.backend != "ray":
         raise UsageError("--address is for --backend ray")
+    if args.address is not None:
+        try:
+            check_reachable(args.address)
+        except BackendError as e:
+            raise UsageError(str(e)) from None
     if args.overrun_ms < 0:
         raise UsageError(f"--overrun-ms must be >= 0, got {args.overrun_ms:g}")
     if args.move_timeout_s < 0:

@@ -18,6 +18,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import socket
 import traceback
 from abc import ABC, abstractmethod
 from multiprocessing.connection import Connection, wait
@@ -189,6 +190,21 @@ class LocalPool(Executor):
         self.workers = []
 
 
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Raises BackendError unless a TCP connection to a 'host:port' Ray address opens.
+
+    Ray itself retries an unreachable address for minutes; this fails at once instead.
+    Addresses without a port ('auto', 'local') are left to Ray.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise BackendError(f"cannot reach a Ray cluster at {address!r}: {e}") from None
+
+
 class RayPool(Executor):
     """Games as Ray tasks on the cluster at `address`, or on a local Ray started for the run."""
 
@@ -209,6 +225,8 @@ class RayPool(Executor):
             }
             if address is None and workers:
                 options["num_cpus"] = workers
+            if address is not None:
+                check_reachable(address)
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
 import pytest
 
 from chancespiel.evaluation.match import GameTask, play_task, read_records
-from chancespiel.evaluation.parallel import BackendError, LocalPool, make_executor
+from chancespiel.evaluation.parallel import (
+    BackendError,
+    LocalPool,
+    check_reachable,
+    make_executor,
+)
 
 GAME = "python_pig(winscore=20)"
 SEARCHER = "expectimax(max_depth=2)"
@@ -40,6 +46,15 @@ def test_unknown_backend_and_misplaced_address():
         make_executor("slurm", 1)
     with pytest.raises(BackendError, match="--address is for the ray backend"):
         make_executor("local", 1, "127.0.0.1:6379")
+
+
+def test_an_unreachable_ray_address_fails_at_once():
+    with socket.socket() as probe:  # a free loopback port, closed again: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(BackendError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:"):
+        check_reachable(f"127.0.0.1:{port}")
+    check_reachable("auto")  # no port: left to Ray
 
 
 def test_ray_backend_gives_the_local_results(tmp_path):
