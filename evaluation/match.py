@@ -317,7 +317,10 @@ class RecordWriter:
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = str(path)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as e:
+            raise RecordFileError(f"cannot open {self.path}: {e.strerror}") from None
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

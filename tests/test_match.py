@@ -244,6 +244,11 @@ def test_swapped_or_other_specs_are_refused(tmp_path, capsys):
     assert "game 'python_pig(winscore=20)'" in capsys.readouterr().err
 
 
+def test_an_unwritable_output_is_a_clear_error(tmp_path, capsys):
+    assert _match(tmp_path / "no" / "such" / "dir.jsonl", 1) == 2
+    assert "cannot open" in capsys.readouterr().err
+
+
 def test_a_file_is_locked_while_a_run_writes_it(tmp_path):
     out = tmp_path / "locked.jsonl"
     with RecordWriter(out), pytest.raises(RecordFileError, match="another running command"):
