@@ -50,6 +50,10 @@ class MoveTimeoutError(Exception):
     """A bot's move took longer than the hard limit of `play_game(move_timeout_s=...)`."""
 
 
+class IllegalActionError(Exception):
+    """A bot chose an action that is not legal (checked when `play_game(catch_errors=True)`)."""
+
+
 @dataclass
 class BotFailure:
     """Why a game stopped early: the bot of `player` raised or ran out of its hard limit."""
@@ -114,8 +118,8 @@ def play_game(
       bots: one bot per player, in seat order.
       seed: seed of the chance outcomes.
       observer: called before every move.
-      catch_errors: if True, an exception raised by a bot ends the game as a forfeit of that
-        bot's player (see GameRecord.failure) instead of propagating.
+      catch_errors: if True, an exception raised by a bot, or an illegal action, ends the game
+        as a forfeit of that bot's player (see GameRecord.failure) instead of propagating.
       move_timeout_s: hard limit on one move; a bot that exceeds it raises MoveTimeoutError
         (enforced with SIGALRM in the main thread of a POSIX process, ignored elsewhere).
     """
@@ -142,6 +146,8 @@ def play_game(
                 record.move_nodes.append(
                     getattr(after, "nodes", None) if after is not before else None
                 )
+                if catch_errors and action not in state.legal_actions():
+                    raise IllegalActionError(f"illegal action {action} in state {state}")
             for other, bot in enumerate(bots):
                 if other != player:
                     culprit = other

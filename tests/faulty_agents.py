@@ -1,4 +1,4 @@
-"""Test-only agents that fail on purpose: raise, crash their process, hang, or run late.
+"""Test-only agents that fail on purpose: raise, crash, hang, run late, or play illegally.
 
 Importing this module registers them (once per process). Local workers are forked from the
 test process, so they know these agents too; a `chancespiel` subprocess does not.
@@ -34,6 +34,8 @@ class FaultyBot(RandomBot):
                 os._exit(3)
             if self.fault in ("hang", "slow"):
                 time.sleep(self.ms / 1000.0)
+            if self.fault == "illegal":
+                return 99
         return super().choose(state)
 
 
@@ -50,9 +52,9 @@ _PARAMS = {
     "time_ms": Param(None, "the per-move budget this agent claims", float),
 }
 
-FAULTY_AGENTS = ("test_raise", "test_exit", "test_hang", "test_slow")
+FAULTY_AGENTS = ("test_raise", "test_exit", "test_hang", "test_slow", "test_illegal")
 
-for _fault in ("raise", "exit", "hang", "slow"):
+for _fault in ("raise", "exit", "hang", "slow", "illegal"):
     if f"test_{_fault}" not in AGENTS:
         register_agent(f"test_{_fault}", f"test only: random play that does {_fault}", _PARAMS)(
             _factory(_fault)

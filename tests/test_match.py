@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-import faulty_agents  # noqa: F401  (registers test_raise, test_exit, test_hang, test_slow)
+import faulty_agents  # noqa: F401  (registers the test_* agents that fail on purpose)
 import numpy as np
 import pyspiel
 import pytest
@@ -362,6 +362,13 @@ def test_star_bots_report_their_default_budget():
     assert record["limit_ms"] == [40.0, None]
     default = play_task(GameTask(GAME, "star2", "hold", 0, 0, 0, move_timeout_s=None))
     assert default["limit_ms"] == [200.0, None]
+
+
+def test_an_illegal_action_forfeits():
+    record = play_task(GameTask(GAME, "test_illegal(on_move=1)", "hold", 0, 0, 0))
+    assert record["error"]["kind"] == "IllegalActionError" and record["error"]["seat"] == 0
+    assert "illegal action 99" in record["error"]["message"]
+    assert record["returns"] == [-1.0, 1.0]
 
 
 def test_play_game_raises_bot_errors_unless_asked():
