@@ -1,8 +1,13 @@
-"""The `chancespiel` command: games, agents, play, solve, demo.
+"""The `chancespiel` command: games, agents, play, match, tournament, report, plot, tune, solve.
 
 chancespiel games
 chancespiel agents
 chancespiel play python_pig pig_optimal "hold(n=20)" --seed 3
+chancespiel match python_pig pig_optimal "hold(n=20)" --matches 500 --out pig.jsonl
+chancespiel tournament python_pig pig_optimal "hold(n=20)" "hold(n=25)" --matches 200
+chancespiel report pig.jsonl
+chancespiel plot pig.jsonl --out pig.png
+chancespiel tune python_pig "expss(max_depth=2)" --param samples=5,10,20 --matches 50
 chancespiel solve pig --dice 2 --winscore 100 --json
 chancespiel experiment bab-nodes --trees 40 --out docs/bab
 chancespiel experiment uct-convergence --out docs/uct
@@ -12,21 +17,42 @@ chancespiel demo
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib.util
 import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import pyspiel
 
-from chancespiel.agents import AGENTS, check_spec, make_bot
+from chancespiel.agents import AGENTS, check_spec, make_bot, parse_spec
+from chancespiel.evaluation.match import (
+    DEFAULT_MOVE_TIMEOUT_S,
+    DEFAULT_OVERRUN_MS,
+    RecordFileError,
+    read_records,
+    unique_records,
+)
+from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.runner import RunConfig, RunResult, run
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
 
 
 class UsageError(Exception):
     """A bad command line: printed without a traceback, exit status 2."""
+
+    status = 2
+
+
+class RunInterruptedError(UsageError):
+    """Ctrl-C during a run: exit status 130, as a shell reports SIGINT."""
+
+    status = 130
 
 
 def load_game(game_string: str) -> pyspiel.Game:
@@ -266,6 +292,243 @@ def cmd_uct_convergence(args: argparse.Namespace) -> None:
     print(f"wrote the tables (uct_*.md), CSV files and plots into {args.out}")
 
 
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {number}")
+    return number
+
+
+def _run_config(
+    args: argparse.Namespace, game: str, pairs: list[tuple[str, str]], **extra: Any
+) -> RunConfig:
+    """A RunConfig from the options every playing command shares, checked before any game."""
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise UsageError("the ray backend needs ray: pip install 'chancespiel[ray]'")
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address is for --backend ray")
+    if args.address is not None:
+        try:
+            check_reachable(args.address)
+        except BackendError as e:
+            raise UsageError(str(e)) from None
+    if args.overrun_ms < 0:
+        raise UsageError(f"--overrun-ms must be >= 0, got {args.overrun_ms:g}")
+    if args.move_timeout_s < 0:
+        raise UsageError(f"--move-timeout-s must be >= 0, got {args.move_timeout_s:g}")
+    return RunConfig(
+        game=game,
+        pairs=pairs,
+        matches=args.matches,
+        seed=args.seed,
+        workers=args.workers,
+        backend=args.backend,
+        address=args.address,
+        out=getattr(args, "out", None),
+        overrun_ms=args.overrun_ms,
+        move_timeout_s=args.move_timeout_s or None,
+        progress=False if args.no_progress else None,
+        **extra,
+    )
+
+
+def _two_player_game(game_string: str) -> pyspiel.Game:
+    game = load_game(game_string)
+    if game.num_players() != 2:
+        raise UsageError(f"{game_string}: matches need a two-player game")
+    return game
+
+
+def _run(config: RunConfig) -> RunResult:
+    """runner.run with its errors as UsageError; Ctrl-C leaves a resumable file."""
+    try:
+        return run(config)
+    except (RecordFileError, BackendError) as e:
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        where = (
+            f" {config.out} keeps every finished game; run the same command to resume."
+            if config.out
+            else ""
+        )
+        raise RunInterruptedError(f"interrupted.{where}") from None
+
+
+def _speed_line(result: RunResult) -> str:
+    if not result.played:
+        return f"  nothing to play: all {result.resumed} games were in the file"
+    found = f"; {result.resumed} games were already in the file" if result.resumed else ""
+    return (
+        f"  played {result.played} games in {result.seconds:.1f} s on {result.executor} "
+        f"({result.matches_per_second:.2f} matches/s){found}"
+    )
+
+
+def cmd_match(args: argparse.Namespace) -> None:
+    """Plays N seat-swapped matches of A against B, appending one JSON line per game."""
+    from chancespiel.evaluation.report import (
+        agent_stats,
+        format_agent_stats,
+        format_pair,
+        pair_summaries,
+    )
+    from chancespiel.evaluation.sprt import SprtParams
+
+    game = _two_player_game(args.game)
+    _checked_specs(game, [args.spec_a, args.spec_b])
+    sprt = None
+    if args.sprt is not None:
+        try:
+            sprt = SprtParams.parse(args.sprt)
+        except ValueError as e:
+            raise UsageError(f"--sprt: {e}") from None
+    config = _run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
+    result = _run(config)
+    print(
+        f"{args.game}: {args.spec_a} (A) vs {args.spec_b} (B), seed {args.seed}, "
+        f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}"
+    )
+    print(_speed_line(result))
+    (summary,) = pair_summaries(result.records) or [None]
+    if summary is not None:
+        print("  " + format_pair(summary))
+    if result.sprt is not None:
+        print("  " + result.sprt.describe())
+    print("  per-move time and nodes:")
+    print(format_agent_stats(agent_stats(result.records)))
+    if result.extra:
+        print(
+            f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
+            "are not counted)"
+        )
+
+
+def cmd_tournament(args: argparse.Namespace) -> None:
+    """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
+    from chancespiel.evaluation.report import (
+        agent_stats,
+        fit_ratings,
+        format_agent_stats,
+        format_ratings,
+        format_table,
+        pair_summaries,
+    )
+
+    game = _two_player_game(args.game)
+    if len(args.specs) < 2 or len(set(args.specs)) != len(args.specs):
+        raise UsageError("a tournament needs at least two distinct agent specs")
+    _checked_specs(game, args.specs)
+    pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
+    result = _run(_run_config(args, args.game, pairs, label="tournament"))
+    print(
+        f"{args.game}: round robin of {len(args.specs)} agents, {args.matches} matches "
+        f"(two games, seats swapped, same dice) per pair, seed {args.seed}"
+    )
+    print(_speed_line(result))
+    summaries = pair_summaries(result.records)
+    print(format_table(summaries, args.specs))
+    ratings = fit_ratings(summaries, args.specs)
+    if ratings is not None:
+        print(format_ratings(ratings))
+    print("  per-move time and nodes:")
+    print(format_agent_stats(agent_stats(result.records)))
+
+
+def _read_all(paths: Sequence[str]) -> list[dict]:
+    records: list[dict] = []
+    for path in paths:
+        try:
+            records.extend(read_records(path))
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror}") from None
+        except RecordFileError as e:
+            raise UsageError(str(e)) from None
+    if not records:
+        raise UsageError(f"no game records in {', '.join(paths)}")
+    records, repeats = unique_records(records)
+    if repeats:
+        warnings.warn(
+            f"{repeats} game(s) appear more than once (same game, agents, seed and match); "
+            "each is counted once",
+            stacklevel=2,
+        )
+    return records
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    """Summarizes record files: score rates, tables, ratings, times, failures."""
+    from chancespiel.evaluation.report import format_report, summarize
+
+    records = _read_all(args.files)
+    if args.json:
+        print(json.dumps(summarize(records)))
+    else:
+        print(format_report(records))
+
+
+def cmd_plot(args: argparse.Namespace) -> None:
+    """Bar chart of pairwise score rates with 95% intervals (MCMS paper, Figure 2)."""
+    from chancespiel.evaluation.plot import plot_pairs
+
+    records = _read_all(args.files)
+    try:
+        plot_pairs(records, args.out, title=args.title)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"cannot write {args.out}: {e.strerror}") from None
+    print(f"wrote {args.out}")
+
+
+def cmd_tune(args: argparse.Namespace) -> None:
+    """Elimination tournament over parameter values (MCMS paper, section 4.2)."""
+    from chancespiel.evaluation.tune import Bout, candidate_specs, eliminate, parse_param
+
+    game = _two_player_game(args.game)
+    try:
+        params = [parse_param(p) for p in args.param]
+        candidates = candidate_specs(args.agent, params)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if len(candidates) < 2:
+        raise UsageError("tuning needs at least two candidates: give --param name=v1,v2,...")
+    _checked_specs(game, candidates)
+    all_pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
+    base = _run_config(args, args.game, all_pairs, label="tune")
+    print(
+        f"{args.game}: elimination tournament of {len(candidates)} candidates of {args.agent}, "
+        f"{args.matches} matches (two games, seats swapped, same dice) per pairing, "
+        f"seed {args.seed}"
+    )
+
+    rounds = 0
+
+    def play_round(pairs: list[tuple[str, str]]) -> list[dict]:
+        nonlocal rounds
+        rounds += 1
+        print(f"round {rounds}: {len(pairs)} pairing(s)", flush=True)
+        config = dataclasses.replace(base, pairs=pairs, file_pairs=all_pairs)
+        result = _run(dataclasses.replace(config, label=f"round {rounds}"))
+        print(_speed_line(result))
+        return result.records
+
+    def show_round(number: int, bouts: list[Bout], bye: str | None) -> None:
+        for bout in bouts:
+            low, high = bout.summary.interval
+            print(
+                f"  {bout.a} vs {bout.b}: {100 * bout.summary.rate:.1f}% "
+                f"[{100 * low:.1f}%, {100 * high:.1f}%] of {bout.summary.games} games "
+                f"-> {bout.winner}"
+            )
+        if bye is not None:
+            print(f"  {bye}: bye")
+
+    outcome = eliminate(candidates, play_round, show_round)
+    _, champion_params = parse_spec(outcome.champion)
+    tuned = ", ".join(f"{name}={champion_params[name]}" for name, _ in params)
+    print(f"champion: {tuned}  ({outcome.champion})")
+
+
 def cmd_solve(args: argparse.Namespace) -> None:
     """Solves Pig exactly and prints the first player's optimal win probability."""
     from chancespiel.games.pig_solver import solve_pig
@@ -337,6 +600,82 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--seed", type=int, default=0, help="seed of the agent")
     analyse.add_argument("--json", action="store_true", help="print one JSON object")
     analyse.set_defaults(func=cmd_analyse)
+
+    running = argparse.ArgumentParser(add_help=False)
+    running.add_argument(
+        "--matches", type=_positive, required=True, help="matches (seat-swapped pairs of games)"
+    )
+    running.add_argument(
+        "--seed", type=int, default=0, help="match i uses the dice and bot seeds of seed + i"
+    )
+    running.add_argument(
+        "--workers", type=_positive, help="games at once (default: one per core / Ray CPU)"
+    )
+    running.add_argument("--backend", choices=BACKENDS, default="local", help="where games run")
+    running.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
+    running.add_argument(
+        "--overrun-ms",
+        type=float,
+        default=DEFAULT_OVERRUN_MS,
+        help="a move longer than the agent's time_ms plus this is counted as an overrun "
+        f"(default {DEFAULT_OVERRUN_MS:g})",
+    )
+    running.add_argument(
+        "--move-timeout-s",
+        type=float,
+        default=DEFAULT_MOVE_TIMEOUT_S,
+        help="a move longer than this is stopped and the game forfeited "
+        f"(default {DEFAULT_MOVE_TIMEOUT_S:g}; 0: no limit)",
+    )
+    running.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    match = sub.add_parser("match", parents=[running], help="N seat-swapped matches of A against B")
+    match.add_argument("game", help="game string")
+    match.add_argument("spec_a", help="agent A")
+    match.add_argument("spec_b", help="agent B")
+    match.add_argument(
+        "--out", required=True, help="JSON Lines file of the games (appended; resumes)"
+    )
+    match.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1,ALPHA,BETA",
+        help="stop when a pentanomial SPRT of H0: elo=ELO0 vs H1: elo=ELO1 decides",
+    )
+    match.set_defaults(func=cmd_match)
+
+    tournament = sub.add_parser(
+        "tournament", parents=[running], help="round robin: every pair of agents, Elo ratings"
+    )
+    tournament.add_argument("game", help="game string")
+    tournament.add_argument("specs", nargs="+", help="agent specs (the first is the Elo anchor)")
+    tournament.add_argument("--out", help="JSON Lines file of the games (appended; resumes)")
+    tournament.set_defaults(func=cmd_tournament)
+
+    report = sub.add_parser("report", help="summarize game record files")
+    report.add_argument("files", nargs="+", help="JSON Lines files of games")
+    report.add_argument("--json", action="store_true", help="print one JSON object")
+    report.set_defaults(func=cmd_report)
+
+    plot = sub.add_parser("plot", help="bar chart of pairwise score rates (PNG)")
+    plot.add_argument("files", nargs="+", help="JSON Lines files of games")
+    plot.add_argument("--out", required=True, help="PNG file to write")
+    plot.add_argument("--title", default="", help="title of the figure")
+    plot.set_defaults(func=cmd_plot)
+
+    tune = sub.add_parser(
+        "tune", parents=[running], help="elimination tournament over parameter values"
+    )
+    tune.add_argument("game", help="game string")
+    tune.add_argument("agent", help="agent name, optionally with fixed parameters")
+    tune.add_argument(
+        "--param",
+        action="append",
+        required=True,
+        metavar="NAME=V1,V2,...",
+        help="values of one parameter (repeatable: every combination is a candidate)",
+    )
+    tune.add_argument("--out", help="JSON Lines file of the games (appended; resumes)")
+    tune.set_defaults(func=cmd_tune)
 
     experiment = sub.add_parser("experiment", help="run an experiment")
     experiments = experiment.add_subparsers(dest="experiment", required=True)
@@ -418,12 +757,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `chancespiel` console script."""
     args = build_parser().parse_args(argv)
-    try:
-        args.func(args)
-    except UsageError as e:
-        print(f"chancespiel: error: {e}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args.func(args)
+        except UsageError as e:
+            print(f"chancespiel: error: {e}", file=sys.stderr)
+            return e.status
     return 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"chancespiel: warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,16 @@
 
 The i-th chance node of a game uses the i-th uniform number of `random.Random(seed)`, so the
 two games of a seat-swapped match with one seed share their dice as far as they go alike
-(common random numbers, DESIGN.md).
+(common random numbers, DESIGN.md). Bots get their own seeds, derived from the match seed by
+`bot_seed`, so that no bot's random choices are correlated with the dice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,14 +36,70 @@ def sample_outcome(outcomes: Sequence[tuple[int, float]], u: float) -> int:
     return outcomes[-1][0]  # u within rounding error of 1
 
 
+def bot_seed(match_seed: int, side: str) -> int:
+    """The seed of side 'a' or 'b' of the match with `match_seed` (63 bits, any process).
+
+    A hash, not `match_seed + 1`: the dice use `random.Random(match_seed)`, and a bot seeded
+    with the same number would draw from the very same stream as the dice.
+    """
+    digest = hashlib.sha256(f"chancespiel-bot:{match_seed}:{side}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+class MoveTimeoutError(Exception):
+    """A bot's move took longer than the hard limit of `play_game(move_timeout_s=...)`."""
+
+
+class IllegalActionError(Exception):
+    """A bot chose an action that is not legal (checked when `play_game(catch_errors=True)`)."""
+
+
+@dataclass
+class BotFailure:
+    """Why a game stopped early: the bot of `player` raised or ran out of its hard limit."""
+
+    player: int
+    kind: str  # the exception's class name, e.g. 'ValueError' or 'MoveTimeoutError'
+    message: str
+
+
 @dataclass
 class GameRecord:
-    """The result of one game."""
+    """The result of one game.
+
+    `move_seconds`, `move_players` and `move_nodes` have one entry per decision move; nodes are
+    None for a move whose bot does not report them (`bot.last_result.nodes`). After a
+    `failure` the game is a forfeit: `returns` are -1 for the failing player, +1 for the other.
+    """
 
     returns: list[float]
     moves: int  # decision moves
     history: list[int]
     move_seconds: list[float] = field(default_factory=list)
+    move_players: list[int] = field(default_factory=list)
+    move_nodes: list[int | None] = field(default_factory=list)
+    failure: BotFailure | None = None
+
+
+def _timed_step(bot: pyspiel.Bot, state: pyspiel.State, timeout_s: float | None) -> int:
+    """bot.step(state), interrupted by MoveTimeoutError after `timeout_s` (SIGALRM, main thread)."""
+    if (
+        timeout_s is None
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        return bot.step(state)
+
+    def expire(signum: int, frame: object) -> None:
+        raise MoveTimeoutError(f"the move took longer than the hard limit of {timeout_s:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        return bot.step(state)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def play_game(
@@ -47,28 +107,66 @@ def play_game(
     bots: Sequence[pyspiel.Bot],
     seed: int,
     observer: MoveObserver | None = None,
+    *,
+    catch_errors: bool = False,
+    move_timeout_s: float | None = None,
 ) -> GameRecord:
-    """Plays one game; chance outcomes come from `random.Random(seed)`."""
+    """Plays one game; chance outcomes come from `random.Random(seed)`.
+
+    Args:
+      game: the game.
+      bots: one bot per player, in seat order.
+      seed: seed of the chance outcomes.
+      observer: called before every move.
+      catch_errors: if True, an exception raised by a bot, or an illegal action, ends the game
+        as a forfeit of that bot's player (see GameRecord.failure) instead of propagating.
+      move_timeout_s: hard limit on one move; a bot that exceeds it raises MoveTimeoutError
+        (enforced with SIGALRM in the main thread of a POSIX process, ignored elsewhere).
+    """
     rng = random.Random(seed)
     state = game.new_initial_state()
-    for bot in bots:
-        bot.restart_at(state)
-    move_seconds: list[float] = []
-    while not state.is_terminal():
-        player = state.current_player()
-        if player == CHANCE:
-            action = sample_outcome(state.chance_outcomes(), rng.random())
-        else:
-            start = time.perf_counter()
-            action = bots[player].step(state)
-            move_seconds.append(time.perf_counter() - start)
-        if observer is not None:
-            observer(state, player, action)
-        for other, bot in enumerate(bots):
-            if other != player:
-                bot.inform_action(state, player, action)
-        state.apply_action(action)
-    return GameRecord(state.returns(), len(move_seconds), state.history(), move_seconds)
+    record = GameRecord([], 0, [])
+    culprit = -1  # the player whose bot is running; -1 while no bot is
+    try:
+        for player, bot in enumerate(bots):
+            culprit = player
+            bot.restart_at(state)
+        while not state.is_terminal():
+            player = state.current_player()
+            if player == CHANCE:
+                action = sample_outcome(state.chance_outcomes(), rng.random())
+            else:
+                culprit, bot = player, bots[player]
+                before = getattr(bot, "last_result", None)
+                start = time.perf_counter()
+                action = _timed_step(bot, state, move_timeout_s)
+                record.move_seconds.append(time.perf_counter() - start)
+                record.move_players.append(player)
+                after = getattr(bot, "last_result", None)
+                record.move_nodes.append(
+                    getattr(after, "nodes", None) if after is not before else None
+                )
+                if catch_errors and action not in state.legal_actions():
+                    raise IllegalActionError(f"illegal action {action} in state {state}")
+            for other, bot in enumerate(bots):
+                if other != player:
+                    culprit = other
+                    bot.inform_action(state, player, action)
+            culprit = -1
+            if observer is not None:
+                observer(state, player, action)
+            state.apply_action(action)
+    except Exception as e:
+        if not catch_errors or culprit < 0:
+            raise
+        record.failure = BotFailure(culprit, type(e).__name__, str(e))
+        record.returns = [1.0] * len(bots)
+        record.returns[culprit] = -1.0
+    else:
+        record.returns = list(state.returns())
+    record.moves = len(record.move_seconds)
+    record.history = list(state.history())
+    return record
 
 
 def play_match(
@@ -76,13 +174,15 @@ def play_match(
 ) -> tuple[GameRecord, GameRecord]:
     """Two games with seats swapped and the same dice: A seats 0 then 1.
 
-    Bots are built from their specs for each game and seeded from the match seed.
+    Bots are built from their specs for each game and seeded from the match seed
+    (`bot_seed(seed, 'a')` and `bot_seed(seed, 'b')` in both games).
     """
+    seed_a, seed_b = bot_seed(seed, "a"), bot_seed(seed, "b")
     first = play_game(
-        game, [make_bot(spec_a, game, 0, seed), make_bot(spec_b, game, 1, seed + 1)], seed
+        game, [make_bot(spec_a, game, 0, seed_a), make_bot(spec_b, game, 1, seed_b)], seed
     )
     second = play_game(
-        game, [make_bot(spec_b, game, 0, seed + 1), make_bot(spec_a, game, 1, seed)], seed
+        game, [make_bot(spec_b, game, 0, seed_b), make_bot(spec_a, game, 1, seed_a)], seed
     )
     return first, second
 

@@ -1,0 +1,405 @@
+"""Game records, record files, and resumable runs of matches.
+
+A run plays matches between pairs of agent specs (A, B). Match i of every pair uses the match
+seed `seed + i`: the dice of both its games come from `random.Random(seed + i)` and the bots
+are seeded with `bot_seed(seed + i, 'a' / 'b')`. Game 0 of a match seats A as player 0, game 1
+seats A as player 1. A game is therefore a pure function of (game, A, B, seed, match, game
+index) whenever the agents' budgets are deterministic (max_depth, max_nodes; not time_ms), and
+results do not depend on the worker count, the backend or the order games finish in.
+
+Record files are JSON Lines, one game per line (compact; spaced here), appended in completion
+order as games finish:
+
+    {"v": 1, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=20)",
+     "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=20)", "pig_optimal"],
+     "returns": [-1.0, 1.0], "moves": 14, "history": [...],
+     "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null], "limit_ms": [null, null],
+     "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002}
+
+`move_ms` and `nodes` hold one list per seat (nodes null when the agent reports none),
+`limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
+of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
+"message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
+even be built) or exceeded the hard move limit ('MoveTimeoutError'): the game is then a
+forfeit, with returns -1 for the failing seat and +1 for the other. When the worker process
+died ('Crash'), "seat" and returns are null: the game is counted but not scored. `seconds` is
+the game's wall time.
+
+Resume: the unit is the game, not the match (the two games of a match depend only on the match
+seed, so either can be replayed alone, and games are also the unit of parallel work). A run
+reads the file, checks that every record belongs to it (same game string and seed, one of its
+pairs), and plays exactly the (pair, match, game index) triples that are missing, so a match
+whose first game was written before a kill gets only its second game replayed. Each record
+is written with one `write` of the whole line and fsynced at least once a second; a line torn
+by a kill (the file does not end with a newline) is dropped with a warning and its game
+replayed, while an unreadable complete line is an error naming it. Only the parent process
+writes, under an exclusive lock, so two runs cannot append to one file at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import json
+import os
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyspiel
+
+from chancespiel.agents import make_bot
+from chancespiel.agents.registry import resolve_spec
+from chancespiel.evaluation.play import bot_seed, play_game, score_of
+
+FORMAT_VERSION = 1
+DEFAULT_OVERRUN_MS = 50.0
+DEFAULT_MOVE_TIMEOUT_S = 60.0
+FSYNC_EVERY_S = 1.0
+
+Record = dict[str, Any]
+
+
+class RecordFileError(Exception):
+    """A record file that cannot be used: corrupt, or holding another run's games."""
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game of a run: everything a worker needs to play it (specs cross processes)."""
+
+    game: str
+    a: str
+    b: str
+    seed: int  # the run's base seed; this match's seed is seed + match
+    match: int
+    game_index: int  # 0: A is player 0; 1: A is player 1
+    overrun_ms: float = DEFAULT_OVERRUN_MS
+    move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        """What identifies the game within a run's file."""
+        return (self.a, self.b, self.match, self.game_index)
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        """The specs of player 0 and player 1."""
+        return (self.a, self.b) if self.game_index == 0 else (self.b, self.a)
+
+
+def a_score(record: Record) -> float | None:
+    """A's score in a game (1, 0.5 or 0; forfeits included), None if the game is unscored."""
+    if record["returns"] is None:
+        return None
+    return score_of(record["returns"], record["game_index"])  # A sits in the seat of that index
+
+
+def record_key(record: Record) -> tuple[str, str, int, int]:
+    """GameTask.key of a record."""
+    return (record["a"], record["b"], record["match"], record["game_index"])
+
+
+@functools.lru_cache(maxsize=16)
+def _load_game(game_string: str) -> pyspiel.Game:
+    return pyspiel.load_game(game_string)
+
+
+def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
+    """The per-move budget of a bot: its spec's `time_ms`, or the one the bot chose itself."""
+    _, params = resolve_spec(spec)
+    limit = params.get("time_ms")
+    if limit is None:
+        limit = getattr(bot, "options", {}).get("time_ms")
+    return None if limit is None else float(limit)
+
+
+def _base_record(task: GameTask) -> Record:
+    return {
+        "v": FORMAT_VERSION,
+        "game": task.game,
+        "a": task.a,
+        "b": task.b,
+        "seed": task.seed,
+        "match": task.match,
+        "game_index": task.game_index,
+        "seats": list(task.seats),
+    }
+
+
+def play_task(task: GameTask) -> Record:
+    """Plays one game of a run and returns its record; bot failures are recorded, not raised."""
+    start = time.perf_counter()
+    game = _load_game(task.game)
+    match_seed = task.seed + task.match
+    sides = ("a", "b") if task.game_index == 0 else ("b", "a")
+    bots: list[pyspiel.Bot] = []
+    for player, (spec, side) in enumerate(zip(task.seats, sides, strict=True)):
+        try:
+            bots.append(make_bot(spec, game, player, bot_seed(match_seed, side)))
+        except Exception as e:
+            return crash_record(task, f"building the bot failed: {type(e).__name__}: {e}", player)
+    limits = [move_limit_ms(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
+    played = play_game(
+        game, bots, match_seed, catch_errors=True, move_timeout_s=task.move_timeout_s
+    )
+    move_ms: list[list[float]] = [[], []]
+    nodes: list[list[int | None]] = [[], []]
+    for player, seconds, count in zip(
+        played.move_players, played.move_seconds, played.move_nodes, strict=True
+    ):
+        move_ms[player].append(round(seconds * 1000.0, 3))
+        nodes[player].append(count)
+    overruns = [
+        0 if limit is None else sum(ms > limit + task.overrun_ms for ms in times)
+        for limit, times in zip(limits, move_ms, strict=True)
+    ]
+    error = None
+    if played.failure is not None:
+        error = {
+            "seat": played.failure.player,
+            "spec": task.seats[played.failure.player],
+            "kind": played.failure.kind,
+            "message": played.failure.message,
+        }
+    return {
+        **_base_record(task),
+        "returns": played.returns,
+        "moves": played.moves,
+        "history": played.history,
+        "move_ms": move_ms,
+        "nodes": [None if all(n is None for n in seat) else seat for seat in nodes],
+        "limit_ms": limits,
+        "overrun_ms": task.overrun_ms,
+        "overruns": overruns,
+        "error": error,
+        "seconds": round(time.perf_counter() - start, 4),
+    }
+
+
+def crash_record(task: GameTask, message: str, seat: int | None = None) -> Record:
+    """The record of a game that could not be played (worker died, bot could not be built).
+
+    With a seat, the game is that seat's forfeit; without one it is not scored.
+    """
+    returns = None
+    if seat is not None:
+        returns = [1.0, 1.0]
+        returns[seat] = -1.0
+    return {
+        **_base_record(task),
+        "returns": returns,
+        "moves": 0,
+        "history": [],
+        "move_ms": [[], []],
+        "nodes": [None, None],
+        "limit_ms": [None, None],
+        "overrun_ms": task.overrun_ms,
+        "overruns": [0, 0],
+        "error": {
+            "seat": seat,
+            "spec": None if seat is None else task.seats[seat],
+            "kind": "Crash" if seat is None else "BuildError",
+            "message": message,
+        },
+        "seconds": 0.0,
+    }
+
+
+_REQUIRED = ("game", "a", "b", "seed", "match", "game_index", "returns")
+
+
+def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
+    """The records in the bytes of a record file, and where a torn last line starts (or None).
+
+    Raises:
+      RecordFileError: for a complete line that is not a game record, naming its line number.
+    """
+    records: list[Record] = []
+    end = data.rfind(b"\n") + 1  # bytes after the last newline are a torn line
+    torn_at = end if end < len(data) else None
+    for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
+        if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
+            raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+        records.append(record)
+    return records, torn_at
+
+
+def read_records(path: str | os.PathLike[str]) -> list[Record]:
+    """All records of a file; a torn last line is skipped with a warning (the file is kept)."""
+    data = Path(path).read_bytes()
+    records, torn_at = parse_lines(data, str(path))
+    if torn_at is not None:
+        warnings.warn(
+            f"{path}: the last line is incomplete (torn by an interrupted write); ignored",
+            stacklevel=2,
+        )
+    return records
+
+
+def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
+    """The records without repeats of a game (same game, specs, seed, match and game index),
+    and the number of repeats dropped: the same game read from two files counts once."""
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    repeats = 0
+    for record in records:
+        key = (record["game"], record["seed"], *record_key(record))
+        if key in seen:
+            repeats += 1
+        else:
+            seen.add(key)
+            unique.append(record)
+    return unique, repeats
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What the records of one run's file share: the game string, the seed and the pairs."""
+
+    game: str
+    seed: int
+    pairs: tuple[tuple[str, str], ...]
+
+    def check(self, records: Iterable[Record], path: str) -> None:
+        """Raises RecordFileError if a record belongs to another run."""
+        pairs = set(self.pairs)
+        for number, record in enumerate(records, start=1):
+            problem = None
+            if record["game"] != self.game:
+                problem = f"game {record['game']!r}, not {self.game!r}"
+            elif record["seed"] != self.seed:
+                problem = f"seed {record['seed']}, not {self.seed}"
+            elif (record["a"], record["b"]) not in pairs:
+                problem = (
+                    f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
+                )
+            if problem is not None:
+                raise RecordFileError(
+                    f"{path} holds games of another run (record {number} has {problem}); "
+                    "resume with the same game, specs (in the same order) and seed, "
+                    "or write to another file"
+                )
+
+
+_WRITER_FDS: set[int] = set()
+
+
+def _close_inherited_writers() -> None:
+    """In a forked child: close the parent's record files, so that only the parent holds their
+    locks (a flock belongs to the open file, which a forked child shares) and writes them."""
+    for fd in _WRITER_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _WRITER_FDS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_inherited_writers)
+
+
+class RecordWriter:
+    """Appends records to a file, one whole line per write, under an exclusive lock.
+
+    Opening repairs a torn last line (truncating it, with a warning) so that the next record
+    starts on a line of its own. Data is fsynced at least every FSYNC_EVERY_S and on close.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = str(path)
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as e:
+            raise RecordFileError(f"cannot open {self.path}: {e.strerror}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            raise RecordFileError(
+                f"{self.path} is being written by another running command"
+            ) from None
+        _WRITER_FDS.add(self.fd)
+        self.last_sync = time.monotonic()
+        self.records: list[Record] = []
+        try:
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self) -> None:
+        size = os.fstat(self.fd).st_size
+        data = os.pread(self.fd, size, 0) if size else b""
+        self.records, torn_at = parse_lines(data, self.path)
+        if torn_at is not None:
+            lines = data[:torn_at].count(b"\n")
+            warnings.warn(
+                f"{self.path}: line {lines + 1} is incomplete (torn by an interrupted write): "
+                f"dropped ({len(data) - torn_at} bytes); its game will be played again",
+                stacklevel=3,
+            )
+            os.ftruncate(self.fd, torn_at)
+            os.fsync(self.fd)
+
+    def write(self, record: Record) -> None:
+        """Appends one record as one line."""
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        view = memoryview(line)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        self.records.append(record)
+        now = time.monotonic()
+        if now - self.last_sync >= FSYNC_EVERY_S:
+            os.fsync(self.fd)
+            self.last_sync = now
+
+    def close(self) -> None:
+        """Syncs and closes (releasing the lock)."""
+        if self.fd >= 0:
+            _WRITER_FDS.discard(self.fd)
+            try:
+                os.fsync(self.fd)
+            finally:
+                os.close(self.fd)
+                self.fd = -1
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def plan_tasks(
+    game: str,
+    pairs: Sequence[tuple[str, str]],
+    matches: int,
+    seed: int,
+    done: Iterable[tuple[str, str, int, int]] = (),
+    overrun_ms: float = DEFAULT_OVERRUN_MS,
+    move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S,
+) -> list[GameTask]:
+    """The games of `matches` matches of every pair that are not `done`, match-major.
+
+    Match-major order (match 0 of every pair, then match 1, ...) keeps an interrupted run
+    balanced across pairs and lets sequential tests see whole matches early.
+    """
+    finished = set(done)
+    return [
+        GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)
+        for match in range(matches)
+        for a, b in pairs
+        for game_index in (0, 1)
+        if (a, b, match, game_index) not in finished
+    ]

@@ -1,0 +1,274 @@
+"""Where games run: local worker processes (the default) or a Ray cluster.
+
+Both executors take `GameTask`s and give back records in completion order; workers build their
+bots from the task's spec strings (bots do not pickle) and play with `play_task`, so a game's
+result depends only on its task, never on the executor or the worker that played it.
+
+Local workers are long-lived processes, each with its own pipe, started with `fork` where the
+platform has it (the parent has already loaded the game and checked the specs, so caches such
+as the Pig solver's are inherited) and `spawn` elsewhere. The parent watches every busy worker:
+a worker that dies mid-game (a crash in native code, the OOM killer) is replaced, and its game
+is recorded as unscored with an error instead of hanging or failing the run. If the parent is
+killed, its workers read end-of-file from their pipes and exit after their current game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import socket
+import traceback
+from abc import ABC, abstractmethod
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from chancespiel.evaluation.match import GameTask, Record, crash_record, play_task
+
+BACKENDS = ("local", "ray")
+
+
+class BackendError(Exception):
+    """A backend that cannot be used (ray not installed, no cluster at the address)."""
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def safe_play_task(task: GameTask) -> Record:
+    """play_task, with an unexpected error turned into an unscored record."""
+    try:
+        return play_task(task)
+    except Exception as e:
+        return crash_record(task, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+class Executor(ABC):
+    """Runs up to `capacity` games at once."""
+
+    capacity: int
+    description: str
+
+    @property
+    @abstractmethod
+    def in_flight(self) -> int:
+        """Games submitted and not yet returned."""
+
+    @abstractmethod
+    def submit(self, task: GameTask) -> None:
+        """Starts a game; requires in_flight < capacity."""
+
+    @abstractmethod
+    def next_result(self) -> Record:
+        """Waits for a game to finish and returns its record."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stops the workers (games in flight are abandoned)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+PARENT_CHECK_S = 1.0
+
+
+def _worker_main(conn: Connection, inherited: list[Connection]) -> None:
+    # A forked worker holds copies of the parent's ends of every pipe made so far, its own
+    # included: close them, or no worker would ever read end-of-file when the parent dies.
+    for other in inherited:
+        other.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    parent = os.getppid()
+    while True:
+        try:
+            while not conn.poll(PARENT_CHECK_S):
+                if os.getppid() != parent:
+                    return  # orphaned: the parent was killed
+            task = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if task is None:
+            return
+        record = safe_play_task(task)
+        try:
+            conn.send(record)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Worker:
+    def __init__(self, context: Any, others: list[_Worker]):
+        self.conn, child = context.Pipe()
+        inherited = []
+        if context.get_start_method() == "fork":
+            inherited = [self.conn] + [w.conn for w in others]
+        self.process = context.Process(target=_worker_main, args=(child, inherited), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: GameTask | None = None
+
+
+class LocalPool(Executor):
+    """`workers` local processes, one game each at a time."""
+
+    def __init__(self, workers: int | None = None, start_method: str | None = None):
+        workers = workers or default_workers()
+        if workers < 1:
+            raise ValueError(f"need at least one worker, got {workers}")
+        if start_method is None:
+            methods = multiprocessing.get_all_start_methods()
+            start_method = "fork" if "fork" in methods else "spawn"
+        self.context = multiprocessing.get_context(start_method)
+        self.capacity = workers
+        self.description = f"{workers} local worker{'s' if workers > 1 else ''}"
+        self.workers: list[_Worker] = []
+        for _ in range(workers):
+            self.workers.append(_Worker(self.context, self.workers))
+
+    @property
+    def in_flight(self) -> int:
+        return sum(w.task is not None for w in self.workers)
+
+    def submit(self, task: GameTask) -> None:
+        for worker in self.workers:
+            if worker.task is None:
+                worker.conn.send(task)
+                worker.task = task
+                return
+        raise RuntimeError("every worker is busy")
+
+    def next_result(self) -> Record:
+        busy = [w for w in self.workers if w.task is not None]
+        if not busy:
+            raise RuntimeError("no game in flight")
+        while True:
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                task = worker.task
+                assert task is not None
+                if worker.conn in ready:
+                    try:
+                        record = worker.conn.recv()
+                    except (EOFError, OSError):
+                        return self._replace(worker, task)
+                    worker.task = None
+                    return record
+                if worker.process.sentinel in ready and not worker.conn.poll():
+                    return self._replace(worker, task)
+
+    def _replace(self, worker: _Worker, task: GameTask) -> Record:
+        worker.process.join(timeout=5)
+        code = worker.process.exitcode
+        worker.conn.close()
+        others = [w for w in self.workers if w is not worker]
+        self.workers[self.workers.index(worker)] = _Worker(self.context, others)
+        return crash_record(task, f"the worker process died (exit code {code}) during the game")
+
+    def close(self) -> None:
+        for worker in self.workers:
+            if worker.task is None:
+                with contextlib.suppress(BrokenPipeError, OSError):
+                    worker.conn.send(None)
+            else:
+                worker.process.terminate()
+        for worker in self.workers:
+            worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self.workers = []
+
+
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Raises BackendError unless a TCP connection to a 'host:port' Ray address opens.
+
+    Ray itself retries an unreachable address for minutes; this fails at once instead.
+    Addresses without a port ('auto', 'local') are left to Ray.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise BackendError(f"cannot reach a Ray cluster at {address!r}: {e}") from None
+
+
+class RayPool(Executor):
+    """Games as Ray tasks on the cluster at `address`, or on a local Ray started for the run."""
+
+    def __init__(self, workers: int | None = None, address: str | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise BackendError(
+                "the ray backend needs ray: pip install 'chancespiel[ray]'"
+            ) from None
+        self.ray = ray
+        self.started = False
+        if not ray.is_initialized():
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": "ERROR",
+            }
+            if address is None and workers:
+                options["num_cpus"] = workers
+            if address is not None:
+                check_reachable(address)
+            try:
+                ray.init(address=address, **options)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                where = f"at {address!r}" if address else "locally"
+                raise BackendError(f"cannot start or reach a Ray cluster {where}: {e}") from None
+            self.started = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.capacity = workers or max(1, cpus)
+        self.description = f"Ray ({cpus} CPUs, {self.capacity} games at a time)"
+        self.remote = ray.remote(num_cpus=1, max_retries=0)(safe_play_task)
+        self.pending: dict[Any, GameTask] = {}
+
+    @property
+    def in_flight(self) -> int:
+        return len(self.pending)
+
+    def submit(self, task: GameTask) -> None:
+        self.pending[self.remote.remote(task)] = task
+
+    def next_result(self) -> Record:
+        ready, _ = self.ray.wait(list(self.pending), num_returns=1)
+        task = self.pending.pop(ready[0])
+        try:
+            return self.ray.get(ready[0])
+        except self.ray.exceptions.RayError as e:
+            return crash_record(task, f"the Ray task failed: {type(e).__name__}: {e}")
+
+    def close(self) -> None:
+        for ref in self.pending:
+            self.ray.cancel(ref, force=True)
+        self.pending = {}
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
+
+
+def make_executor(backend: str, workers: int | None, address: str | None = None) -> Executor:
+    """The executor of `backend` ('local' or 'ray')."""
+    if backend == "local":
+        if address is not None:
+            raise BackendError("--address is for the ray backend")
+        return LocalPool(workers)
+    if backend == "ray":
+        return RayPool(workers, address)
+    raise BackendError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")

@@ -1,0 +1,79 @@
+"""Bar charts of pairwise score rates with 95% Wilson intervals (the MCMS paper's Figure 2).
+
+One panel per game; in each, one bar per pairing 'A-B' whose height is A's score rate in
+percent (draws count half) and whose error bar is the Wilson 95% interval; a line marks 50%.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from chancespiel.evaluation.match import Record
+from chancespiel.evaluation.report import PairSummary, pair_summaries
+
+
+def _wrap(text: str, width: int) -> str:
+    """`text` in lines of at most about `width` characters, broken after commas."""
+    lines = [""]
+    for piece in text.replace(",", ",\0").split("\0"):
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
+
+
+def _label(summary: PairSummary) -> str:
+    return f"{_wrap(summary.a, 18)}\n-\n{_wrap(summary.b, 18)}\n({summary.games} games)"
+
+
+def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: str = "") -> None:
+    """Writes the bar chart of `records` to the PNG file `out`.
+
+    Raises:
+      ValueError: if no record has a scored game.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games: dict[str, list[PairSummary]] = {}
+    for summary in pair_summaries(records):
+        if summary.games:
+            games.setdefault(summary.game, []).append(summary)
+    if not games:
+        raise ValueError("no scored games to plot")
+    widths = [max(2.5, 1.3 * len(pairs) + 1.0) for pairs in games.values()]
+    label_lines = max(_label(p).count("\n") + 1 for pairs in games.values() for p in pairs)
+    height = 4.0 + 0.18 * label_lines
+    fig, axes = plt.subplots(
+        1,
+        len(games),
+        figsize=(sum(widths), height),
+        gridspec_kw={"width_ratios": widths},
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, width, (game, pairs) in zip(axes[0], widths, games.items(), strict=True):
+        rates = [100 * p.rate for p in pairs]
+        lows = [100 * (p.rate - p.interval[0]) for p in pairs]
+        highs = [100 * (p.interval[1] - p.rate) for p in pairs]
+        positions = range(len(pairs))
+        ax.bar(positions, rates, width=0.6, color="#4c72b0", edgecolor="black", linewidth=0.6)
+        ax.errorbar(
+            positions, rates, yerr=[lows, highs], fmt="none", ecolor="black", capsize=5, lw=1.2
+        )
+        ax.axhline(50, color="#c44e52", linestyle="--", linewidth=1)
+        ax.set_xticks(list(positions))
+        ax.set_xticklabels([_label(p) for p in pairs], fontsize=8)
+        ax.set_xlim(-0.6, len(pairs) - 0.4)
+        ax.set_title(_wrap(game, int(9 * width)), fontsize=9)
+        ax.set_ylim(0, 100)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("score rate of the left agent (%), 95% Wilson interval")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,328 @@
+"""Summaries of game records: score rates, per-move times, failures, tables, ratings.
+
+Scoring: a win is 1, a draw 1/2, a loss 0. A game a bot lost by raising or by exceeding the
+hard move limit is a forfeit: it scores as a loss for that bot and a win for its opponent, and
+is counted among the failures. A game whose worker process died is not scored at all (no side
+can be blamed) and is counted apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from chancespiel.evaluation.match import Record, a_score
+from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
+from chancespiel.evaluation.stats import Z95, wilson_interval
+
+
+@dataclass
+class PairSummary:
+    """A's results against B in one game."""
+
+    game: str
+    a: str
+    b: str
+    games: int = 0  # scored games
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    unscored: int = 0
+    matches: int = 0  # distinct match indices
+
+    @property
+    def score(self) -> float:
+        """A's points: wins + draws / 2."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def rate(self) -> float:
+        """A's score rate (nan without games)."""
+        return self.score / self.games if self.games else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """Wilson 95% interval of the rate ((nan, nan) without games)."""
+        return wilson_interval(self.score, self.games) if self.games else (math.nan, math.nan)
+
+    def as_dict(self) -> dict[str, Any]:
+        """For JSON."""
+        low, high = self.interval
+        return {
+            "game": self.game,
+            "a": self.a,
+            "b": self.b,
+            "matches": self.matches,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "unscored": self.unscored,
+            "score": self.score,
+            "rate": self.rate,
+            "wilson95": [low, high],
+        }
+
+
+def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
+    """One summary per (game, A, B), in order of first appearance."""
+    summaries: dict[tuple[str, str, str], PairSummary] = {}
+    match_ids: dict[tuple[str, str, str], set[int]] = {}
+    for record in records:
+        key = (record["game"], record["a"], record["b"])
+        summary = summaries.setdefault(key, PairSummary(*key))
+        match_ids.setdefault(key, set()).add(record["match"])
+        score = a_score(record)
+        if score is None:
+            summary.unscored += 1
+            continue
+        summary.games += 1
+        if score == 1.0:
+            summary.wins += 1
+        elif score == 0.0:
+            summary.losses += 1
+        else:
+            summary.draws += 1
+    for key, summary in summaries.items():
+        summary.matches = len(match_ids[key])
+    return list(summaries.values())
+
+
+@dataclass
+class AgentStats:
+    """Per-move times, nodes and failures of one agent spec in one game."""
+
+    game: str
+    spec: str
+    games: int = 0
+    move_ms: list[float] = field(default_factory=list)
+    nodes: list[int] = field(default_factory=list)
+    limit_ms: float | None = None
+    overrun_ms: float | None = None  # the tolerance of the records
+    overruns: int = 0
+    worst_overrun_ms: float | None = None  # max(move time - limit) over all moves
+    failures: Counter[str] = field(default_factory=Counter)  # 'Kind: message' -> games
+
+    def as_dict(self) -> dict[str, Any]:
+        """For JSON."""
+        times = np.asarray(self.move_ms) if self.move_ms else None
+        return {
+            "game": self.game,
+            "spec": self.spec,
+            "games": self.games,
+            "moves": len(self.move_ms),
+            "mean_ms": float(times.mean()) if times is not None else None,
+            "p99_ms": float(np.percentile(times, 99)) if times is not None else None,
+            "max_ms": float(times.max()) if times is not None else None,
+            "mean_nodes": float(np.mean(self.nodes)) if self.nodes else None,
+            "limit_ms": self.limit_ms,
+            "overrun_ms": self.overrun_ms,
+            "overruns": self.overruns,
+            "worst_overrun_ms": self.worst_overrun_ms,
+            "failures": sum(self.failures.values()),
+            "failure_kinds": dict(self.failures),
+        }
+
+
+def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
+    """One AgentStats per (game, spec), in order of first appearance."""
+    stats: dict[tuple[str, str], AgentStats] = {}
+    for record in records:
+        for seat, spec in enumerate(record["seats"]):
+            entry = stats.setdefault((record["game"], spec), AgentStats(record["game"], spec))
+            entry.games += 1
+            entry.move_ms.extend(record["move_ms"][seat])
+            if record["nodes"][seat] is not None:
+                entry.nodes.extend(n for n in record["nodes"][seat] if n is not None)
+            limit = record["limit_ms"][seat]
+            if limit is not None:
+                entry.limit_ms = limit
+                entry.overrun_ms = record["overrun_ms"]
+                entry.overruns += record["overruns"][seat]
+                if record["move_ms"][seat]:
+                    worst = max(record["move_ms"][seat]) - limit
+                    if entry.worst_overrun_ms is None or worst > entry.worst_overrun_ms:
+                        entry.worst_overrun_ms = worst
+            error = record["error"]
+            if error is not None and error["seat"] == seat:
+                first_line = error["message"].splitlines()[0] if error["message"] else ""
+                entry.failures[f"{error['kind']}: {first_line}"] += 1
+    return list(stats.values())
+
+
+def _pct(x: float) -> str:
+    return "  n/a" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def format_pair(summary: PairSummary) -> str:
+    """A's score line."""
+    low, high = summary.interval
+    text = (
+        f"{summary.a} scored {summary.score:g} of {summary.games} games against {summary.b}: "
+        f"{_pct(summary.rate)} (95% Wilson interval {_pct(low)} to {_pct(high)}; "
+        f"{summary.wins} wins, {summary.draws} draws, {summary.losses} losses)"
+    )
+    if summary.unscored:
+        text += f"; CRASHED: {summary.unscored} unscored games (their worker process died)"
+    return text
+
+
+def format_agent_stats(stats: Sequence[AgentStats]) -> str:
+    """A table of per-move times and nodes, then the failures of each agent."""
+    width = max([len(s.spec) for s in stats] + [5])
+    lines = [
+        f"  {'agent':<{width}}  {'moves':>7}  {'mean ms':>9}  {'p99 ms':>9}  {'max ms':>9}  "
+        f"{'limit ms':>8}  {'overruns':>8}  {'worst overrun ms':>16}  {'mean nodes':>10}"
+    ]
+    for s in stats:
+        d = s.as_dict()
+
+        def num(value: float | None, fmt: str = ".2f") -> str:
+            return "-" if value is None else format(value, fmt)
+
+        lines.append(
+            f"  {s.spec:<{width}}  {d['moves']:>7}  {num(d['mean_ms']):>9}  "
+            f"{num(d['p99_ms']):>9}  {num(d['max_ms']):>9}  {num(s.limit_ms, 'g'):>8}  "
+            f"{s.overruns if s.limit_ms is not None else '-':>8}  "
+            f"{num(s.worst_overrun_ms):>16}  {num(d['mean_nodes'], '.0f'):>10}"
+        )
+    tolerances = {s.overrun_ms for s in stats if s.overrun_ms is not None}
+    if tolerances:
+        shown = ", ".join(f"{t:g}" for t in sorted(tolerances))
+        lines.append(f"  (an overrun is a move longer than limit + {shown} ms)")
+    for s in stats:
+        for failure, count in s.failures.most_common():
+            lines.append(f"  FAILED: {s.spec} forfeited {count} game(s): {failure}")
+    return "\n".join(lines)
+
+
+def specs_in_order(summaries: Iterable[PairSummary]) -> list[str]:
+    """The agents of pair summaries, in order of first appearance."""
+    names: list[str] = []
+    for s in summaries:
+        for spec in (s.a, s.b):
+            if spec not in names:
+                names.append(spec)
+    return names
+
+
+def fit_ratings(
+    summaries: Sequence[PairSummary], names: Sequence[str] | None = None
+) -> Ratings | None:
+    """Bradley-Terry Elo of the agents of one game's pairs (one virtual draw per pair when the
+    maximum-likelihood estimate does not exist); None with fewer than two agents."""
+    names = list(names) if names is not None else specs_in_order(summaries)
+    if len(names) < 2:
+        return None
+    results: dict[tuple[str, str], tuple[float, int]] = {}
+    for s in summaries:
+        if s.a == s.b or s.games == 0:
+            continue
+        key, score, games = (s.a, s.b), s.score, s.games
+        if (s.b, s.a) in results:  # the same pair played both ways round
+            key = (s.b, s.a)
+            score = results[key][0] + (s.games - s.score)
+            games += results[key][1]
+        elif key in results:
+            score += results[key][0]
+            games += results[key][1]
+        results[key] = (score, games)
+    try:
+        prior = 0.0 if mle_exists(names, results) else 1.0
+        return bradley_terry(names, results, prior_draws=prior)
+    except ValueError:
+        return None
+
+
+def format_table(summaries: Sequence[PairSummary], names: Sequence[str]) -> str:
+    """The round-robin table: the row agent's score rate against the column agent."""
+    index = {name: i for i, name in enumerate(names)}
+    cells = [["" if i != j else "-" for j in names] for i in names]
+    for s in summaries:
+        if s.a == s.b:
+            continue
+        low, high = s.interval
+        i, j = index[s.a], index[s.b]
+        cells[i][j] = f"{_pct(s.rate)} [{_pct(low).strip()}, {_pct(high).strip()}]"
+        cells[j][i] = f"{_pct(1 - s.rate)} [{_pct(1 - high).strip()}, {_pct(1 - low).strip()}]"
+    width = max([len(c) for row in cells for c in row] + [6])
+    lines = ["  agents:"]
+    lines += [f"    {k + 1}  {name}" for k, name in enumerate(names)]
+    lines.append("  score rate of the row agent against the column agent [95% Wilson interval]:")
+    lines.append("     " + "".join(f"  {k + 1:^{width}}" for k in range(len(names))))
+    for k, row in enumerate(cells):
+        lines.append(f"  {k + 1:>3}" + "".join(f"  {c:^{width}}" for c in row))
+    return "\n".join(lines)
+
+
+def format_ratings(ratings: Ratings) -> str:
+    """Elo with 95% intervals, best first."""
+    width = max(len(n) for n in ratings.names)
+    order = sorted(range(len(ratings.names)), key=lambda i: -ratings.elo[i])
+    head = (
+        f"  Elo (Bradley-Terry maximum likelihood, relative to {ratings.anchor}; "
+        f"+- {Z95:.2f} standard errors)"
+    )
+    if ratings.prior_draws:
+        head += f"; {ratings.prior_draws:g} virtual draw per pair added (a perfect score)"
+    lines = [head + ":"]
+    for i in order:
+        name, elo, se = ratings.names[i], ratings.elo[i], ratings.se[i]
+        spread = "(anchor)" if name == ratings.anchor else f"+- {Z95 * se:6.1f}"
+        lines.append(f"    {name:<{width}}  {elo:8.1f}  {spread}")
+    return "\n".join(lines)
+
+
+def summarize(records: Sequence[Record]) -> dict[str, Any]:
+    """Everything `report --json` prints: per game, the pairs, the agents and the ratings."""
+    games: dict[str, list[Record]] = {}
+    for record in records:
+        games.setdefault(record["game"], []).append(record)
+    out: dict[str, Any] = {"games": []}
+    for game, game_records in games.items():
+        pairs = pair_summaries(game_records)
+        ratings = fit_ratings(pairs)
+        out["games"].append(
+            {
+                "game": game,
+                "records": len(game_records),
+                "pairs": [p.as_dict() for p in pairs],
+                "agents": [a.as_dict() for a in agent_stats(game_records)],
+                "ratings": None
+                if ratings is None
+                else {
+                    "anchor": ratings.anchor,
+                    "prior_draws": ratings.prior_draws,
+                    "elo": {n: {"elo": e, "se": s} for n, (e, s) in ratings.as_dict().items()},
+                },
+            }
+        )
+    return out
+
+
+def format_report(records: Sequence[Record]) -> str:
+    """The text of `chancespiel report`: per game, the pairs or the table, times, failures."""
+    games: dict[str, list[Record]] = {}
+    for record in records:
+        games.setdefault(record["game"], []).append(record)
+    blocks = []
+    for game, game_records in games.items():
+        pairs = pair_summaries(game_records)
+        names = specs_in_order(pairs)
+        lines = [f"{game}: {len(game_records)} games"]
+        if len(pairs) == 1:
+            lines.append("  " + format_pair(pairs[0]))
+        else:
+            lines.append(format_table(pairs, names))
+            ratings = fit_ratings(pairs, names)
+            if ratings is not None:
+                lines.append(format_ratings(ratings))
+        lines.append("  per-move time and nodes:")
+        lines.append(format_agent_stats(agent_stats(game_records)))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) if blocks else "no game records"

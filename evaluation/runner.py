@@ -1,0 +1,215 @@
+"""One resumable run: plan the missing games, play them on an executor, append their records.
+
+Used by `chancespiel match`, `tournament` and `tune`. See match.py for the record format and
+the resume rules, parallel.py for the executors.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import tqdm
+
+from chancespiel.evaluation.match import (
+    DEFAULT_MOVE_TIMEOUT_S,
+    DEFAULT_OVERRUN_MS,
+    GameTask,
+    Record,
+    RecordWriter,
+    RunIdentity,
+    a_score,
+    plan_tasks,
+    record_key,
+    unique_records,
+)
+from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
+from chancespiel.evaluation.sprt import Sprt, SprtParams, SprtResult
+
+tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
+
+ExecutorFactory = Callable[[str, "int | None", "str | None"], Executor]
+
+
+@dataclass
+class RunConfig:
+    """What to play and how."""
+
+    game: str
+    pairs: Sequence[tuple[str, str]]
+    matches: int
+    seed: int = 0
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    out: str | None = None  # None: keep the records in memory only
+    overrun_ms: float = DEFAULT_OVERRUN_MS
+    move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
+    sprt: SprtParams | None = None  # one pair only
+    file_pairs: Sequence[tuple[str, str]] | None = None  # pairs the file may hold (default: pairs)
+    progress: bool | None = None  # None: when stderr is a terminal
+    label: str = "games"
+
+
+@dataclass
+class RunResult:
+    """The records of a run (the file's and the new ones, matches < config.matches)."""
+
+    records: list[Record]
+    resumed: int  # games found already played
+    played: int  # games played by this call
+    seconds: float
+    executor: str
+    sprt: SprtResult | None = None
+    extra: list[Record] = field(default_factory=list)  # file records of matches >= matches
+
+    @property
+    def matches_per_second(self) -> float:
+        """Whole matches (two games) played per second by this call."""
+        return self.played / 2 / self.seconds if self.seconds > 0 else 0.0
+
+
+def match_points(first: Record, second: Record) -> float | None:
+    """A's points (0..2) in a match from its two records, None if one is unscored."""
+    scores = [a_score(first), a_score(second)]
+    return None if None in scores else sum(scores)
+
+
+class _SprtTracker:
+    """Feeds the SPRT matches in index order, so its decision does not depend on timing."""
+
+    def __init__(self, params: SprtParams):
+        self.test = Sprt(params)
+        self.games: dict[int, dict[int, Record]] = {}
+        self.next_match = 0
+
+    def add(self, record: Record) -> None:
+        self.games.setdefault(record["match"], {})[record["game_index"]] = record
+        while len(self.games.get(self.next_match, {})) == 2 and self.test.decision is None:
+            pair = self.games[self.next_match]
+            points = match_points(pair[0], pair[1])
+            if points is not None:
+                self.test.add(points)
+            self.next_match += 1
+
+
+def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) -> RunResult:
+    """Plays the games of `config` that its file does not hold yet and returns all records.
+
+    Raises:
+      RecordFileError: if the file is corrupt or belongs to another run.
+      BackendError: if the backend cannot be used.
+      KeyboardInterrupt: after closing the workers and syncing the file.
+    """
+    if config.sprt is not None and len(config.pairs) != 1:
+        raise ValueError("SPRT tests one pair of agents")
+    identity = RunIdentity(config.game, config.seed, tuple(config.file_pairs or config.pairs))
+    writer = RecordWriter(config.out) if config.out else None
+    try:
+        existing = writer.records if writer is not None else []
+        identity.check(existing, config.out or "")
+        existing, repeats = unique_records(existing)
+        if repeats:
+            warnings.warn(
+                f"{config.out}: {repeats} game(s) appear more than once; each is counted once",
+                stacklevel=2,
+            )
+        pairs = set(config.pairs)
+        existing = [r for r in existing if (r["a"], r["b"]) in pairs]
+        ours = [r for r in existing if r["match"] < config.matches]
+        extra = [r for r in existing if r["match"] >= config.matches]
+        records = list(ours)
+        tracker = _SprtTracker(config.sprt) if config.sprt is not None else None
+        for record in sorted(ours, key=lambda r: (r["match"], r["game_index"])):
+            if tracker is not None:
+                tracker.add(record)
+        queue = deque(
+            plan_tasks(
+                config.game,
+                config.pairs,
+                config.matches,
+                config.seed,
+                (record_key(r) for r in existing),
+                config.overrun_ms,
+                config.move_timeout_s,
+            )
+        )
+        started = {r["match"] for r in ours}
+        if tracker is not None and tracker.test.decision is not None:
+            _keep_partners(queue, started)
+        start = time.perf_counter()
+        description = "nothing to play"
+        if queue:
+            workers = config.workers
+            if config.backend == "local":  # no idle processes for a short resume
+                workers = min(workers or default_workers(), len(queue))
+            executor = executor_factory(config.backend, workers, config.address)
+            description = executor.description
+            try:
+                _play(queue, executor, writer, records, tracker, started, config)
+            finally:
+                executor.close()
+        seconds = time.perf_counter() - start
+    finally:
+        if writer is not None:
+            writer.close()
+    return RunResult(
+        records,
+        resumed=len(ours),
+        played=len(records) - len(ours),
+        seconds=seconds,
+        executor=description,
+        sprt=tracker.test.result() if tracker is not None else None,
+        extra=extra,
+    )
+
+
+def _keep_partners(queue: deque[GameTask], started: set[int]) -> None:
+    """Drops the queued games of matches not started yet (the SPRT has decided)."""
+    kept = [task for task in queue if task.match in started]
+    queue.clear()
+    queue.extend(kept)
+
+
+def _play(
+    queue: deque[GameTask],
+    executor: Executor,
+    writer: RecordWriter | None,
+    records: list[Record],
+    tracker: _SprtTracker | None,
+    started: set[int],
+    config: RunConfig,
+) -> None:
+    disable = None if config.progress is None else not config.progress
+    with tqdm.tqdm(
+        total=len(queue), unit="game", file=sys.stderr, disable=disable, desc=config.label
+    ) as bar:
+        points, scored = 0.0, 0
+        while True:
+            while queue and executor.in_flight < executor.capacity:
+                task = queue.popleft()
+                started.add(task.match)
+                executor.submit(task)
+            if executor.in_flight == 0:
+                break
+            record = executor.next_result()
+            if writer is not None:
+                writer.write(record)
+            records.append(record)
+            score = a_score(record)
+            if score is not None and len(config.pairs) == 1:
+                points += score
+                scored += 1
+                bar.set_postfix_str(f"A scores {points / scored:.1%}", refresh=False)
+            bar.update(1)
+            if tracker is not None:
+                decided = tracker.test.decision
+                tracker.add(record)
+                if decided is None and tracker.test.decision is not None:
+                    _keep_partners(queue, started)
+                    bar.total = bar.n + len(queue) + executor.in_flight
+                    bar.refresh()

@@ -1,0 +1,61 @@
+"""Test-only agents that fail on purpose: raise, crash, hang, run late, or play illegally.
+
+Importing this module registers them (once per process). Local workers are forked from the
+test process, so they know these agents too; a `chancespiel` subprocess does not.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pyspiel
+
+from chancespiel.agents import AGENTS, register_agent
+from chancespiel.agents.baselines import RandomBot
+from chancespiel.agents.registry import Param
+
+
+class FaultyBot(RandomBot):
+    """Plays randomly, and misbehaves on its `on_move`-th move (counted from 1 per bot)."""
+
+    def __init__(self, game, player, seed, fault: str, on_move: int, ms: float, time_ms):
+        super().__init__(game, player, seed)
+        self.fault, self.on_move, self.ms = fault, on_move, ms
+        self.options = {"time_ms": time_ms}
+        self.moves = 0
+
+    def choose(self, state):
+        self.moves += 1
+        if self.fault == "slow" or self.moves == self.on_move:
+            if self.fault == "raise":
+                raise RuntimeError(f"deliberate failure on move {self.moves}")
+            if self.fault == "exit":
+                os._exit(3)
+            if self.fault in ("hang", "slow"):
+                time.sleep(self.ms / 1000.0)
+            if self.fault == "illegal":
+                return 99
+        return super().choose(state)
+
+
+def _factory(fault: str):
+    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms):
+        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms)
+
+    return make
+
+
+_PARAMS = {
+    "on_move": Param(3, "the move on which to misbehave"),
+    "ms": Param(20.0, "how long to sleep (hang, slow)"),
+    "time_ms": Param(None, "the per-move budget this agent claims", float),
+}
+
+FAULTY_AGENTS = ("test_raise", "test_exit", "test_hang", "test_slow", "test_illegal")
+
+for _fault in ("raise", "exit", "hang", "slow", "illegal"):
+    if f"test_{_fault}" not in AGENTS:
+        register_agent(f"test_{_fault}", f"test only: random play that does {_fault}", _PARAMS)(
+            _factory(_fault)
+        )

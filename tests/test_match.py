@@ -1,0 +1,437 @@
+"""Matches: records, resumable files (kill, torn and corrupt lines), failures, workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import faulty_agents  # noqa: F401  (registers the test_* agents that fail on purpose)
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+from chancespiel.agents import make_bot
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.match import (
+    GameTask,
+    RecordFileError,
+    RecordWriter,
+    parse_lines,
+    play_task,
+    read_records,
+)
+from chancespiel.evaluation.play import bot_seed, play_game, play_match
+
+GAME = "python_pig(winscore=20)"
+SEARCHER = "expectimax(max_depth=2)"  # deterministic, reports nodes, about 5 ms a game
+# what must be equal between two runs with the same seed (times are not)
+SAME = ("game", "a", "b", "seed", "match", "game_index", "seats", "returns", "moves", "history")
+SAME += ("nodes", "limit_ms", "error")
+
+
+def _games(path: Path) -> list[dict]:
+    records = read_records(path)
+    keys = [(r["a"], r["b"], r["match"], r["game_index"]) for r in records]
+    assert len(keys) == len(set(keys)), "a game is in the file twice"
+    return sorted(
+        ({k: r[k] for k in SAME} for r in records), key=lambda r: (r["match"], r["game_index"])
+    )
+
+
+def _match(out: Path, matches: int, *extra: str, a: str = SEARCHER, b: str = "hold(n=20)") -> int:
+    args = ["match", GAME, a, b, "--matches", str(matches), "--out", str(out), "--no-progress"]
+    return cli.main([*args, *extra])
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> list[dict]:
+    """20 matches with seed 0 on one worker, uninterrupted."""
+    out = tmp_path_factory.mktemp("reference") / "games.jsonl"
+    assert _match(out, 20, "--workers", "1") == 0
+    return _games(out)
+
+
+def test_record_fields_and_seat_swap():
+    first = play_task(GameTask(GAME, SEARCHER, "hold(n=20)", seed=5, match=2, game_index=0))
+    second = play_task(GameTask(GAME, SEARCHER, "hold(n=20)", seed=5, match=2, game_index=1))
+    assert first["seats"] == [SEARCHER, "hold(n=20)"]
+    assert second["seats"] == ["hold(n=20)", SEARCHER]
+    for record in (first, second):
+        assert record["error"] is None and record["v"] == 1
+        assert record["moves"] == len(record["move_ms"][0]) + len(record["move_ms"][1])
+        searcher = record["seats"].index(SEARCHER)
+        assert len(record["nodes"][searcher]) == len(record["move_ms"][searcher])
+        assert all(n > 0 for n in record["nodes"][searcher])
+        assert record["nodes"][1 - searcher] is None  # hold reports no nodes
+        json.dumps(record)  # JSON-serializable
+    # the record replays: the history is a legal game with these returns
+    state = pyspiel.load_game(GAME).new_initial_state()
+    for action in first["history"]:
+        state.apply_action(action)
+    assert state.is_terminal() and state.returns() == first["returns"]
+
+
+def test_play_task_is_play_match():
+    game = pyspiel.load_game(GAME)
+    pair = play_match(game, SEARCHER, "random", seed=7)
+    for game_index, played in enumerate(pair):
+        record = play_task(
+            GameTask(GAME, SEARCHER, "random", seed=3, match=4, game_index=game_index)
+        )
+        assert record["history"] == played.history and record["returns"] == played.returns
+
+
+def test_bot_seeds_differ_from_the_dice_seed():
+    assert len({bot_seed(3, "a"), bot_seed(3, "b"), bot_seed(4, "a"), 3}) == 4
+    assert bot_seed(3, "a") == bot_seed(3, "a") < 2**63
+
+
+def test_results_do_not_depend_on_the_worker_count(tmp_path, reference):
+    out = tmp_path / "two.jsonl"
+    assert _match(out, 20, "--workers", "2") == 0
+    assert _games(out) == reference
+
+
+def test_sigkill_then_rerun_resumes_exactly(tmp_path, reference):
+    out = tmp_path / "killed.jsonl"
+    matches = 150
+    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, SEARCHER]
+    command += ["hold(n=20)", "--matches", str(matches), "--out", str(out), "--workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if out.exists() and out.read_bytes().count(b"\n") >= 30:
+                break
+            time.sleep(0.005)
+        assert process.poll() is None, "the run ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    lines = out.read_bytes().count(b"\n")
+    assert 30 <= lines < 2 * matches, lines
+    # the workers are orphans now; they must neither write nor linger
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    games = _games(out)  # no game twice
+    assert len(games) == 2 * matches
+    assert games[: len(reference)] == reference  # the same games as an uninterrupted run
+    assert f"played {2 * matches - lines} games" in result.stdout
+    # the killed run's workers noticed that their parent died, and exited
+    deadline = time.monotonic() + 10
+    while _processes_with(str(out)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _processes_with(str(out)), "orphaned workers are still running"
+
+
+def _processes_with(text: str) -> list[int]:
+    """Ids of the processes whose command line contains `text` (Linux)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+def test_torn_last_line_is_dropped_with_a_warning_and_replayed(tmp_path, reference, capsys):
+    out = tmp_path / "torn.jsonl"
+    assert _match(out, 20) == 0
+    data = out.read_bytes()
+    lines = data.splitlines(keepends=True)
+    # a kill in the middle of writing the last game: half of its line, no newline
+    out.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    capsys.readouterr()
+    assert _match(out, 20) == 0
+    captured = capsys.readouterr()
+    assert f"line {len(lines)} is incomplete" in captured.err and "warning" in captured.err
+    assert "played 1 games" in captured.out
+    assert _games(out) == reference
+    assert out.read_bytes().endswith(b"\n")
+
+
+def test_reading_a_torn_file_warns_and_skips_the_line(tmp_path):
+    out = tmp_path / "torn.jsonl"
+    assert _match(out, 2) == 0
+    with out.open("ab") as f:
+        f.write(b'{"v": 1, "game": "pyth')
+    with pytest.warns(UserWarning, match="incomplete"):
+        assert len(read_records(out)) == 4
+    assert cli.main(["report", str(out)]) == 0
+
+
+def test_corrupt_middle_line_is_an_error_naming_it(tmp_path, capsys):
+    out = tmp_path / "corrupt.jsonl"
+    assert _match(out, 3) == 0
+    lines = out.read_bytes().splitlines(keepends=True)
+    lines[2] = b'{"v": 1, "game": oops\n'
+    out.write_bytes(b"".join(lines))
+    before = out.read_bytes()
+    assert _match(out, 5) == 2
+    assert "line 3 is not valid JSON" in capsys.readouterr().err
+    assert out.read_bytes() == before, "a refused run must not touch the file"
+    assert cli.main(["report", str(out)]) == 2
+    assert "line 3" in capsys.readouterr().err
+    with pytest.raises(RecordFileError, match="line 2 is not a chancespiel game record"):
+        parse_lines(lines[0] + b"[1, 2]\n", "f")
+
+
+def test_a_half_played_match_gets_only_its_missing_game(tmp_path, reference, capsys):
+    out = tmp_path / "half.jsonl"
+    assert _match(out, 20) == 0
+    lines = out.read_bytes().splitlines(keepends=True)
+    records = [json.loads(line) for line in lines]
+    # drop the second game of match 7: as if the kill came between its two games
+    kept = [
+        line
+        for line, r in zip(lines, records, strict=True)
+        if (r["match"], r["game_index"]) != (7, 1)
+    ]
+    out.write_bytes(b"".join(kept))
+    capsys.readouterr()
+    assert _match(out, 20) == 0
+    assert "played 1 games" in capsys.readouterr().out
+    assert _games(out) == reference
+
+
+def test_more_matches_extend_the_file_and_fewer_play_nothing(tmp_path, reference, capsys):
+    out = tmp_path / "grow.jsonl"
+    assert _match(out, 5) == 0
+    assert _match(out, 20) == 0
+    assert _games(out) == reference
+    capsys.readouterr()
+    assert _match(out, 10) == 0
+    text = capsys.readouterr().out
+    assert "nothing to play" in text and "20 games of matches beyond 10" in text
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (["--seed", "1"], "seed 0, not 1"),
+        (["--matches", "3"], None),  # the same run, shorter: fine
+    ],
+)
+def test_a_file_of_another_run_is_refused(tmp_path, capsys, change, problem):
+    out = tmp_path / "run.jsonl"
+    assert _match(out, 3) == 0
+    args = ["match", GAME, SEARCHER, "hold(n=20)", "--matches", "3", "--out", str(out)]
+    code = cli.main([*args, "--no-progress", *change])
+    err = capsys.readouterr().err
+    if problem is None:
+        assert code == 0
+    else:
+        assert code == 2 and problem in err and "another run" in err
+
+
+def test_swapped_or_other_specs_are_refused(tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    assert _match(out, 2) == 0
+    assert _match(out, 2, a="hold(n=20)", b=SEARCHER) == 2
+    assert "which this run does not play" in capsys.readouterr().err
+    assert cli.main(["match", "python_pig(winscore=30)", SEARCHER, "hold", "--matches", "1",
+                     "--out", str(out)]) == 2  # fmt: skip
+    assert "game 'python_pig(winscore=20)'" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_is_a_clear_error(tmp_path, capsys):
+    assert _match(tmp_path / "no" / "such" / "dir.jsonl", 1) == 2
+    assert "cannot open" in capsys.readouterr().err
+
+
+def test_a_file_is_locked_while_a_run_writes_it(tmp_path):
+    out = tmp_path / "locked.jsonl"
+    with RecordWriter(out), pytest.raises(RecordFileError, match="another running command"):
+        RecordWriter(out)
+    RecordWriter(out).close()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["match", "no_such_game", "random", "random"], "cannot load game"),
+        (["match", "python_pig(dice=3)", "random", "random"], "dice must be in"),
+        (["match", GAME, "nosuch", "random"], "unknown agent 'nosuch'"),
+        (["match", GAME, "random", "hold(m=3)"], "unknown parameter(s) ['m']"),
+        (["match", GAME, "random", "hold(n=0)"], "n must be >= 1"),
+        (["match", GAME, "random", "hold(n=x)"], "must be of type int"),
+        (["match", "pig", "random", "hold"], "plays only python_pig"),
+        (["match", GAME, "random", "random", "--sprt", "10,0"], "elo0 < elo1"),
+        (["match", GAME, "random", "random", "--address", "x:1"], "--address is for"),
+        (["tournament", GAME, "random", "random"], "two distinct agent specs"),
+        (["tournament", GAME, "random", "hold", "bad(("], "malformed agent spec"),
+        (["tune", GAME, "hold", "--param", "n=5,0"], "n must be >= 1"),
+        (["tune", GAME, "hold", "--param", "m=5,6"], "unknown parameter(s) ['m']"),
+        (["tune", GAME, "hold(n=3)", "--param", "n=5,6"], "both fixed in"),
+        (["tune", GAME, "hold", "--param", "n5"], "expected name=v1,v2"),
+        (["tune", GAME, "hold", "--param", "n=5"], "at least two candidates"),
+    ],
+)
+def test_bad_input_fails_before_any_game(tmp_path, capsys, args, message):
+    out = tmp_path / "never.jsonl"
+    code = cli.main([*args, "--matches", "2", "--out", str(out)])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists(), "no file may be written before the input is checked"
+
+
+def test_a_raising_agent_forfeits_and_the_run_goes_on(tmp_path, capsys):
+    out = tmp_path / "raise.jsonl"
+    assert _match(out, 4, a="test_raise(on_move=2)", b="random") == 0
+    records = read_records(out)
+    assert len(records) == 8
+    failed = [r for r in records if r["error"] is not None]
+    assert failed, "random Pig games to 20 last more than 2 moves of each player"
+    for r in failed:
+        seat = r["error"]["seat"]
+        assert r["seats"][seat] == "test_raise(on_move=2)"
+        assert r["error"]["kind"] == "RuntimeError"
+        assert "deliberate failure on move 2" in r["error"]["message"]
+        assert r["returns"][seat] == -1.0 and r["returns"][1 - seat] == 1.0
+    text = capsys.readouterr().out
+    assert f"FAILED: test_raise(on_move=2) forfeited {len(failed)} game(s): RuntimeError" in text
+    assert "of 8 games" in text
+
+
+def test_a_dying_worker_is_replaced_and_its_game_unscored(tmp_path, capsys):
+    out = tmp_path / "exit.jsonl"
+    assert _match(out, 3, "--workers", "2", a="test_exit(on_move=1)", b="random") == 0
+    records = read_records(out)
+    assert len(records) == 6
+    crashed = [r for r in records if r["error"] is not None]
+    assert len(crashed) >= 3, "test_exit moves first in half of the games"
+    for r in crashed:
+        assert r["error"]["kind"] == "Crash" and r["error"]["seat"] is None
+        assert "exit code 3" in r["error"]["message"] and r["returns"] is None
+    assert all(r["returns"] is not None for r in records if r["error"] is None)
+    text = capsys.readouterr().out
+    assert f"CRASHED: {len(crashed)} unscored games" in text
+    assert f"of {6 - len(crashed)} games" in text
+
+
+def test_a_hanging_move_is_stopped_and_forfeited(tmp_path, capsys):
+    out = tmp_path / "hang.jsonl"
+    spec = "test_hang(on_move=1,ms=30000)"
+    start = time.monotonic()
+    assert _match(out, 2, "--move-timeout-s", "0.2", a=spec, b="random") == 0
+    assert time.monotonic() - start < 20
+    records = read_records(out)
+    assert len(records) == 4
+    hung = [r for r in records if r["error"] is not None]
+    assert len(hung) >= 2, "test_hang moves first in half of the games"
+    for r in hung:
+        assert r["error"]["kind"] == "MoveTimeoutError" and r["error"]["spec"] == spec
+        assert r["returns"][r["error"]["seat"]] == -1.0
+    for r in records:
+        if r["error"] is None:  # the game ended before test_hang's first move
+            assert r["move_ms"][r["seats"].index(spec)] == []
+    assert "hard limit of 0.2 s" in capsys.readouterr().out
+
+
+def test_overruns_are_counted_per_agent(tmp_path, capsys):
+    out = tmp_path / "slow.jsonl"
+    spec = "test_slow(ms=25,time_ms=5)"
+    assert _match(out, 3, "--overrun-ms", "10", a=spec, b="random") == 0
+    records = read_records(out)
+    total = 0
+    for r in records:
+        seat = r["seats"].index(spec)
+        assert r["limit_ms"][seat] == 5.0 and r["overrun_ms"] == 10.0
+        assert r["overruns"][seat] == len(r["move_ms"][seat])  # every move sleeps 25 ms
+        assert r["overruns"][1 - seat] == 0 and r["limit_ms"][1 - seat] is None
+        total += r["overruns"][seat]
+    assert total > 0
+    text = capsys.readouterr().out
+    row = next(line.split() for line in text.splitlines() if line.split()[:2] == [spec, str(total)])
+    assert row[6] == str(total)  # moves, mean, p99, max, limit, overruns
+    assert "an overrun is a move longer than limit + 10 ms" in text
+
+
+def test_star_bots_report_their_default_budget():
+    record = play_task(GameTask(GAME, "star2(max_depth=1,time_ms=40)", "hold", 0, 0, 0))
+    assert record["limit_ms"] == [40.0, None]
+    default = play_task(GameTask(GAME, "star2", "hold", 0, 0, 0, move_timeout_s=None))
+    assert default["limit_ms"] == [200.0, None]
+
+
+def test_an_illegal_action_forfeits():
+    record = play_task(GameTask(GAME, "test_illegal(on_move=1)", "hold", 0, 0, 0))
+    assert record["error"]["kind"] == "IllegalActionError" and record["error"]["seat"] == 0
+    assert "illegal action 99" in record["error"]["message"]
+    assert record["returns"] == [-1.0, 1.0]
+
+
+def test_play_game_raises_bot_errors_unless_asked():
+    game = pyspiel.load_game(GAME)
+    bots = [make_bot("test_raise(on_move=1)", game, 0, 1), make_bot("random", game, 1, 2)]
+    with pytest.raises(RuntimeError, match="deliberate"):
+        play_game(game, bots, seed=0)
+    bots = [make_bot("test_raise(on_move=1)", game, 0, 1), make_bot("random", game, 1, 2)]
+    record = play_game(game, bots, seed=0, catch_errors=True)
+    assert record.failure is not None and record.failure.player == 0
+    assert record.returns == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("game_string", ["python_pig(winscore=30)", "pig(winscore=30)"])
+def test_our_bots_play_in_openspiel_evaluate_bots(game_string):
+    game = pyspiel.load_game(game_string)
+    specs = ["random", "star2(max_depth=2)", "expss(max_depth=2,samples=3)"]
+    if game_string.startswith("python_pig"):
+        specs += ["hold(n=10)", "pig_optimal"]
+    rng = np.random.RandomState(3)
+    for i, spec in enumerate(specs):
+        other = specs[(i + 1) % len(specs)]
+        bots = [make_bot(spec, game, 0, seed=i), make_bot(other, game, 1, seed=i + 1)]
+        returns = evaluate_bots(game.new_initial_state(), bots, rng)
+        assert sorted(returns) == [-1.0, 1.0]
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
+    out = tmp_path / "interrupted.jsonl"
+    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, SEARCHER]
+    command += ["hold(n=20)", "--matches", "150", "--out", str(out), "--workers", "2"]
+    # a terminal sends SIGINT to the whole foreground process group
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_bytes().count(b"\n") >= 10:
+            break
+        time.sleep(0.005)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "run the same command to resume" in err
+    assert out.read_bytes().endswith(b"\n")
+    first = len(_games(out))
+    assert 10 <= first < 300
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    assert len(_games(out)) == 300
+
+
+def test_a_game_written_twice_is_counted_once(tmp_path, capsys):
+    out = tmp_path / "twice.jsonl"
+    assert _match(out, 3) == 0
+    with out.open("ab") as f:
+        f.write(out.read_bytes().splitlines(keepends=True)[2])
+    capsys.readouterr()
+    assert _match(out, 3) == 0
+    captured = capsys.readouterr()
+    assert "1 game(s) appear more than once" in captured.err
+    assert "nothing to play" in captured.out and "of 6 games" in captured.out

@@ -1,0 +1,75 @@
+"""Executors: the local pool directly, and the Ray backend against the local one."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from chancespiel.evaluation.match import GameTask, play_task, read_records
+from chancespiel.evaluation.parallel import (
+    BackendError,
+    LocalPool,
+    check_reachable,
+    make_executor,
+)
+
+GAME = "python_pig(winscore=20)"
+SEARCHER = "expectimax(max_depth=2)"
+SAME = ("a", "b", "match", "game_index", "seats", "returns", "history", "nodes", "error")
+
+
+def _comparable(records: list[dict]) -> list[dict]:
+    rows = [{k: r[k] for k in SAME} for r in records]
+    return sorted(rows, key=lambda r: (r["match"], r["game_index"]))
+
+
+def test_local_pool_returns_what_play_task_returns():
+    tasks = [GameTask(GAME, SEARCHER, "random", 9, m, g) for m in range(3) for g in (0, 1)]
+    with LocalPool(2) as pool:
+        assert pool.capacity == 2 and pool.in_flight == 0
+        records = []
+        pending = list(tasks)
+        while pending or pool.in_flight:
+            while pending and pool.in_flight < pool.capacity:
+                pool.submit(pending.pop())
+            records.append(pool.next_result())
+        with pytest.raises(RuntimeError, match="no game in flight"):
+            pool.next_result()
+    assert _comparable(records) == _comparable([play_task(t) for t in tasks])
+
+
+def test_unknown_backend_and_misplaced_address():
+    with pytest.raises(BackendError, match="unknown backend"):
+        make_executor("slurm", 1)
+    with pytest.raises(BackendError, match="--address is for the ray backend"):
+        make_executor("local", 1, "127.0.0.1:6379")
+
+
+def test_an_unreachable_ray_address_fails_at_once():
+    with socket.socket() as probe:  # a free loopback port, closed again: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(BackendError, match=r"cannot reach a Ray cluster at '127\.0\.0\.1:"):
+        check_reachable(f"127.0.0.1:{port}")
+    check_reachable("auto")  # no port: left to Ray
+
+
+def test_ray_backend_gives_the_local_results(tmp_path):
+    pytest.importorskip("ray")
+    files = {}
+    for backend in ("local", "ray"):
+        files[backend] = tmp_path / f"{backend}.jsonl"
+        args = ["match", GAME, SEARCHER, "hold(n=20)", "--matches", "6", "--workers", "2"]
+        args += ["--backend", backend, "--out", str(files[backend]), "--no-progress"]
+        # a subprocess: Ray's threads must not stay in the test process, which forks workers
+        command = [sys.executable, "-m", "chancespiel.evaluation.cli", *args]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert "played 12 games" in result.stdout
+        if backend == "ray":
+            assert "on Ray (" in result.stdout
+    local, ray = (_comparable(read_records(files[b])) for b in ("local", "ray"))
+    assert len(ray) == 12 and ray == local

@@ -1,0 +1,152 @@
+"""Tuning by elimination, tournaments, reports and plots."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.match import read_records
+from chancespiel.evaluation.plot import plot_pairs
+from chancespiel.evaluation.report import pair_summaries
+from chancespiel.evaluation.tune import candidate_specs, eliminate, parse_param
+
+GAME = "python_pig(winscore=20)"
+
+
+def test_parse_param_and_candidates():
+    assert parse_param("samples=5, 10,20") == ("samples", ["5", "10", "20"])
+    specs = candidate_specs(
+        "star2ss(time_ms=50)", [("samples", ["5", "10"]), ("max_depth", ["2", "3"])]
+    )
+    assert specs == [
+        "star2ss(time_ms=50,samples=5,max_depth=2)",
+        "star2ss(time_ms=50,samples=5,max_depth=3)",
+        "star2ss(time_ms=50,samples=10,max_depth=2)",
+        "star2ss(time_ms=50,samples=10,max_depth=3)",
+    ]
+    assert candidate_specs("hold", [("n", ["5", "10"])]) == ["hold(n=5)", "hold(n=10)"]
+    for bad in ("n", "n=", "=1,2", "n=1,,2", "n=1,1"):
+        with pytest.raises(ValueError):
+            parse_param(bad)
+    with pytest.raises(ValueError, match="given twice"):
+        candidate_specs("hold", [("n", ["1"]), ("n", ["2"])])
+
+
+def _fake_round(strength: dict[str, float], log: list):
+    """play_round for `eliminate`: A wins round(100 * p) of 100 games, p from the strengths."""
+
+    def play_round(pairs):
+        log.append(pairs)
+        records = []
+        for a, b in pairs:
+            p = strength[a] / (strength[a] + strength[b])
+            for game in range(100):
+                won = game < round(100 * p)
+                returns = [1.0, -1.0] if won == (game % 2 == 0) else [-1.0, 1.0]
+                records.append(
+                    {"game": "g", "a": a, "b": b, "match": game // 2, "game_index": game % 2}
+                    | {"returns": returns}
+                )
+        return records
+
+    return play_round
+
+
+def test_elimination_bracket_winners_advance_and_byes():
+    strength = {"c1": 1.0, "c2": 3.0, "c3": 2.0, "c4": 1.5, "c5": 2.5}
+    log: list = []
+    result = eliminate(list(strength), _fake_round(strength, log))
+    # round 1: c1-c2 and c3-c4, c5 waits; round 2: the winners, c5 waits again; final
+    assert log == [[("c1", "c2"), ("c3", "c4")], [("c2", "c3")], [("c2", "c5")]]
+    assert [[bout.winner for bout in r] for r in result.rounds] == [["c2", "c3"], ["c2"], ["c2"]]
+    assert result.byes == ["c5", "c5", None]
+    assert result.champion == "c2"
+    assert result.rounds[0][0].summary.rate == 0.25
+
+
+def test_elimination_ties_advance_the_earlier_candidate():
+    strength = {"x": 1.0, "y": 1.0}
+    result = eliminate(["x", "y"], _fake_round(strength, []))
+    assert result.rounds[0][0].summary.rate == 0.5 and result.champion == "x"
+
+
+def test_cli_tune_prints_the_champion_and_resumes(tmp_path, capsys):
+    out = tmp_path / "tune.jsonl"
+    args = ["tune", GAME, "hold", "--param", "n=2,20,5", "--matches", "30", "--out", str(out)]
+    assert cli.main([*args, "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "round 1: 1 pairing(s)" in text and "hold(n=5): bye" in text
+    assert "round 2: 1 pairing(s)" in text
+    assert text.strip().splitlines()[-1] == "champion: n=20  (hold(n=20))"
+    assert len(read_records(out)) == 2 * 2 * 30
+    assert cli.main([*args, "--no-progress"]) == 0
+    again = capsys.readouterr().out
+    assert again.count("nothing to play") == 2 and again.endswith("(hold(n=20))\n")
+
+
+def test_tournament_table_ratings_and_report(tmp_path, capsys):
+    out = tmp_path / "rr.jsonl"
+    specs = ["hold(n=20)", "hold(n=5)", "random"]
+    args = ["tournament", GAME, *specs, "--matches", "40", "--out", str(out), "--no-progress"]
+    assert cli.main(args) == 0
+    text = capsys.readouterr().out
+    assert "round robin of 3 agents" in text and "relative to hold(n=20)" in text
+    assert len(read_records(out)) == 3 * 2 * 40
+    assert cli.main(["report", str(out), "--json"]) == 0
+    (summary,) = json.loads(capsys.readouterr().out)["games"]
+    pairs = {(p["a"], p["b"]): p for p in summary["pairs"]}
+    assert set(pairs) == {(specs[0], specs[1]), (specs[0], specs[2]), (specs[1], specs[2])}
+    for p in pairs.values():
+        assert p["games"] == 80 and p["score"] == p["wins"] + p["draws"] / 2
+        assert p["wilson95"][0] <= p["rate"] <= p["wilson95"][1]
+    elo = summary["ratings"]["elo"]
+    assert elo[specs[0]] == {"elo": 0.0, "se": 0.0}  # the anchor
+    assert elo["random"]["elo"] < elo[specs[0]]["elo"]
+    # the ratings follow the table: the better score against the anchor, the higher rating
+    by_rate = sorted(specs[1:], key=lambda s: -pairs[(specs[0], s)]["rate"])
+    assert sorted(specs[1:], key=lambda s: elo[s]["elo"]) == by_rate
+    assert cli.main(["report", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "score rate of the row agent against the column agent" in report
+    assert "Elo (Bradley-Terry" in report and "per-move time" in report
+
+
+def test_report_counts_a_game_read_twice_once(tmp_path, capsys):
+    out = tmp_path / "m.jsonl"
+    args = ["match", GAME, "hold(n=20)", "random", "--matches", "5", "--out", str(out)]
+    assert cli.main([*args, "--no-progress"]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", str(out), str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "10 game(s) appear more than once" in captured.err
+    assert json.loads(captured.out)["games"][0]["pairs"][0]["games"] == 10
+
+
+def test_report_and_plot_refuse_missing_or_empty_files(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "none.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert cli.main(["plot", str(empty), "--out", str(tmp_path / "x.png")]) == 2
+    assert "no game records" in capsys.readouterr().err
+
+
+def test_plot_writes_a_png_with_one_panel_per_game(tmp_path, capsys):
+    files = []
+    for game in (GAME, "python_pig(winscore=15)"):
+        out = tmp_path / f"{len(files)}.jsonl"
+        args = ["tournament", game, "hold(n=20)", "hold(n=5)", "random", "--matches", "10"]
+        assert cli.main([*args, "--out", str(out), "--no-progress"]) == 0
+        files.append(str(out))
+    png = tmp_path / "fig.png"
+    assert cli.main(["plot", *files, "--out", str(png), "--title", "Pig"]) == 0
+    data = png.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
+    width = int.from_bytes(data[16:20], "big")
+    records = read_records(files[0]) + read_records(files[1])
+    assert len(pair_summaries(records)) == 6
+    assert width > 800  # two panels of three bars
+    with pytest.raises(ValueError, match="no scored games"):
+        plot_pairs([], tmp_path / "none.png")
