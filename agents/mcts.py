@@ -271,10 +271,11 @@ def _expand_decision(
 
     Under UCT every action is admitted at once; under DPW none until the first selection.
     """
-    actions = list(state.legal_actions())
+    legal = state.legal_actions()
     if ordering is not None:
-        actions = list(ordering(state, actions))
+        actions = list(ordering(state, legal))
     else:
+        actions = list(legal)
         rng.shuffle(actions)
     node.actions = actions
     node.children = []
