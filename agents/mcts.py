@@ -2,14 +2,15 @@
 
 The search is decomposed as in mctx (../shared/STYLE.md): tree data (`Node`), one
 simulate/expand/backup loop (`run_simulations`), pure selection rules (`uct_select`,
-`sample_index`, `widening_limit`), and a `TreePolicy` that says which rules the loop applies.
-UCT and DPW are two policies over the same loop, not two copies of it.
+`sample_index`, `widening_limit`, `most_visited`), and a `TreePolicy` that says which rules the
+loop applies. UCT and DPW are two policies over the same loop, not two copies of it.
 
-- UCT (Kocsis and Szepesvari 2006, ../shared/papers/uct-improved-monte-carlo-search.txt): at a
-  decision node every action is tried once (in a random order) before any is tried again;
-  then the child maximising `sign * Q + uct_c * sqrt(ln N / n)` is chosen, where N is the
-  node's visits, n and Q the child's visits and mean value, and `sign` is +1 at player 0's
-  nodes and -1 at player 1's (the Min player minimises Q - bonus, which is the same thing).
+- UCT (Kocsis, Szepesvari and Willemson, "Improved Monte-Carlo Search", 2006,
+  ../shared/papers/uct-improved-monte-carlo-search.txt): at a decision node every action is
+  tried once, in a random order, before any is tried again; then the child maximising
+  `sign * Q + uct_c * sqrt(ln N / n)` is chosen, where N is the node's visits, n and Q the
+  child's visits and mean value, and `sign` is +1 at player 0's nodes and -1 at player 1's
+  (the Min player minimises Q - bonus, which is the same thing).
 - Chance nodes are kept in the tree; each visit samples an outcome by its probability (the
   MCMS paper's setup, section 4.2).
 - DPW (MCMS paper, section 2.2): on its v-th visit (this one included) a node admits
@@ -20,26 +21,26 @@ UCT and DPW are two policies over the same loop, not two copies of it.
   drawn from the full distribution (a new one joins the set, a known one is followed);
   otherwise an existing child is drawn with probability proportional to its own, i.e. from
   the distribution restricted to the sampled set.
-- Expansion adds one node per simulation. Leaves are valued by `rollout_depth` uniformly random
-  decision moves (chance by probability, not counted) and then the heuristic
-  (games.registry.evaluation_for): 0 is UCT-H (the heuristic at the leaf, Ramanujan and Selman,
-  ../shared/papers/understanding-sampling-adversarial-search.txt), None (or -1) plays random
-  games to the end, as plain UCT does.
+- Expansion adds one node per simulation. A new leaf is valued by `rollout_depth` uniformly
+  random decision moves (chance by probability; chance nodes do not count) and then the
+  heuristic (games.registry.evaluation_for): 0 is UCT-H, the heuristic at the leaf (Ramanujan,
+  Sabharwal and Selman 2010, ../shared/papers/understanding-sampling-adversarial-search.txt);
+  None (or -1) plays random games to the end, as plain UCT does.
 - Values: every node stores the sum of the simulation values through it for player 0
   (`Node.total`), so a node's mean is player 0's expected return; selection flips the sign at
   player 1's nodes. Results are reported for the player to move at the root.
 - The final move is the most visited root child (ties: the higher mean value).
 
-Defaults. `uct_c = 1.0`: with values in [-1, 1] (range 2) UCB1's constant sqrt(2) for
-rewards in [0, 1] (the UCT paper's c_{t,s} = sqrt(2 ln t / s)) becomes 2*sqrt(2) ~ 2.8 (the
-bound-derived value; OpenSpiel's default 2 is close to it), while the MCMS paper's tuned
-constants, C1 / 100 on our scale, are 0.5 (Pig, Can't Stop, Ra) and 2.0 (EWN); in short
-tuning matches on python_pig and python_einstein_wurfelt_nicht (docs/mcts.md) 1.0 was as good
-as or better than the alternatives, so it is the default. `pw_c = 4`, `pw_alpha = 0.25`: the
-paper's tuned (C2, alpha) for EWN, between its Pig (5, 0.2) and Can't Stop (25, 0.3) values.
+Defaults. `uct_c = 1.0`. With values in [-1, 1] (a range of 2), UCB1's bound-derived constant
+(sqrt(2) for rewards in [0, 1], the UCT paper's c_{t,s} = sqrt(2 ln t / s)) becomes
+2 * sqrt(2) ~ 2.8; OpenSpiel's default is 2; the MCMS paper's tuned constants, C1 / 100 on our
+scale, are 0.5 (Pig, Can't Stop, Ra) and 2.0 (EWN). Our tuning matches (docs/mcts.md): 1.0
+beat 0.5 on python_einstein_wurfelt_nicht and was level with 2.0 there and with 0.5 and 2.0
+on python_pig, within the 95% intervals. `pw_c = 4`, `pw_alpha = 0.25`: the paper's tuned
+(C2, alpha) for EWN, between its Pig (5, 0.2) and Can't Stop (25, 0.3) values.
 `rollout_depth = None` (random games to the end): plain UCT, and the only sensible choice on
 games without a heuristic; the paper's tuned d_r are 0 (Pig, Ra), 10 (Can't Stop) and
-100 (EWN, i.e. practically to the end).
+100 (EWN, in effect to the end).
 """
 
 from __future__ import annotations
@@ -80,9 +81,10 @@ MAX_CACHED_OUTCOMES = 256  # distinct shared outcome tuples a rollout cache keep
 class Node:
     """A node of the search tree; its state is not stored but replayed from the root.
 
-    Decision node: `actions` are the legal actions in the order they are tried (filled on the
-    node's second visit), `children[i]` is the child of `actions[i]` (children are created in
-    that order), `width` is the number of admitted actions (DPW; all of them under UCT).
+    Decision node: `actions` are the legal actions in the order they are tried (listed when a
+    simulation first selects from the node), `children[i]` is the child of `actions[i]`
+    (children are created in that order), `width` is the number of admitted actions (DPW;
+    all of them under UCT).
     Chance node: `actions` are the outcomes with positive probability, `cum` their cumulative
     probabilities, `children[i]` the child of outcome i or None while unsampled; under DPW
     `present` lists the sampled outcome indices in the order they were added and
@@ -256,14 +258,6 @@ def rollout(
 # The simulation loop -----------------------------------------------------------------------
 
 
-def _new_node(state: SearchState) -> Node:
-    """A leaf for `state`; a terminal leaf keeps its return."""
-    player = state.current_player()
-    if player == TERMINAL:
-        return Node(player, state.returns()[0])
-    return Node(player)
-
-
 def _expand_decision(
     node: Node, state: SearchState, ordering: Ordering | None, rng: random.Random, widening: bool
 ) -> list[int]:
@@ -327,6 +321,7 @@ def run_simulations(
     deepest = 0
     while True:
         state = root_state.clone()
+        apply = state.apply
         node = root
         path = [node]
         plies = 0
@@ -345,21 +340,23 @@ def run_simulations(
                     )
                 expanded = len(children)
                 if expanded < width:  # an admitted action not tried yet: expand it
-                    state.apply(actions[expanded])
-                    node = _new_node(state)
+                    apply(actions[expanded])
+                    player = state.current_player()
+                    node = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
                     children.append(node)
                     path.append(node)
                     break
                 index = uct_select(children, 1.0 if player == 0 else -1.0, uct_c, node.visits)
-                state.apply(actions[index])
+                apply(actions[index])
                 node = children[index]
                 path.append(node)
             elif player == CHANCE:
-                if node.actions is None:
-                    _expand_chance(node, state, widening)
                 cum = node.cum
+                if cum is None:
+                    _expand_chance(node, state, widening)
+                    cum = node.cum
                 if not widening:
-                    index = sample_index(cum, rand())
+                    index = bisect_right(cum, rand() * cum[-1])  # sample_index, inlined
                 else:
                     present = node.present
                     if len(present) < len(cum) and len(present) < widening_limit(
@@ -368,12 +365,14 @@ def run_simulations(
                         index = sample_index(cum, rand())  # a new outcome joins, a known is kept
                     else:
                         index = present[sample_index(node.present_cum, rand())]
-                state.apply(node.actions[index])
+                apply(node.actions[index])
                 child = node.children[index]
                 if child is None:
-                    child = node.children[index] = _new_node(state)
+                    player = state.current_player()
+                    child = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
+                    node.children[index] = child
                     if widening:
-                        node.present.append(index)
+                        present.append(index)
                         prob = cum[index] - (cum[index - 1] if index else 0.0)
                         present_cum = node.present_cum
                         present_cum.append(present_cum[-1] + prob if present_cum else prob)
@@ -842,7 +841,9 @@ def _openspiel_params() -> dict[str, Param]:
         "max_simulations": Param(
             None, f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)", int
         ),
-        "time_ms": Param(None, "wall-clock budget per move in ms (our addition)", float),
+        "time_ms": Param(
+            None, "wall-clock budget per move in ms (ours: checked after each simulation)", float
+        ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }
 
