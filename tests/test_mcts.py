@@ -206,7 +206,7 @@ def test_dpw_chance_node_resamples_its_children_by_probability():
             core, game, max_simulations=3000, rollout_depth=0, seed=seed, pw_c=1.0, pw_alpha=0.05
         )
         chance = result.root.children[result.root.actions.index(ROLL)]
-        assert chance.visits > 2000
+        assert chance.visits > 1000
         assert len(chance.present) == 2 == sum(c is not None for c in chance.children)
         probs = dict(core.rules.outcomes)
         weights = [probs[chance.actions[i]] for i in chance.present]
@@ -510,6 +510,7 @@ GAMES = [
     "python_einstein_wurfelt_nicht",
     "python_einstein_wurfelt_nicht(setup=free)",
     "python_cant_stop",
+    "python_ra",
     "python_chance_tree(seed=1,depth=8)",
     "pig",
     "einstein_wurfelt_nicht",
