@@ -209,9 +209,10 @@ def rollout(
     moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
 
     `cache` (kept by the caller across rollouts) holds the cumulative probabilities of the
-    outcome tuples the game shares between states (our cores return the same tuple for every
-    roll), keyed by identity; the cache keeps each tuple alive, so an id is never reused while
-    it is cached, and tuples cannot change. Other outcome lists are scanned linearly.
+    outcome tuples a game shares between states (the Pig, EWN and Can't Stop cores return one
+    tuple for every roll), keyed by identity: the cache keeps each tuple alive, so its id is
+    not reused while it is cached, and a tuple cannot change. Other outcome sequences (fresh
+    lists, as from Ra or the pyspiel adapter) are scanned linearly.
     """
     if cache is None:
         cache = {}
