@@ -13,5 +13,6 @@ from chancespiel.agents import pig_policies
 from chancespiel.agents import cant_stop_policies
 from chancespiel.agents import star_minimax
 from chancespiel.agents import bab
+from chancespiel.agents import mcts
 from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent

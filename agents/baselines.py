@@ -1,12 +1,42 @@
-"""Baseline agents that need no search: uniform random play."""
+"""Baseline agents: uniform random play, flat Monte Carlo, and one-ply greedy search.
+
+- `random`: a uniformly random legal action.
+- `mc` (flat Monte Carlo): simulations are spread uniformly over the root actions (round robin,
+  in a random order); each applies its action and values the result by the same rollout as
+  `mcts` (`rollout_depth` random decision moves, then the heuristic; none = to the end). The
+  move is the action with the best mean value. No tree: the baseline that shows what the
+  tree of `mcts` adds.
+- `greedy`: one ply with the heuristic. An action's value is the heuristic at the positions
+  where the player's opponent (or the player again) next decides, averaged exactly over the
+  chance nodes in between, so in Pig rolling is weighed against the risk of busting. Ties go
+  to a random best action.
+"""
 
 from __future__ import annotations
+
+import math
+import random
+import time
 
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import SearchState
+from chancespiel.agents.mcts import (
+    DEFAULT_TIME_MS,
+    ROLLOUT_DEPTH,
+    TO_THE_END,
+    Evaluation,
+    MCTSResult,
+    Node,
+    budget_params,
+    check_mcts_params,
+    fresh_seed,
+    rollout,
+)
+from chancespiel.agents.protocol import CHANCE, SearchState, search_state
 from chancespiel.agents.registry import register_agent
+from chancespiel.agents.search_common import check_two_player_zero_sum
+from chancespiel.games.registry import evaluation_for
 
 
 class RandomBot(PolicyBot):
@@ -20,3 +50,197 @@ class RandomBot(PolicyBot):
 @register_agent("random", "uniformly random legal actions (any game)")
 def _make_random(game: pyspiel.Game, player: int, seed: int | None) -> RandomBot:
     return RandomBot(game, player, seed)
+
+
+# Flat Monte Carlo --------------------------------------------------------------------------
+
+
+def mc_search(
+    state: SearchState,
+    game: pyspiel.Game,
+    *,
+    rollout_depth: int | None = None,
+    max_simulations: int | None = None,
+    time_ms: float | None = None,
+    seed: int = 0,
+    evaluation: Evaluation | None = None,
+) -> MCTSResult:
+    """Flat Monte Carlo: rollouts spread uniformly over the root actions.
+
+    Args:
+      state: a search-protocol state at a decision node; not modified.
+      game: the game, for its heuristic.
+      rollout_depth: random decision moves before the heuristic (0: the heuristic right after
+        the action; None or -1: random games to the end).
+      max_simulations, time_ms: the budget (the first one spent ends the search).
+      seed: seed of the action order and the rollouts.
+      evaluation: h(state, player); default: the game's registered heuristic.
+
+    Returns:
+      The action with the best mean value for the player to move, with every action's mean
+      and count (`depth` is 1, `nodes` the root and its children).
+
+    Raises:
+      ValueError: on a bad parameter, an unsupported game or a root that is not a decision.
+    """
+    check_mcts_params(
+        uct_c=0.0, rollout_depth=rollout_depth, max_simulations=max_simulations, time_ms=time_ms
+    )
+    check_two_player_zero_sum(game, "mc")
+    player = state.current_player()
+    if player < 0:
+        raise ValueError(f"mc needs a decision node at the root, got player {player}")
+    start = time.perf_counter()
+    deadline = None if time_ms is None else start + time_ms / 1000.0
+    limit = math.inf if max_simulations is None else max_simulations
+    rng = random.Random(seed)
+    rand = rng.random
+    evaluate = evaluation or evaluation_for(game)
+    depth = TO_THE_END if rollout_depth is None else rollout_depth
+    root = Node(player)
+    actions = list(state.legal_actions())
+    rng.shuffle(actions)
+    root.actions = actions
+    root.children = children = []  # statistics of each root action, made on its first visit
+    cache: dict = {}
+    simulations = 0
+    while True:
+        index = simulations % len(actions)
+        child_state = state.clone()
+        child_state.apply(actions[index])
+        if index == len(children):
+            children.append(Node(child_state.current_player()))
+        child = children[index]
+        value = rollout(child_state, depth, rand, evaluate, cache)
+        child.visits += 1
+        child.total += value
+        root.visits += 1
+        root.total += value
+        simulations += 1
+        if simulations >= limit or (deadline is not None and time.perf_counter() >= deadline):
+            break
+    sign = 1.0 if player == 0 else -1.0
+    values = {a: sign * c.mean() for a, c in zip(actions, children, strict=False)}
+    best = max(values, key=values.__getitem__)
+    return MCTSResult(
+        value=values[best],
+        action=best,
+        action_values=values,
+        visits={a: c.visits for a, c in zip(actions, children, strict=False)},
+        simulations=simulations,
+        nodes=1 + len(children),
+        depth=1,
+        time_s=time.perf_counter() - start,
+        root=root,
+    )
+
+
+class MCBot(PolicyBot):
+    """Flat Monte Carlo at every move (a single legal action is played without search)."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int, **options):
+        super().__init__(game, player, seed)
+        self.options = options
+        self.last_result: MCTSResult | None = None
+
+    def choose(self, state: SearchState) -> int:
+        """The action with the best mean rollout value."""
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            self.last_result = None
+            return actions[0]
+        return self.analyse_state(state).action
+
+    def analyse_state(self, state: SearchState) -> MCTSResult:
+        """Runs the search on a search-protocol state."""
+        self.last_result = mc_search(
+            state, self.game, seed=self.rng.getrandbits(63), **self.options
+        )
+        return self.last_result
+
+    def analyse(self, state: pyspiel.State) -> MCTSResult:
+        """Runs the bot's search on `state` without playing."""
+        return self.analyse_state(search_state(state))
+
+
+@register_agent(
+    "mc",
+    "flat Monte Carlo: rollouts spread uniformly over the root actions, best mean",
+    {"rollout_depth": ROLLOUT_DEPTH, **budget_params(DEFAULT_TIME_MS)},
+)
+def _make_mc(
+    game: pyspiel.Game,
+    player: int,
+    seed: int | None,
+    rollout_depth: int | None,
+    max_simulations: int | None,
+    time_ms: float | None,
+) -> MCBot:
+    if max_simulations is None and time_ms is None:
+        time_ms = DEFAULT_TIME_MS
+    check_mcts_params(
+        uct_c=0.0, rollout_depth=rollout_depth, max_simulations=max_simulations, time_ms=time_ms
+    )
+    check_two_player_zero_sum(game, "mc")
+    return MCBot(
+        game,
+        player,
+        fresh_seed(seed),
+        rollout_depth=rollout_depth,
+        max_simulations=max_simulations,
+        time_ms=time_ms,
+    )
+
+
+# Greedy ------------------------------------------------------------------------------------
+
+
+def expected_evaluation(state: SearchState, evaluate: Evaluation, player: int) -> float:
+    """The heuristic for `player` at the next decision or terminal node, averaged over the
+    chance nodes before it (exactly, by recursion over their outcomes)."""
+    if state.current_player() != CHANCE:
+        return evaluate(state, player)
+    total = 0.0
+    for outcome, prob in state.chance_outcomes():
+        if prob > 0.0:
+            child = state.clone()
+            child.apply(outcome)
+            total += prob * expected_evaluation(child, evaluate, player)
+    return total
+
+
+def greedy_values(state: SearchState, evaluate: Evaluation) -> dict[int, float]:
+    """One-ply value of each legal action for the player to move (see the module docstring)."""
+    player = state.current_player()
+    values = {}
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        values[action] = expected_evaluation(child, evaluate, player)
+    return values
+
+
+class GreedyBot(PolicyBot):
+    """Plays the action with the best one-ply heuristic value; ties broken at random."""
+
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+        super().__init__(game, player, seed)
+        self.evaluate = evaluation_for(game)
+
+    def choose(self, state: SearchState) -> int:
+        """A best action by `greedy_values`."""
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        values = greedy_values(state, self.evaluate)
+        best = max(values.values())
+        return self.rng.choice([a for a, v in values.items() if v >= best - 1e-12])
+
+
+@register_agent(
+    "greedy",
+    "one ply with the heuristic, averaged over the chance nodes before the next decision",
+)
+def _make_greedy(game: pyspiel.Game, player: int, seed: int | None) -> GreedyBot:
+    check_two_player_zero_sum(game, "greedy")
+    return GreedyBot(game, player, seed)
