@@ -42,10 +42,16 @@ Z95 = 1.959963984540054
 
 
 def paper_specs(time_ms: float) -> dict[str, str]:
-    """The estimators of Table 1 with the paper's Pig settings (section 4.2): sample widths
-    (20, 25, 18) for expss, star1ss, star2ss; no pruning at depth <= 2."""
+    """The estimators of Table 1 with the paper's Pig settings (section 4.2): MCTS and DPW
+    parameters, sample widths (20, 25, 18) for expss, star1ss, star2ss; no pruning at
+    depth <= 2."""
     common = f"time_ms={time_ms:g},prune_min_depth=2"
+    # MCTS / DPW in Pig: (C1, d_r, C2, alpha) = (50, 0, 5, 0.2) on the paper's [-100, 100]
+    # scale, so uct_c = 0.5 on ours, the heuristic at the leaf (UCT-H).
+    mcts = f"uct_c=0.5,rollout_depth=0,time_ms={time_ms:g}"
     return {
+        "mcts": f"mcts({mcts})",
+        "dpw": f"dpw({mcts},pw_c=5,pw_alpha=0.2)",
         "exp": f"expectimax({common})",
         "star1": f"star1({common})",
         "star2": f"star2({common})",
