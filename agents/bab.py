@@ -102,13 +102,12 @@ from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_st
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.search_common import (
     Budget,
+    MoveOrderingMixin,
     SearchTimeout,
     check_two_player_zero_sum,
     child_key,
 )
 from chancespiel.games.registry import evaluation_for, move_ordering_for
-
-MAX_TABLE_SIZE = 2_000_000
 
 Evaluation = Callable[[Any, int], float]
 Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
@@ -184,7 +183,7 @@ class BabResult:
         return {a: lu[0] for a, lu in self.action_bounds.items()}
 
 
-class _Bab:
+class _Bab(MoveOrderingMixin):
     """One search from one root: the recursive procedures share this context."""
 
     def __init__(
@@ -206,21 +205,6 @@ class _Bab:
         self.budget = budget
         self.best_moves: dict[int, int] = {}
         self.horizon_reached = False
-
-    def ordered_actions(self, state: SearchState, key: int) -> Sequence[int]:
-        """Legal actions, best move from the previous iteration first, then static order."""
-        actions = state.legal_actions()
-        if self.ordering is not None:
-            actions = self.ordering(state, actions)
-        best = self.best_moves.get(key)
-        if best is not None and best != actions[0]:
-            actions = [best, *(a for a in actions if a != best)]
-        return actions
-
-    def remember(self, key: int, action: int) -> None:
-        if len(self.best_moves) >= MAX_TABLE_SIZE:
-            self.best_moves.clear()
-        self.best_moves[key] = action
 
     def search(
         self,

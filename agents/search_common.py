@@ -10,7 +10,8 @@ same sample, as the MCMS paper requires.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pyspiel
 
@@ -56,6 +57,36 @@ def sample_outcomes(
                 break
         counts[chosen] = counts.get(chosen, 0) + 1
     return [(outcome, count / samples) for outcome, count in counts.items()]
+
+
+MAX_TABLE_SIZE = 2_000_000  # best-move entries kept before the table is cleared
+
+
+class MoveOrderingMixin:
+    """Move ordering for depth-first searches: the best move each decision node had at the
+    previous iteration (keyed by path) first, then the game's static order.
+
+    Users set `self.ordering` (a static ordering or None) and `self.best_moves` (a dict).
+    """
+
+    ordering: Callable[[Any, Sequence[int]], Sequence[int]] | None
+    best_moves: dict[int, int]
+
+    def ordered_actions(self, state: Any, key: int) -> Sequence[int]:
+        """Legal actions, best move from the previous iteration first, then static order."""
+        actions = state.legal_actions()
+        if self.ordering is not None:
+            actions = self.ordering(state, actions)
+        best = self.best_moves.get(key)
+        if best is not None and best != actions[0]:
+            actions = [best, *(a for a in actions if a != best)]
+        return actions
+
+    def remember(self, key: int, action: int) -> None:
+        """Stores the best move of the node `key` for the next iteration."""
+        if len(self.best_moves) >= MAX_TABLE_SIZE:
+            self.best_moves.clear()
+        self.best_moves[key] = action
 
 
 class SearchTimeout(Exception):  # noqa: N818  (control flow, not an error)

@@ -47,6 +47,7 @@ from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.search_common import (
     MASK64,
     Budget,
+    MoveOrderingMixin,
     SearchTimeout,
     check_two_player_zero_sum,
     child_key,
@@ -57,7 +58,6 @@ from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 ALGORITHMS = ("expectimax", "star1", "star2")
 FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
-MAX_TABLE_SIZE = 2_000_000
 
 Evaluation = Callable[[Any, int], float]
 Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
@@ -81,7 +81,7 @@ class SearchResult:
     values_by_depth: list[float] = field(default_factory=list)
 
 
-class _Search:
+class _Search(MoveOrderingMixin):
     """One search from one root: the recursive procedures share this context."""
 
     def __init__(
@@ -119,21 +119,6 @@ class _Search:
         if self.samples is None:
             return outcomes
         return sample_outcomes(outcomes, self.samples, mix64((key ^ self.seed) & MASK64))
-
-    def ordered_actions(self, state: SearchState, key: int) -> Sequence[int]:
-        """Legal actions, best move from the previous iteration first, then static order."""
-        actions = state.legal_actions()
-        if self.ordering is not None:
-            actions = self.ordering(state, actions)
-        best = self.best_moves.get(key)
-        if best is not None and best != actions[0]:
-            actions = [best, *(a for a in actions if a != best)]
-        return actions
-
-    def remember(self, key: int, action: int) -> None:
-        if len(self.best_moves) >= MAX_TABLE_SIZE:
-            self.best_moves.clear()
-        self.best_moves[key] = action
 
     # Expectimax ---------------------------------------------------------------------------
 
