@@ -15,7 +15,6 @@ from chancespiel.agents import AGENTS, make_bot, search_state
 from chancespiel.agents.baselines import expected_evaluation, greedy_values, mc_search
 from chancespiel.agents.mcts import (
     CHANCE,
-    TERMINAL,
     Node,
     TreePolicy,
     backup,
@@ -28,6 +27,7 @@ from chancespiel.agents.mcts import (
     widening_limit,
 )
 from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.games.exact import expectimax_value
 from chancespiel.games.pig import ROLL, STOP, pig_heuristic
 
 SEARCH_AGENTS = ("mcts", "dpw", "mc", "greedy")
@@ -51,23 +51,8 @@ def all_nodes(root: Node):
 
 
 def exact_value(core, player: int) -> float:
-    """Plain expectimax to the end, written independently of the module under test."""
-    mover = core.current_player()
-    if mover == TERMINAL:
-        return core.returns()[player]
-    if mover == CHANCE:
-        total = 0.0
-        for outcome, prob in core.chance_outcomes():
-            child = core.clone()
-            child.apply(outcome)
-            total += prob * exact_value(child, player)
-        return total
-    values = []
-    for action in core.legal_actions():
-        child = core.clone()
-        child.apply(action)
-        values.append(exact_value(child, player))
-    return max(values) if mover == player else min(values)
+    """Plain expectimax to the end (games.exact, which agents/mcts.py does not use)."""
+    return expectimax_value(core, player)
 
 
 # Pure selection rules and backup on hand-built nodes ------------------------------------
