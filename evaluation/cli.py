@@ -11,6 +11,7 @@ chancespiel tune python_pig "expss(max_depth=2)" --param samples=5,10,20 --match
 chancespiel solve pig --dice 2 --winscore 100 --json
 chancespiel experiment bab-nodes --trees 40 --out docs/bab
 chancespiel experiment uct-convergence --out docs/uct
+chancespiel experiment figure2 --games cant_stop --matches 20 --out docs/figure2
 chancespiel demo
 """
 
@@ -236,6 +237,61 @@ def cmd_pig_estimators(args: argparse.Namespace) -> None:
     pe.write_outputs(Path(args.out), estimates, rows)
     print(pe.markdown(rows))
     print(f"written to {args.out}/table.md, table.csv, raw.csv")
+
+
+def _choices(option: str, text: str | None, known: Sequence[str]) -> list[str]:
+    """'a,b' -> ['a', 'b'] in the order of `known` (None: all of `known`), unknown ones refused."""
+    if text is None:
+        return list(known)
+    chosen = [item.strip() for item in text.split(",") if item.strip()]
+    unknown = [item for item in chosen if item not in known]
+    if unknown or not chosen:
+        raise UsageError(f"{option}: unknown {unknown or text!r}; known: {', '.join(known)}")
+    return [item for item in known if item in chosen]
+
+
+def cmd_figure2(args: argparse.Namespace) -> None:
+    """The MCMS paper's Figure 2: the seven pairings in the four games (evaluation/figure2.py)."""
+    from pathlib import Path
+
+    from chancespiel.evaluation import figure2
+    from chancespiel.evaluation.mcms_setup import SETUPS
+
+    keys = _choices("--games", args.games, list(SETUPS))
+    labels = _choices("--pairings", args.pairings, figure2.PAIRING_LABELS)
+    if args.time_ms <= 0:
+        raise UsageError(f"--time-ms must be > 0, got {args.time_ms:g}")
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create {out}: {e.strerror}") from None
+    plans = []
+    for key in keys:
+        setup = SETUPS[key]
+        chosen = figure2.pairings(setup, labels, args.time_ms, args.mcts)
+        _checked_specs(load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
+        allowed = [(p.a, p.b) for p in figure2.file_pairings(setup, args.time_ms)]
+        config = _run_config(
+            args,
+            setup.game,
+            [(p.a, p.b) for p in chosen],
+            file_pairs=allowed,
+            label=f"figure2 {key}",
+        )
+        plans.append(
+            (setup, chosen, dataclasses.replace(config, out=str(figure2.record_path(out, setup))))
+        )
+    for setup, chosen, config in plans:
+        print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}", flush=True)
+        print(_speed_line(_run(config)), flush=True)
+    try:
+        records = figure2.load_records(out)
+    except RecordFileError as e:
+        raise UsageError(str(e)) from None
+    rows = figure2.write_outputs(out, records)
+    print(figure2.markdown(rows))
+    print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
 
 
 def _floats(option: str, text: str) -> list[float]:
@@ -702,6 +758,27 @@ def build_parser() -> argparse.ArgumentParser:
     pig.add_argument("--seed", type=int, default=0)
     pig.add_argument("--out", required=True, help="output directory")
     pig.set_defaults(func=cmd_pig_estimators)
+
+    fig2 = experiments.add_parser(
+        "figure2",
+        parents=[running],
+        help="Figure 2 of the MCMS paper: *-Minimax, MCMS and MCTS pairings in four games",
+    )
+    fig2.add_argument(
+        "--games", help="comma-separated subset of pig,ewn,cant_stop,ra (default all)"
+    )
+    fig2.add_argument(
+        "--pairings", help="comma-separated subset, e.g. Star2SS-Star2,Star1SS-MCTS (default all)"
+    )
+    fig2.add_argument("--time-ms", type=float, default=200.0, help="search time per move")
+    fig2.add_argument(
+        "--mcts",
+        choices=("paper", "mcts", "dpw"),
+        default="paper",
+        help="MCTS variant of the MCTS pairings (paper: MCTS in Pig, EWN; DPW in Can't Stop, Ra)",
+    )
+    fig2.add_argument("--out", required=True, help="directory of the record files and the table")
+    fig2.set_defaults(func=cmd_figure2)
 
     bab = experiments.add_parser(
         "bab-nodes", help="nodes of bounded alpha-beta against epsilon, vs alpha-beta and Star1"

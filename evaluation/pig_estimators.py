@@ -32,33 +32,19 @@ from pathlib import Path
 import pyspiel
 
 from chancespiel.agents import make_bot
+from chancespiel.evaluation import mcms_setup
 from chancespiel.evaluation.play import play_game
 from chancespiel.games.pig import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 
 GAME = "python_pig(dice=2,winscore=100)"
-SCALE = 100.0  # the paper's utilities are in [-100, 100]
+SCALE = mcms_setup.PAPER_SCALE
 Z95 = 1.959963984540054
 
 
 def paper_specs(time_ms: float) -> dict[str, str]:
-    """The estimators of Table 1 with the paper's Pig settings (section 4.2): MCTS and DPW
-    parameters, sample widths (20, 25, 18) for expss, star1ss, star2ss; no pruning at
-    depth <= 2."""
-    common = f"time_ms={time_ms:g},prune_min_depth=2"
-    # MCTS / DPW in Pig: (C1, d_r, C2, alpha) = (50, 0, 5, 0.2) on the paper's [-100, 100]
-    # scale, so uct_c = 0.5 on ours, the heuristic at the leaf (UCT-H).
-    mcts = f"uct_c=0.5,rollout_depth=0,time_ms={time_ms:g}"
-    return {
-        "mcts": f"mcts({mcts})",
-        "dpw": f"dpw({mcts},pw_c=5,pw_alpha=0.2)",
-        "exp": f"expectimax({common})",
-        "star1": f"star1({common})",
-        "star2": f"star2({common})",
-        "expss": f"expss(samples=20,{common})",
-        "star1ss": f"star1ss(samples=25,{common})",
-        "star2ss": f"star2ss(samples=18,{common})",
-    }
+    """The estimators of Table 1 with the paper's Pig settings (evaluation/mcms_setup.py)."""
+    return mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], time_ms)
 
 
 PAPER_TABLE_1 = {  # MSE, Variance, |Bias|, Regret over 2470 states (the paper's Table 1)

@@ -7,7 +7,7 @@ percent (draws count half) and whose error bar is the Wilson 95% interval; a lin
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import PairSummary, pair_summaries
@@ -23,12 +23,25 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
-def _label(summary: PairSummary) -> str:
-    return f"{_wrap(summary.a, 18)}\n-\n{_wrap(summary.b, 18)}\n({summary.games} games)"
+def _spec_label(summary: PairSummary) -> str:
+    return f"{_wrap(summary.a, 18)}\n-\n{_wrap(summary.b, 18)}"
 
 
-def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: str = "") -> None:
+def plot_pairs(
+    records: Sequence[Record],
+    out: str | os.PathLike[str],
+    title: str = "",
+    labels: Mapping[tuple[str, str], str] | None = None,
+    titles: Mapping[str, str] | None = None,
+    order: Sequence[tuple[str, str, str]] | None = None,
+    columns: int | None = None,
+) -> None:
     """Writes the bar chart of `records` to the PNG file `out`.
+
+    `labels` names pairs (spec A, spec B) (default: the two specs), `titles` names games
+    (default: the game string), `order` of
+    (game, spec A, spec B) sorts the bars of each panel (others follow), and
+    `columns` wraps the panels into a grid (default: one row).
 
     Raises:
       ValueError: if no record has a scored game.
@@ -38,24 +51,44 @@ def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: st
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    labels = labels or {}
+    titles = titles or {}
+    rank = {pair: i for i, pair in enumerate(order or ())}
+
+    def _label(summary: PairSummary) -> str:
+        name = labels.get((summary.a, summary.b)) or _spec_label(summary)
+        return f"{name}\n({summary.games} games)"
+
     games: dict[str, list[PairSummary]] = {}
     for summary in pair_summaries(records):
         if summary.games:
             games.setdefault(summary.game, []).append(summary)
+    for pairs in games.values():
+        pairs.sort(key=lambda p: rank.get((p.game, p.a, p.b), len(rank)))
     if not games:
         raise ValueError("no scored games to plot")
+    most = max(len(pairs) for pairs in games.values())  # bars in the fullest panel
     widths = [max(2.5, 1.3 * len(pairs) + 1.0) for pairs in games.values()]
     label_lines = max(_label(p).count("\n") + 1 for pairs in games.values() for p in pairs)
     height = 4.0 + 0.18 * label_lines
-    fig, axes = plt.subplots(
-        1,
-        len(games),
-        figsize=(sum(widths), height),
-        gridspec_kw={"width_ratios": widths},
-        sharey=True,
-        squeeze=False,
-    )
-    for ax, width, (game, pairs) in zip(axes[0], widths, games.items(), strict=True):
+    if columns is None or columns >= len(games):  # one row, panels as wide as their bars
+        fig, axes = plt.subplots(
+            1,
+            len(games),
+            figsize=(sum(widths), height),
+            gridspec_kw={"width_ratios": widths},
+            sharey=True,
+            squeeze=False,
+        )
+    else:  # a grid of equal panels
+        rows = -(-len(games) // columns)
+        widths = [max(widths)] * len(games)
+        fig, axes = plt.subplots(
+            rows, columns, figsize=(columns * widths[0], rows * height), sharey=True, squeeze=False
+        )
+        for ax in axes.flat[len(games) :]:
+            ax.set_visible(False)
+    for ax, width, (game, pairs) in zip(axes.flat, widths, games.items(), strict=False):
         rates = [100 * p.rate for p in pairs]
         lows = [100 * (p.rate - p.interval[0]) for p in pairs]
         highs = [100 * (p.interval[1] - p.rate) for p in pairs]
@@ -67,11 +100,12 @@ def plot_pairs(records: Sequence[Record], out: str | os.PathLike[str], title: st
         ax.axhline(50, color="#c44e52", linestyle="--", linewidth=1)
         ax.set_xticks(list(positions))
         ax.set_xticklabels([_label(p) for p in pairs], fontsize=8)
-        ax.set_xlim(-0.6, len(pairs) - 0.4)
-        ax.set_title(_wrap(game, int(9 * width)), fontsize=9)
+        ax.set_xlim(-0.6, (len(pairs) if columns is None else most) - 0.4)
+        ax.set_title(_wrap(titles.get(game, game), int(9 * width)), fontsize=9)
         ax.set_ylim(0, 100)
         ax.grid(axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("score rate of the left agent (%), 95% Wilson interval")
+        if ax in axes[:, 0]:
+            ax.set_ylabel("score rate of the left agent (%)\n95% Wilson interval")
     if title:
         fig.suptitle(title)
     fig.tight_layout()

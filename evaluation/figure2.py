@@ -1,0 +1,231 @@
+"""The MCMS paper's Figure 2: playing strength of *-Minimax, MCMS and MCTS in four games.
+
+Seven pairings (ExpSS-Exp, Star1SS-Star1, Star2SS-Star2, Star1SS-ExpSS, Star2SS-Star1SS,
+Star1-MCTS, Star1SS-MCTS) with the paper's tuned parameters (evaluation/mcms_setup.py), each a
+run of N seat-swapped matches with shared dice (evaluation/runner.py): parallel, and resumable
+from one record file per game, OUT/<game>.jsonl. "MCTS" is the variant the paper found better
+in that game (classic MCTS in Pig and EWN, DPW in Can't Stop and Ra) unless `--mcts` says
+otherwise; the label then names the variant played (e.g. Star1-DPW).
+
+The table (table.md, table.csv) and the chart (figure2.png) summarise every game in the record
+files, whatever this invocation played, so a run can be extended a few matches at a time:
+
+    chancespiel experiment figure2 --games cant_stop,ra --pairings Star2SS-Star2 \
+        --matches 20 --out docs/figure2
+
+Rates are the left agent's score (wins + draws / 2) over scored games, with Wilson 95%
+intervals over games (the two games of a match share their dice, which makes the interval
+slightly conservative for the pairing's difference in strength).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from chancespiel.evaluation import mcms_setup
+from chancespiel.evaluation.match import Record, read_records
+from chancespiel.evaluation.report import agent_stats, format_agent_stats, pair_summaries
+
+MCTS = "MCTS"  # stands for the game's chosen MCTS variant in PAIRINGS
+
+# (label, left agent, right agent) with the names of mcms_setup.AGENT_NAMES.
+PAIRINGS: tuple[tuple[str, str, str], ...] = (
+    ("ExpSS-Exp", "expss", "exp"),
+    ("Star1SS-Star1", "star1ss", "star1"),
+    ("Star2SS-Star2", "star2ss", "star2"),
+    ("Star1SS-ExpSS", "star1ss", "expss"),
+    ("Star2SS-Star1SS", "star2ss", "star1ss"),
+    ("Star1-MCTS", "star1", MCTS),
+    ("Star1SS-MCTS", "star1ss", MCTS),
+)
+PAIRING_LABELS = tuple(label for label, _, _ in PAIRINGS)
+MCTS_CHOICES = ("paper", "mcts", "dpw")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One pairing in one game: its label and the two agent specs."""
+
+    label: str
+    a: str
+    b: str
+
+
+def _variant(setup: mcms_setup.GameSetup, mcts: str) -> str:
+    if mcts not in MCTS_CHOICES:
+        raise ValueError(f"--mcts: one of {', '.join(MCTS_CHOICES)}, not {mcts!r}")
+    return setup.best_mcts if mcts == "paper" else mcts
+
+
+def pairings(
+    setup: mcms_setup.GameSetup,
+    labels: Sequence[str] = PAIRING_LABELS,
+    time_ms: float = mcms_setup.TIME_MS,
+    mcts: str = "paper",
+) -> list[Pairing]:
+    """The pairings `labels` in `setup`'s game, in the paper's order.
+
+    Raises:
+      ValueError: for an unknown label or `mcts` choice.
+    """
+    unknown = [label for label in labels if label not in PAIRING_LABELS]
+    if unknown:
+        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
+    variant = _variant(setup, mcts)
+    specs = mcms_setup.paper_specs(setup, time_ms)
+    chosen = []
+    for label, a, b in PAIRINGS:
+        if label not in labels:
+            continue
+        if b == MCTS:
+            b, label = variant, label.replace(MCTS, variant.upper())
+        chosen.append(Pairing(label, specs[a], specs[b]))
+    return chosen
+
+
+def file_pairings(setup: mcms_setup.GameSetup, time_ms: float) -> list[Pairing]:
+    """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
+    both = [p for mcts in ("mcts", "dpw") for p in pairings(setup, time_ms=time_ms, mcts=mcts)]
+    return list({(p.a, p.b): p for p in both}.values())
+
+
+def record_path(out: str | os.PathLike[str], setup: mcms_setup.GameSetup) -> Path:
+    """The record file of `setup`'s game in the output directory."""
+    return Path(out) / f"{setup.key}.jsonl"
+
+
+@dataclass
+class Row:
+    """One bar of the figure: the left agent's results in one pairing and game."""
+
+    game: str  # the paper's name of the game
+    game_string: str
+    pairing: str
+    a: str
+    b: str
+    matches: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    unscored: int
+    rate: float
+    low: float
+    high: float
+
+
+def load_records(out: str | os.PathLike[str]) -> dict[str, list[Record]]:
+    """The records of each game with a file in `out`, keyed by setup key, in the paper's order.
+
+    Raises:
+      RecordFileError: if a file is corrupt.
+    """
+    found = {}
+    for key, setup in mcms_setup.SETUPS.items():
+        path = record_path(out, setup)
+        if path.exists():
+            found[key] = read_records(path)
+    return found
+
+
+def label_map(time_ms_of: Mapping[str, Iterable[float]]) -> dict[tuple[str, str], str]:
+    """(spec A, spec B) -> pairing label for every game key and time per move given."""
+    labels = {}
+    for key, times in time_ms_of.items():
+        for time_ms in times:
+            for p in file_pairings(mcms_setup.SETUPS[key], time_ms):
+                labels[(p.a, p.b)] = p.label
+    return labels
+
+
+def _time_ms_of(records: Iterable[Record]) -> set[float]:
+    return {limit for r in records for limit in r.get("limit_ms") or () if limit is not None}
+
+
+def summarise(records_by_game: Mapping[str, Sequence[Record]]) -> list[Row]:
+    """One row per (game, pairing) found in the records, in the paper's order of both."""
+    labels = label_map({key: _time_ms_of(recs) for key, recs in records_by_game.items()})
+    order = {label: i for i, label in enumerate(PAIRING_LABELS)}
+    for label in PAIRING_LABELS:  # the DPW names sort with their MCTS twins
+        order[label.replace(MCTS, "DPW")] = order[label]
+    rows = []
+    for key, records in records_by_game.items():
+        title = mcms_setup.SETUPS[key].title
+        game_rows = []
+        for s in pair_summaries(records):
+            label = labels.get((s.a, s.b), f"{s.a}-{s.b}")
+            counts = (s.matches, s.games, s.wins, s.draws, s.losses, s.unscored)
+            game_rows.append(Row(title, s.game, label, s.a, s.b, *counts, s.rate, *s.interval))
+        rows.extend(sorted(game_rows, key=lambda r: order.get(r.pairing, len(order))))
+    return rows
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table (rates in percent)."""
+    lines = [
+        "| game | pairing | matches | games | W-D-L | left agent's score | 95% Wilson |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.game} | {r.pairing} | {r.matches} | {r.games} | {r.wins}-{r.draws}-{r.losses}"
+            f" | {100 * r.rate:.1f}% | {100 * r.low:.1f}% - {100 * r.high:.1f}% |"
+        )
+    return "\n".join(lines)
+
+
+def agent_table(records_by_game: Mapping[str, Sequence[Record]]) -> str:
+    """Per game, each agent's moves, time per move, overruns and nodes per move."""
+    parts = []
+    for key, records in records_by_game.items():
+        parts.append(f"{mcms_setup.SETUPS[key].title}:")
+        parts.append(format_agent_stats(agent_stats(records)))
+    return "\n".join(parts)
+
+
+def write_outputs(
+    out: str | os.PathLike[str], records_by_game: Mapping[str, Sequence[Record]]
+) -> list[Row]:
+    """table.md (rates and per-agent statistics), table.csv and figure2.png in `out`.
+
+    Raises:
+      ValueError: if there are no scored games.
+    """
+    from chancespiel.evaluation.plot import plot_pairs
+
+    rows = summarise(records_by_game)
+    if not any(r.games for r in rows):
+        raise ValueError("no scored games to summarise")
+    out = Path(out)
+    text = [
+        markdown(rows),
+        "",
+        "Per-move time and nodes:",
+        "",
+        "```",
+        agent_table(records_by_game),
+        "```",
+    ]
+    (out / "table.md").write_text("\n".join(text) + "\n", encoding="utf-8")
+    with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(list(Row.__dataclass_fields__))
+        for row in rows:
+            writer.writerow(list(vars(row).values()))
+    all_records = [r for records in records_by_game.values() for r in records]
+    labels = {(r.a, r.b): r.pairing for r in rows}
+    titles = {mcms_setup.SETUPS[key].game: mcms_setup.SETUPS[key].title for key in records_by_game}
+    plot_pairs(
+        all_records,
+        out / "figure2.png",
+        title="MCMS paper, Figure 2: score rate of the left agent",
+        labels=labels,
+        titles=titles,
+        order=[(r.game_string, r.a, r.b) for r in rows],
+        columns=2,
+    )
+    return rows

@@ -1,0 +1,82 @@
+"""The MCMS paper's experimental setup (section 4.2) as agent specs, for its Table 1 and Figure 2.
+
+Per game the paper tuned the sample widths of (expSS, star1SS, star2SS) and the MCTS / DPW
+parameters (C1, d_r, C2, alpha), and pruned only at depths above 2. Its MCTS values are in
+[-100, 100] and ours in [-1, 1], so the exploration constant C1 becomes uct_c = C1 / 100 (the
+UCT bonus is added to a mean value; C2 and alpha count children and do not depend on the
+scale). d_r is the number of random decision moves before the evaluation function
+(`rollout_depth`). The paper played the better of MCTS and DPW in each game (500 matches of
+one against the other): classic MCTS in Pig and EWN, DPW in Can't Stop and Ra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PAPER_SCALE = 100.0  # the paper's utilities are in [-100, 100]
+PRUNE_MIN_DEPTH = 2  # "pruning is ignored at search depths 2 or lower"
+TIME_MS = 200.0  # the paper's search time per move
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """One game of the paper with its tuned parameters (on the paper's scale)."""
+
+    key: str  # short name used on the command line and in file names
+    title: str  # the paper's name of the game
+    game: str  # our game string
+    samples: tuple[int, int, int]  # sample widths of expss, star1ss, star2ss
+    c1: float  # UCT exploration constant on the [-100, 100] scale
+    rollout_depth: int  # d_r
+    pw_c: float  # C2
+    pw_alpha: float  # alpha
+    best_mcts: str  # 'mcts' or 'dpw': the variant the paper played against *-Minimax
+
+
+SETUPS: dict[str, GameSetup] = {
+    s.key: s
+    for s in (
+        GameSetup("pig", "Pig", "python_pig", (20, 25, 18), 50, 0, 5, 0.2, "mcts"),
+        GameSetup(
+            "ewn", "EWN", "python_einstein_wurfelt_nicht", (1, 1, 2), 200, 100, 4, 0.25, "mcts"
+        ),
+        GameSetup(
+            "cant_stop", "Can't Stop", "python_cant_stop", (25, 30, 15), 50, 10, 25, 0.3, "dpw"
+        ),
+        GameSetup("ra", "Ra", "python_ra", (5, 5, 2), 50, 0, 2, 0.1, "dpw"),
+    )
+}
+
+# The paper's names of the agents, in the order of its Table 1.
+AGENT_NAMES = ("mcts", "dpw", "exp", "star1", "star2", "expss", "star1ss", "star2ss")
+
+
+def setup_for(key: str) -> GameSetup:
+    """The setup of the game `key` (pig, ewn, cant_stop, ra).
+
+    Raises:
+      ValueError: for an unknown key, listing the known ones.
+    """
+    try:
+        return SETUPS[key]
+    except KeyError:
+        raise ValueError(f"unknown game {key!r}; known: {', '.join(SETUPS)}") from None
+
+
+def paper_specs(setup: GameSetup, time_ms: float = TIME_MS) -> dict[str, str]:
+    """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES."""
+    star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}"
+    mcts = (
+        f"uct_c={setup.c1 / PAPER_SCALE:g},rollout_depth={setup.rollout_depth},time_ms={time_ms:g}"
+    )
+    exp_w, star1_w, star2_w = setup.samples
+    return {
+        "mcts": f"mcts({mcts})",
+        "dpw": f"dpw({mcts},pw_c={setup.pw_c:g},pw_alpha={setup.pw_alpha:g})",
+        "exp": f"expectimax({star})",
+        "star1": f"star1({star})",
+        "star2": f"star2({star})",
+        "expss": f"expss(samples={exp_w},{star})",
+        "star1ss": f"star1ss(samples={star1_w},{star})",
+        "star2ss": f"star2ss(samples={star2_w},{star})",
+    }
