@@ -1,0 +1,108 @@
+"""The Figure 2 experiment: the paper's settings, the pairings, the table, a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import pyspiel
+import pytest
+
+from chancespiel.agents import check_spec
+from chancespiel.evaluation import cli, figure2, mcms_setup
+from chancespiel.evaluation import pig_estimators as pe
+from chancespiel.evaluation.stats import wilson_interval
+
+
+def test_paper_parameters_are_converted_to_our_scale():
+    cant_stop = mcms_setup.paper_specs(mcms_setup.SETUPS["cant_stop"], 200)
+    # (C1, d_r, C2, alpha) = (50, 10, 25, 0.3); widths (25, 30, 15); no pruning at depth <= 2.
+    assert cant_stop["dpw"] == "dpw(uct_c=0.5,rollout_depth=10,time_ms=200,pw_c=25,pw_alpha=0.3)"
+    assert cant_stop["star2ss"] == "star2ss(samples=15,time_ms=200,prune_min_depth=2)"
+    ewn = mcms_setup.paper_specs(mcms_setup.SETUPS["ewn"], 200)
+    assert ewn["mcts"] == "mcts(uct_c=2,rollout_depth=100,time_ms=200)"
+    assert ewn["expss"].startswith("expss(samples=1,")
+    assert pe.paper_specs(200) == mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], 200)
+
+
+@pytest.mark.parametrize("key", list(mcms_setup.SETUPS))
+def test_every_spec_is_valid_for_its_game(key):
+    setup = mcms_setup.SETUPS[key]
+    game = pyspiel.load_game(setup.game)
+    specs = mcms_setup.paper_specs(setup, 200)
+    assert list(specs) == list(mcms_setup.AGENT_NAMES)
+    for spec in specs.values():
+        check_spec(spec, game)
+
+
+def test_pairings_use_the_papers_best_mcts_variant():
+    pig = figure2.pairings(mcms_setup.SETUPS["pig"])
+    assert [p.label for p in pig] == list(figure2.PAIRING_LABELS)
+    assert pig[-1].b.startswith("mcts(")
+    ra = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1SS-MCTS", "ExpSS-Exp"])
+    assert [p.label for p in ra] == ["ExpSS-Exp", "Star1SS-DPW"]  # the paper's order
+    assert ra[1].b.startswith("dpw(")
+    forced = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1-MCTS"], mcts="mcts")
+    assert forced[0].label == "Star1-MCTS" and forced[0].b.startswith("mcts(")
+    assert len(figure2.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9
+    with pytest.raises(ValueError, match="unknown pairing"):
+        figure2.pairings(mcms_setup.SETUPS["ra"], ["Star3-Exp"])
+    with pytest.raises(ValueError, match="unknown game"):
+        mcms_setup.setup_for("chess")
+
+
+def _record(game, a, b, match, game_index, a_result):
+    """A minimal record: A scores a_result (1, 0.5, 0) from its seat."""
+    a_return = 2 * a_result - 1
+    returns = [a_return, -a_return] if game_index == 0 else [-a_return, a_return]
+    return {"game": game, "a": a, "b": b, "match": match, "game_index": game_index,
+            "returns": returns, "limit_ms": [200.0, 200.0]}  # fmt: skip
+
+
+def test_summary_counts_draws_half_and_keeps_the_papers_order():
+    setup = mcms_setup.SETUPS["ra"]
+    first, second = figure2.pairings(setup, ["ExpSS-Exp", "Star2SS-Star2"])
+    results = [1, 0.5, 1, 0, 1, 1]  # 4.5 of 6
+    records = [
+        _record(setup.game, second.a, second.b, i // 2, i % 2, r) for i, r in enumerate(results)
+    ] + [_record(setup.game, first.a, first.b, 0, 0, 0)]
+    rows = figure2.summarise({"ra": records})
+    assert [r.pairing for r in rows] == ["ExpSS-Exp", "Star2SS-Star2"]
+    row = rows[1]
+    assert (row.game, row.matches, row.games, row.wins, row.draws, row.losses) == (
+        "Ra",
+        3,
+        6,
+        4,
+        1,
+        1,
+    )
+    assert row.rate == pytest.approx(0.75)
+    assert (row.low, row.high) == pytest.approx(wilson_interval(4.5, 6))
+    assert "| Ra | Star2SS-Star2 | 3 | 6 | 4-1-1 | 75.0% |" in figure2.markdown(rows)
+
+
+def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
+    args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp,Star1SS-MCTS",
+            "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    lines = (tmp_path / "ewn.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line)["error"] is None for line in lines)
+    table = (tmp_path / "table.md").read_text()
+    assert "| EWN | ExpSS-Exp | 1 | 2 |" in table and "| EWN | Star1SS-MCTS | 1 | 2 |" in table
+    assert (tmp_path / "figure2.png").stat().st_size > 0
+    capsys.readouterr()
+    assert cli.main(args) == 0  # everything is in the file already
+    assert "nothing to play" in capsys.readouterr().out
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    # The same file with another time per move is another run: refused, file untouched.
+    changed = [*args]
+    changed[changed.index("--time-ms") + 1] = "3"
+    assert cli.main(changed) == 2
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    for option, value in [("--games", "chess"), ("--pairings", "Exp-Star9"), ("--time-ms", "0")]:
+        bad = [*args]
+        bad[bad.index(option) + 1] = value
+        assert cli.main(bad) == 2
+    err = capsys.readouterr().err
+    assert "known: pig, ewn, cant_stop, ra" in err and "ExpSS-Exp" in err
