@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import importlib.util
 import json
+import os
 import sys
 import time
 import warnings
@@ -841,6 +842,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as e:
             print(f"chancespiel: error: {e}", file=sys.stderr)
             return e.status
+        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+            # Point stdout at devnull so the interpreter's final flush cannot fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, as a shell reports it
     return 0
 
 
