@@ -295,6 +295,46 @@ def cmd_figure2(args: argparse.Namespace) -> None:
     print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
 
 
+def cmd_search_depth(args: argparse.Namespace) -> None:
+    """Completed depth and nodes of the paper's *-Minimax players at a time budget."""
+    from pathlib import Path
+
+    from chancespiel.evaluation import figure2, search_depth
+    from chancespiel.evaluation.mcms_setup import SETUPS
+
+    keys = _choices("--games", args.games, list(SETUPS))
+    if args.time_ms <= 0:
+        raise UsageError(f"--time-ms must be > 0, got {args.time_ms:g}")
+    if args.positions < 1:
+        raise UsageError(f"--positions must be >= 1, got {args.positions}")
+    try:
+        records = figure2.load_records(args.records)
+    except RecordFileError as e:
+        raise UsageError(str(e)) from None
+    missing = [k for k in keys if k not in records]
+    if missing and args.games:
+        raise UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
+    rows = []
+    for key in keys:
+        if key not in records:
+            continue
+        setup = SETUPS[key]
+        try:
+            histories = search_depth.sample_positions(
+                load_game(setup.game), records[key], args.positions, args.seed
+            )
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        rows += search_depth.measure(setup, histories, args.time_ms, args.seed)
+        print(f"{setup.title}: {len(histories)} positions", flush=True)
+    if not rows:
+        raise UsageError(f"no Figure 2 record files in {args.records}")
+    table = search_depth.markdown(rows, args.time_ms)
+    print(table, end="")
+    if args.out:
+        Path(args.out).write_text(table)
+
+
 def _floats(option: str, text: str) -> list[float]:
     """'0,0.05,0.1' -> [0.0, 0.05, 0.1]; '' -> []."""
     try:
@@ -780,6 +820,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fig2.add_argument("--out", required=True, help="directory of the record files and the table")
     fig2.set_defaults(func=cmd_figure2)
+
+    depth = experiments.add_parser(
+        "search-depth",
+        help="completed depth of the MCMS paper's *-Minimax players at a time budget",
+    )
+    depth.add_argument("--records", required=True, help="directory of figure2 record files")
+    depth.add_argument("--games", help="comma-separated subset of pig,ewn,cant_stop,ra")
+    depth.add_argument("--positions", type=int, default=30, help="positions per game")
+    depth.add_argument("--time-ms", type=float, default=200.0, help="search time per position")
+    depth.add_argument("--seed", type=int, default=0, help="seed of the positions and searches")
+    depth.add_argument("--out", help="also write the Markdown table to this file")
+    depth.set_defaults(func=cmd_search_depth)
 
     bab = experiments.add_parser(
         "bab-nodes", help="nodes of bounded alpha-beta against epsilon, vs alpha-beta and Star1"

@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 from chancespiel.agents import check_spec
-from chancespiel.evaluation import cli, figure2, mcms_setup
+from chancespiel.evaluation import cli, figure2, mcms_setup, search_depth
 from chancespiel.evaluation import pig_estimators as pe
 from chancespiel.evaluation.stats import wilson_interval
 
@@ -106,3 +106,34 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
         assert cli.main(bad) == 2
     err = capsys.readouterr().err
     assert "known: pig, ewn, cant_stop, ra" in err and "ExpSS-Exp" in err
+
+
+def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
+    run = ["experiment", "figure2", "--games", "ewn", "--pairings", "Star2SS-Star2",
+           "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+           "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(run) == 0
+    setup = mcms_setup.SETUPS["ewn"]
+    game = pyspiel.load_game(setup.game)
+    records = figure2.load_records(tmp_path)["ewn"]
+    histories = search_depth.sample_positions(game, records, 5, seed=0)
+    assert len(histories) == 5 and len({tuple(h) for h in histories}) == 5
+    for history in histories:  # each a decision point of a recorded game
+        assert any(r["history"][: len(history)] == history for r in records)
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        assert state.current_player() >= 0
+    assert search_depth.sample_positions(game, records, 5, seed=0) == histories
+
+    out = tmp_path / "depths.md"
+    args = ["experiment", "search-depth", "--records", str(tmp_path), "--games", "ewn",
+            "--positions", "2", "--time-ms", "5", "--out", str(out)]  # fmt: skip
+    capsys.readouterr()
+    assert cli.main(args) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| EWN |")]
+    assert [row.split(" | ")[1] for row in rows] == list(search_depth.STAR_AGENTS)
+    assert all(row.split(" | ")[2] == "2" for row in rows)
+    assert "| EWN | star2ss |" in capsys.readouterr().out
+    assert cli.main([*args[:4], "--games", "pig"]) == 2  # no Pig records there
+    assert "no record file" in capsys.readouterr().err
