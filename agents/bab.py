@@ -103,9 +103,10 @@ from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.search_common import (
     Budget,
     MoveOrderingMixin,
-    SearchTimeout,
+    check_budget,
     check_two_player_zero_sum,
     child_key,
+    deepen,
 )
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
@@ -385,8 +386,6 @@ def bab_search(
     player = state.current_player()
     if player < 0:
         raise ValueError(f"bab_search needs a decision node at the root, got player {player}")
-    if not iterative and max_depth is None:
-        raise ValueError("iterative=False needs max_depth")
     start = time.perf_counter()
     budget = Budget(time_ms, max_nodes)
     vmin, vmax = game.min_utility(), game.max_utility()
@@ -402,24 +401,19 @@ def bab_search(
     tol = Tolerance(float(epsilon), float(gamma))
     actions = list(state.legal_actions())
     result = BabResult(vmin, vmax, actions[0], {}, 0, 0, 0.0)
-    depth = 0 if iterative else max_depth - 1
-    while max_depth is None or depth < max_depth:
-        depth += 1
+
+    def iteration(depth: int) -> bool:
         context.horizon_reached = False
-        try:
-            lower, upper, action, bounds = context.root_search(state, depth, tol)
-        except SearchTimeout:
-            result.completed = False
-            break
+        lower, upper, action, bounds = context.root_search(state, depth, tol)
         result.lower, result.upper, result.action = lower, upper, action
         result.action_bounds = bounds
         result.depth = depth
         result.bounds_by_depth.append((lower, upper))
-        if not context.horizon_reached:
-            result.exact_tree = True
-            break  # the whole tree was searched: deeper iterations cannot change anything
-        if len(actions) == 1 and max_depth is None:
-            break  # nothing to decide
+        result.exact_tree = not context.horizon_reached
+        return context.horizon_reached
+
+    forced = len(actions) == 1 and max_depth is None  # nothing to decide
+    result.completed = deepen(iteration, max_depth, iterative, forced)
     result.nodes = budget.nodes
     result.time_s = time.perf_counter() - start
     return result
@@ -437,14 +431,7 @@ def check_bab_params(
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not isinstance(gamma, (int, float)) or not 0.0 <= gamma < 1.0:
         raise ValueError(f"gamma must be in [0, 1), got {gamma!r}")
-    if max_depth is not None and max_depth < 1:
-        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
-    if time_ms is not None and time_ms <= 0:
-        raise ValueError(f"time_ms must be > 0, got {time_ms}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
-    if max_depth is None and time_ms is None and max_nodes is None:
-        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
+    check_budget(max_depth, time_ms, max_nodes)
 
 
 class BabBot(PolicyBot):

@@ -117,6 +117,46 @@ class Budget:
             raise SearchTimeout
 
 
+def check_budget(max_depth: int | None, time_ms: float | None, max_nodes: int | None) -> None:
+    """Raises ValueError naming the first bad depth / time / node budget of a search."""
+    if max_depth is not None and max_depth < 1:
+        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    if time_ms is not None and time_ms <= 0:
+        raise ValueError(f"time_ms must be > 0, got {time_ms}")
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    if max_depth is None and time_ms is None and max_nodes is None:
+        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
+
+
+def deepen(
+    iteration: Callable[[int], bool], max_depth: int | None, iterative: bool, forced: bool
+) -> bool:
+    """Iterative deepening: calls `iteration(depth)` for depth = 1, 2, ... up to `max_depth`.
+
+    `iteration` searches to `depth`, keeps its result, and returns whether the search stopped
+    anywhere at the horizon; if it did not, the whole tree was searched and deeper iterations
+    cannot change anything. `iterative=False` runs `max_depth` alone (node counts of the bare
+    algorithm); `forced` (a single legal move, no depth given) stops after depth 1.
+
+    Returns:
+      False if the budget ran out during an iteration (SearchTimeout), whose result is then
+      the previous iteration's; True otherwise.
+    """
+    if not iterative and max_depth is None:
+        raise ValueError("iterative=False needs max_depth")
+    depth = 0 if iterative else max_depth - 1
+    while max_depth is None or depth < max_depth:
+        depth += 1
+        try:
+            horizon_reached = iteration(depth)
+        except SearchTimeout:
+            return False
+        if not horizon_reached or forced:
+            break
+    return True
+
+
 def check_two_player_zero_sum(game: pyspiel.Game, agent: str) -> None:
     """Raises ValueError unless `game` is a sequential 2-player zero-sum perfect-info game."""
     game_type = game.get_type()

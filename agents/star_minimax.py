@@ -48,9 +48,10 @@ from chancespiel.agents.search_common import (
     MASK64,
     Budget,
     MoveOrderingMixin,
-    SearchTimeout,
+    check_budget,
     check_two_player_zero_sum,
     child_key,
+    deepen,
     mix64,
     sample_outcomes,
 )
@@ -391,25 +392,17 @@ def search(
     )
     actions = list(state.legal_actions())
     result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
-    if not iterative and max_depth is None:
-        raise ValueError("iterative=False needs max_depth")
-    depth = 0 if iterative else max_depth - 1
-    while max_depth is None or depth < max_depth:
-        depth += 1
+
+    def iteration(depth: int) -> bool:
         context.horizon_reached = False
         context.probes.clear()
-        try:
-            value, action, values = context.root_search(state, depth)
-        except SearchTimeout:
-            result.completed = False
-            break
-        result.value, result.action, result.action_values = value, action, values
+        result.value, result.action, result.action_values = context.root_search(state, depth)
         result.depth = depth
-        result.values_by_depth.append(value)
-        if not context.horizon_reached:
-            break  # the whole tree was searched: deeper iterations cannot change anything
-        if len(actions) == 1 and max_depth is None:
-            break  # nothing to decide
+        result.values_by_depth.append(result.value)
+        return context.horizon_reached
+
+    forced = len(actions) == 1 and max_depth is None  # nothing to decide
+    result.completed = deepen(iteration, max_depth, iterative, forced)
     result.nodes = budget.nodes
     result.time_s = time.perf_counter() - start
     return result
@@ -426,18 +419,11 @@ def check_search_params(
     """Raises ValueError naming the first bad search parameter."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    if max_depth is not None and max_depth < 1:
-        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
-    if time_ms is not None and time_ms <= 0:
-        raise ValueError(f"time_ms must be > 0, got {time_ms}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    check_budget(max_depth, time_ms, max_nodes)
     if samples is not None and samples < 1:
         raise ValueError(f"samples must be >= 1 (or none for the classic algorithm), got {samples}")
     if prune_min_depth < 0:
         raise ValueError(f"prune_min_depth must be >= 0, got {prune_min_depth}")
-    if max_depth is None and time_ms is None and max_nodes is None:
-        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
 
 
 class StarMinimaxBot(PolicyBot):
