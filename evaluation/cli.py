@@ -256,10 +256,14 @@ def cmd_figure2(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from chancespiel.evaluation import figure2
-    from chancespiel.evaluation.mcms_setup import SETUPS
+    from chancespiel.evaluation.mcms_setup import SETUPS, with_samples
 
     keys = _choices("--games", args.games, list(SETUPS))
     labels = _choices("--pairings", args.pairings, figure2.PAIRING_LABELS)
+    try:
+        setups = with_samples(SETUPS, args.samples or [])
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if args.time_ms <= 0:
         raise UsageError(f"--time-ms must be > 0, got {args.time_ms:g}")
     out = Path(args.out)
@@ -269,7 +273,7 @@ def cmd_figure2(args: argparse.Namespace) -> None:
         raise UsageError(f"cannot create {out}: {e.strerror}") from None
     plans = []
     for key in keys:
-        setup = SETUPS[key]
+        setup = setups[key]
         chosen = figure2.pairings(setup, labels, args.time_ms, args.mcts)
         _checked_specs(load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
         allowed = [(p.a, p.b) for p in figure2.file_pairings(setup, args.time_ms)]
@@ -817,6 +821,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("paper", "mcts", "dpw"),
         default="paper",
         help="MCTS variant of the MCTS pairings (paper: MCTS in Pig, EWN; DPW in Can't Stop, Ra)",
+    )
+    fig2.add_argument(
+        "--samples",
+        action="append",
+        metavar="GAME=W1,W2,W3",
+        help="sample widths of expss, star1ss, star2ss in one game instead of the paper's, e.g. "
+        "ewn=3,3,3 (repeatable; use another --out: a record file holds one setup)",
     )
     fig2.add_argument("--out", required=True, help="directory of the record files and the table")
     fig2.set_defaults(func=cmd_figure2)

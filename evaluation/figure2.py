@@ -5,7 +5,9 @@ Star1-MCTS, Star1SS-MCTS) with the paper's tuned parameters (evaluation/mcms_set
 run of N seat-swapped matches with shared dice (evaluation/runner.py): parallel, and resumable
 from one record file per game, OUT/<game>.jsonl. "MCTS" is the variant the paper found better
 in that game (classic MCTS in Pig and EWN, DPW in Can't Stop and Ra) unless `--mcts` says
-otherwise; the label then names the variant played (e.g. Star1-DPW).
+otherwise; the label then names the variant played (e.g. Star1-DPW). `--samples ewn=3,3,3`
+replaces the paper's sample widths in a game (for widths re-tuned to our evaluation); such a
+run is another setup and needs its own output directory.
 
 The table (table.md, table.csv) and the chart (figure2.png) summarise every game in the record
 files, whatever this invocation played, so a run can be extended a few matches at a time:
@@ -22,10 +24,11 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from chancespiel.agents.registry import parse_spec
 from chancespiel.evaluation import mcms_setup
 from chancespiel.evaluation.match import Record, read_records
 from chancespiel.evaluation.report import agent_stats, format_agent_stats, pair_summaries
@@ -132,23 +135,28 @@ def load_records(out: str | os.PathLike[str]) -> dict[str, list[Record]]:
     return found
 
 
-def label_map(time_ms_of: Mapping[str, Iterable[float]]) -> dict[tuple[str, str], str]:
-    """(spec A, spec B) -> pairing label for every game key and time per move given."""
-    labels = {}
-    for key, times in time_ms_of.items():
-        for time_ms in times:
-            for p in file_pairings(mcms_setup.SETUPS[key], time_ms):
-                labels[(p.a, p.b)] = p.label
-    return labels
+# The paper's names of our agents, for pairing labels read off the specs in the records.
+PAPER_NAMES = {
+    "expectimax": "Exp",
+    "star1": "Star1",
+    "star2": "Star2",
+    "expss": "ExpSS",
+    "star1ss": "Star1SS",
+    "star2ss": "Star2SS",
+    "mcts": "MCTS",
+    "dpw": "DPW",
+}
 
 
-def _time_ms_of(records: Iterable[Record]) -> set[float]:
-    return {limit for r in records for limit in r.get("limit_ms") or () if limit is not None}
+def pairing_label(a: str, b: str) -> str:
+    """The paper's label of a pairing of two specs (e.g. 'Star2SS-Star2'); the specs themselves
+    if an agent has no name in the paper. Sample widths and times do not change the label."""
+    names = [PAPER_NAMES.get(parse_spec(spec)[0]) for spec in (a, b)]
+    return f"{names[0]}-{names[1]}" if None not in names else f"{a}-{b}"
 
 
 def summarise(records_by_game: Mapping[str, Sequence[Record]]) -> list[Row]:
     """One row per (game, pairing) found in the records, in the paper's order of both."""
-    labels = label_map({key: _time_ms_of(recs) for key, recs in records_by_game.items()})
     order = {label: i for i, label in enumerate(PAIRING_LABELS)}
     for label in PAIRING_LABELS:  # the DPW names sort with their MCTS twins
         order[label.replace(MCTS, "DPW")] = order[label]
@@ -157,7 +165,7 @@ def summarise(records_by_game: Mapping[str, Sequence[Record]]) -> list[Row]:
         title = mcms_setup.SETUPS[key].title
         game_rows = []
         for s in pair_summaries(records):
-            label = labels.get((s.a, s.b), f"{s.a}-{s.b}")
+            label = pairing_label(s.a, s.b)
             counts = (s.matches, s.games, s.wins, s.draws, s.losses, s.unscored)
             game_rows.append(Row(title, s.game, label, s.a, s.b, *counts, s.rate, *s.interval))
         rows.extend(sorted(game_rows, key=lambda r: order.get(r.pairing, len(order))))

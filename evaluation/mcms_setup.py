@@ -11,6 +11,7 @@ one against the other): classic MCTS in Pig and EWN, DPW in Can't Stop and Ra.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 PAPER_SCALE = 100.0  # the paper's utilities are in [-100, 100]
@@ -80,3 +81,24 @@ def paper_specs(setup: GameSetup, time_ms: float = TIME_MS) -> dict[str, str]:
         "star1ss": f"star1ss(samples={star1_w},{star})",
         "star2ss": f"star2ss(samples={star2_w},{star})",
     }
+
+
+def with_samples(setups: dict[str, GameSetup], overrides: list[str]) -> dict[str, GameSetup]:
+    """`setups` with the sample widths of some games replaced, each override 'KEY=W1,W2,W3'
+    (widths of expss, star1ss, star2ss), e.g. 'ewn=3,3,3' for widths re-tuned to our evaluation.
+
+    Raises:
+      ValueError: for a malformed override, an unknown game or a width below 1.
+    """
+    changed = dict(setups)
+    for text in overrides:
+        key, sep, widths = text.partition("=")
+        setup = setup_for(key.strip()) if sep else None
+        try:
+            samples = tuple(int(w) for w in widths.split(","))
+        except ValueError:
+            samples = ()
+        if setup is None or len(samples) != 3 or min(samples) < 1:
+            raise ValueError(f"--samples: KEY=W1,W2,W3 with three widths >= 1, not {text!r}")
+        changed[setup.key] = dataclasses.replace(setup, samples=samples)
+    return changed

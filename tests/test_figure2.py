@@ -100,9 +100,25 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     changed[changed.index("--time-ms") + 1] = "3"
     assert cli.main(changed) == 2
     assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
-    for option, value in [("--games", "chess"), ("--pairings", "Exp-Star9"), ("--time-ms", "0")]:
+    # Other sample widths are another setup too: refused here, played in a directory of their own.
+    assert cli.main([*args, "--samples", "ewn=2,2,2"]) == 2
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    retuned = tmp_path / "retuned"
+    assert cli.main([*args[:-1], str(retuned), "--samples", "ewn=2,2,2"]) == 0
+    specs = {json.loads(line)["a"] for line in (retuned / "ewn.jsonl").read_text().splitlines()}
+    assert specs == {
+        "expss(samples=2,time_ms=2,prune_min_depth=2)",
+        "star1ss(samples=2,time_ms=2,prune_min_depth=2)",
+    }
+    assert "| EWN | ExpSS-Exp | 1 | 2 |" in (retuned / "table.md").read_text()
+    for option, value in [("--games", "chess"), ("--pairings", "Exp-Star9"), ("--time-ms", "0"),
+                          ("--samples", "ewn=2,2"), ("--samples", "go=1,1,1"),
+                          ("--samples", "ewn=0,1,1")]:  # fmt: skip
         bad = [*args]
-        bad[bad.index(option) + 1] = value
+        if option in bad:
+            bad[bad.index(option) + 1] = value
+        else:
+            bad += [option, value]
         assert cli.main(bad) == 2
     err = capsys.readouterr().err
     assert "known: pig, ewn, cant_stop, ra" in err and "ExpSS-Exp" in err
@@ -137,3 +153,26 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert "| EWN | star2ss |" in capsys.readouterr().out
     assert cli.main([*args[:4], "--games", "pig"]) == 2  # no Pig records there
     assert "no record file" in capsys.readouterr().err
+
+
+def test_labels_are_the_papers_names_whatever_the_widths_and_times():
+    assert figure2.pairing_label("star2ss(samples=3,time_ms=1000)", "star2(time_ms=1000)") == (
+        "Star2SS-Star2"
+    )
+    assert figure2.pairing_label("star1(time_ms=5)", "dpw(uct_c=0.5)") == "Star1-DPW"
+    assert figure2.pairing_label("random", "expectimax(max_depth=2)") == (
+        "random-expectimax(max_depth=2)"
+    )
+    for setup in mcms_setup.SETUPS.values():
+        for p in figure2.file_pairings(setup, 200):
+            assert figure2.pairing_label(p.a, p.b) == p.label
+
+
+def test_sample_width_overrides():
+    changed = mcms_setup.with_samples(mcms_setup.SETUPS, ["ewn=3,3,4", "ra = 1,2,3"])
+    assert changed["ewn"].samples == (3, 3, 4) and changed["ra"].samples == (1, 2, 3)
+    assert changed["pig"] == mcms_setup.SETUPS["pig"]
+    assert mcms_setup.SETUPS["ewn"].samples == (1, 1, 2)  # the paper's setup is untouched
+    for bad in ["ewn", "ewn=1,2", "ewn=1,2,x", "ewn=1,0,2", "chess=1,1,1"]:
+        with pytest.raises(ValueError):
+            mcms_setup.with_samples(mcms_setup.SETUPS, [bad])
