@@ -99,7 +99,7 @@ import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
-from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     Budget,
     MoveOrderingMixin,
@@ -469,6 +469,7 @@ class BabBot(PolicyBot):
             None, "wall-clock budget per move in ms (default 200 if no budget)", float
         ),
         "max_nodes": Param(None, "node budget per move", int),
+        "heuristic": HEURISTIC,
     },
 )
 def _make_bab(
@@ -480,11 +481,13 @@ def _make_bab(
     max_depth: int | None,
     time_ms: float | None,
     max_nodes: int | None,
+    heuristic: str,
 ) -> BabBot:
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0  # as the star agents
     check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
     check_two_player_zero_sum(game, "bab")
+    evaluation = evaluation_for(game, heuristic)
     seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
     return BabBot(
         game,
@@ -495,4 +498,5 @@ def _make_bab(
         max_depth=max_depth,
         time_ms=time_ms,
         max_nodes=max_nodes,
+        evaluation=evaluation,
     )

@@ -34,7 +34,7 @@ from chancespiel.agents.mcts import (
     rollout,
 )
 from chancespiel.agents.protocol import CHANCE, SearchState, search_state
-from chancespiel.agents.registry import register_agent
+from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import check_two_player_zero_sum
 from chancespiel.games.registry import evaluation_for
 
@@ -166,7 +166,7 @@ class MCBot(PolicyBot):
 @register_agent(
     "mc",
     "flat Monte Carlo: rollouts spread uniformly over the root actions, best mean",
-    {"rollout_depth": ROLLOUT_DEPTH, **budget_params(DEFAULT_TIME_MS)},
+    {"rollout_depth": ROLLOUT_DEPTH, **budget_params(DEFAULT_TIME_MS), "heuristic": HEURISTIC},
 )
 def _make_mc(
     game: pyspiel.Game,
@@ -175,6 +175,7 @@ def _make_mc(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    heuristic: str,
 ) -> MCBot:
     if max_simulations is None and time_ms is None:
         time_ms = DEFAULT_TIME_MS
@@ -189,6 +190,7 @@ def _make_mc(
         rollout_depth=rollout_depth,
         max_simulations=max_simulations,
         time_ms=time_ms,
+        evaluation=evaluation_for(game, heuristic),
     )
 
 
@@ -223,9 +225,15 @@ def greedy_values(state: SearchState, evaluate: Evaluation) -> dict[int, float]:
 class GreedyBot(PolicyBot):
     """Plays the action with the best one-ply heuristic value; ties broken at random."""
 
-    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+    def __init__(
+        self,
+        game: pyspiel.Game,
+        player: int,
+        seed: int | None,
+        evaluation: Evaluation | None = None,
+    ):
         super().__init__(game, player, seed)
-        self.evaluate = evaluation_for(game)
+        self.evaluate = evaluation or evaluation_for(game)
 
     def choose(self, state: SearchState) -> int:
         """A best action by `greedy_values`."""
@@ -240,7 +248,8 @@ class GreedyBot(PolicyBot):
 @register_agent(
     "greedy",
     "one ply with the heuristic, averaged over the chance nodes before the next decision",
+    {"heuristic": HEURISTIC},
 )
-def _make_greedy(game: pyspiel.Game, player: int, seed: int | None) -> GreedyBot:
+def _make_greedy(game: pyspiel.Game, player: int, seed: int | None, heuristic: str) -> GreedyBot:
     check_two_player_zero_sum(game, "greedy")
-    return GreedyBot(game, player, seed)
+    return GreedyBot(game, player, seed, evaluation_for(game, heuristic))

@@ -60,7 +60,7 @@ from open_spiel.python.algorithms import mcts as open_spiel_mcts
 
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
-from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import check_two_player_zero_sum
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
@@ -599,6 +599,7 @@ _MCTS_PARAMS = {
     "uct_c": Param(DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])"),
     "rollout_depth": ROLLOUT_DEPTH,
     **budget_params(DEFAULT_TIME_MS),
+    "heuristic": HEURISTIC,
 }
 _DPW_PARAMS = {
     **_MCTS_PARAMS,
@@ -608,7 +609,12 @@ _DPW_PARAMS = {
 
 
 def _bot_options(
-    game: pyspiel.Game, agent: str, max_simulations: int | None, time_ms: float | None, **rest: Any
+    game: pyspiel.Game,
+    agent: str,
+    max_simulations: int | None,
+    time_ms: float | None,
+    heuristic: str,
+    **rest: Any,
 ) -> dict[str, Any]:
     """Checked search options for a bot; the default budget if none is given."""
     if max_simulations is None and time_ms is None:
@@ -616,7 +622,7 @@ def _bot_options(
     options = {"max_simulations": max_simulations, "time_ms": time_ms, **rest}
     check_mcts_params(**options)
     check_two_player_zero_sum(game, agent)
-    return options
+    return {**options, "evaluation": evaluation_for(game, heuristic)}
 
 
 def fresh_seed(seed: int | None) -> int:
@@ -638,9 +644,16 @@ def _make_mcts(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    heuristic: str,
 ) -> MCTSBot:
     options = _bot_options(
-        game, "mcts", max_simulations, time_ms, uct_c=uct_c, rollout_depth=rollout_depth
+        game,
+        "mcts",
+        max_simulations,
+        time_ms,
+        heuristic,
+        uct_c=uct_c,
+        rollout_depth=rollout_depth,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
 
@@ -661,12 +674,14 @@ def _make_dpw(
     time_ms: float | None,
     pw_c: float,
     pw_alpha: float,
+    heuristic: str,
 ) -> MCTSBot:
     options = _bot_options(
         game,
         "dpw",
         max_simulations,
         time_ms,
+        heuristic,
         uct_c=uct_c,
         rollout_depth=rollout_depth,
         pw_c=pw_c,

@@ -46,6 +46,11 @@ class Param:
 
 
 SEED = Param(None, "seed of the agent's own random generator (none: fresh entropy)", int)
+HEURISTIC = Param(
+    "default",
+    "evaluation at the search horizon: the game's heuristic (default), zero (0 but at the "
+    "end), or a variant the game registers (chancespiel games)",
+)
 
 Factory = Callable[..., pyspiel.Bot]
 """factory(game, player, **params) -> pyspiel.Bot"""

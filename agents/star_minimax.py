@@ -43,7 +43,7 @@ import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
-from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     MASK64,
     Budget,
@@ -457,6 +457,7 @@ _COMMON = {
     "time_ms": Param(None, "wall-clock budget per move in ms (default 200 if no budget)", float),
     "max_nodes": Param(None, "node budget per move", int),
     "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
+    "heuristic": HEURISTIC,
 }
 
 
@@ -470,11 +471,13 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         time_ms: float | None,
         max_nodes: int | None,
         prune_min_depth: int,
+        heuristic: str,
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move
         check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
         check_two_player_zero_sum(game, algorithm)
+        evaluation = evaluation_for(game, heuristic)
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
         return StarMinimaxBot(
             game,
@@ -486,6 +489,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             max_nodes=max_nodes,
             samples=samples,
             prune_min_depth=prune_min_depth,
+            evaluation=evaluation,
         )
 
     return factory

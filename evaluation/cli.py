@@ -43,6 +43,7 @@ from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.runner import RunConfig, RunResult, run
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
+from chancespiel.games.registry import evaluation_for, heuristic_names
 
 
 class UsageError(Exception):
@@ -79,11 +80,14 @@ def cmd_games(args: argparse.Namespace) -> None:
     for entry in GAMES.values():
         params = pyspiel.load_game(entry.short_name).get_parameters()
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
-        heuristic = "yes" if has_heuristic(entry.short_name) else "no"
+        names = heuristic_names(pyspiel.load_game(entry.short_name))
+        if not has_heuristic(entry.short_name):
+            names[0] += " (none registered: 0)"
         print(f"{entry.short_name}  [{entry.status}]")
         print(f"    {entry.description}")
         print(f"    parameters: {shown}")
-        print(f"    chance: {entry.chance}; heuristic: {heuristic}")
+        print(f"    chance: {entry.chance}")
+        print(f"    heuristics (agents' heuristic=): {', '.join(names)}")
 
 
 def cmd_agents(args: argparse.Namespace) -> None:
@@ -208,20 +212,29 @@ def cmd_node_counts(args: argparse.Namespace) -> None:
             f.write(markdown_table(rows) + "\n")
 
 
+def _check_heuristic(game_string: str, name: str) -> None:
+    """UsageError unless `name` is a heuristic of the game (listing the known ones)."""
+    try:
+        evaluation_for(load_game(game_string), name)
+    except ValueError as e:
+        raise UsageError(f"--heuristic: {e}") from None
+
+
 def cmd_pig_estimators(args: argparse.Namespace) -> None:
     """The MCMS paper's Table 1 on two-dice Pig (see evaluation/pig_estimators.py)."""
     from pathlib import Path
 
     from chancespiel.evaluation import pig_estimators as pe
 
-    specs = pe.paper_specs(args.time_ms)
+    _check_heuristic(pe.GAME, args.heuristic)
+    specs = pe.paper_specs(args.time_ms, args.heuristic)
     if args.estimators:
         names = args.estimators.split(",")
         unknown = sorted(set(names) - set(specs))
         if unknown:
             raise UsageError(f"unknown estimator(s) {unknown}; known: {', '.join(specs)}")
         specs = {name: specs[name] for name in names}
-    collect = pe.paper_specs(args.collect_time_ms)
+    collect = pe.paper_specs(args.collect_time_ms, args.heuristic)
     collect = {name: collect[name] for name in specs}
     print(f"collecting states from games between {', '.join(specs)} ...", flush=True)
     states = pe.collect_states(collect, args.collect_games, args.states, args.seed)
@@ -274,9 +287,10 @@ def cmd_figure2(args: argparse.Namespace) -> None:
     plans = []
     for key in keys:
         setup = setups[key]
-        chosen = figure2.pairings(setup, labels, args.time_ms, args.mcts)
+        _check_heuristic(setup.game, args.heuristic)
+        chosen = figure2.pairings(setup, labels, args.time_ms, args.mcts, args.heuristic)
         _checked_specs(load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
-        allowed = [(p.a, p.b) for p in figure2.file_pairings(setup, args.time_ms)]
+        allowed = [(p.a, p.b) for p in figure2.file_pairings(setup, args.time_ms, args.heuristic)]
         config = _run_config(
             args,
             setup.game,
@@ -799,6 +813,11 @@ def build_parser() -> argparse.ArgumentParser:
     pig.add_argument("--collect-games", type=int, default=2, help="games per ordered pair")
     pig.add_argument("--collect-time-ms", type=float, default=20.0, help="time per move there")
     pig.add_argument("--estimators", help="comma-separated subset, e.g. exp,star2ss")
+    pig.add_argument(
+        "--heuristic",
+        default="default",
+        help="Pig heuristic of every estimator (default, lead, zero)",
+    )
     pig.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     pig.add_argument("--seed", type=int, default=0)
     pig.add_argument("--out", required=True, help="output directory")
@@ -821,6 +840,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("paper", "mcts", "dpw"),
         default="paper",
         help="MCTS variant of the MCTS pairings (paper: MCTS in Pig, EWN; DPW in Can't Stop, Ra)",
+    )
+    fig2.add_argument(
+        "--heuristic",
+        default="default",
+        help="heuristic of every agent (default; zero; or a game's variant, see chancespiel games)",
     )
     fig2.add_argument(
         "--samples",

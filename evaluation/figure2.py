@@ -69,6 +69,7 @@ def pairings(
     labels: Sequence[str] = PAIRING_LABELS,
     time_ms: float = mcms_setup.TIME_MS,
     mcts: str = "paper",
+    heuristic: str = "default",
 ) -> list[Pairing]:
     """The pairings `labels` in `setup`'s game, in the paper's order.
 
@@ -79,7 +80,7 @@ def pairings(
     if unknown:
         raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
     variant = _variant(setup, mcts)
-    specs = mcms_setup.paper_specs(setup, time_ms)
+    specs = mcms_setup.paper_specs(setup, time_ms, heuristic)
     chosen = []
     for label, a, b in PAIRINGS:
         if label not in labels:
@@ -90,9 +91,15 @@ def pairings(
     return chosen
 
 
-def file_pairings(setup: mcms_setup.GameSetup, time_ms: float) -> list[Pairing]:
+def file_pairings(
+    setup: mcms_setup.GameSetup, time_ms: float, heuristic: str = "default"
+) -> list[Pairing]:
     """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
-    both = [p for mcts in ("mcts", "dpw") for p in pairings(setup, time_ms=time_ms, mcts=mcts)]
+    both = [
+        p
+        for mcts in ("mcts", "dpw")
+        for p in pairings(setup, time_ms=time_ms, mcts=mcts, heuristic=heuristic)
+    ]
     return list({(p.a, p.b): p for p in both}.values())
 
 

@@ -64,11 +64,16 @@ def setup_for(key: str) -> GameSetup:
         raise ValueError(f"unknown game {key!r}; known: {', '.join(SETUPS)}") from None
 
 
-def paper_specs(setup: GameSetup, time_ms: float = TIME_MS) -> dict[str, str]:
-    """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES."""
-    star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}"
+def paper_specs(
+    setup: GameSetup, time_ms: float = TIME_MS, heuristic: str = "default"
+) -> dict[str, str]:
+    """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES; all of them
+    evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for)."""
+    own = "" if heuristic == "default" else f",heuristic={heuristic}"
+    star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}{own}"
     mcts = (
         f"uct_c={setup.c1 / PAPER_SCALE:g},rollout_depth={setup.rollout_depth},time_ms={time_ms:g}"
+        f"{own}"
     )
     exp_w, star1_w, star2_w = setup.samples
     return {

@@ -42,9 +42,10 @@ SCALE = mcms_setup.PAPER_SCALE
 Z95 = 1.959963984540054
 
 
-def paper_specs(time_ms: float) -> dict[str, str]:
-    """The estimators of Table 1 with the paper's Pig settings (evaluation/mcms_setup.py)."""
-    return mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], time_ms)
+def paper_specs(time_ms: float, heuristic: str = "default") -> dict[str, str]:
+    """The estimators of Table 1 with the paper's Pig settings (evaluation/mcms_setup.py),
+    evaluating with the Pig heuristic `heuristic` ('lead' for a plain one)."""
+    return mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], time_ms, heuristic)
 
 
 PAPER_TABLE_1 = {  # MSE, Variance, |Bias|, Regret over 2470 states (the paper's Table 1)
@@ -68,8 +69,9 @@ def state_key(core: PigCore) -> tuple[int, int, int, int]:
 def collect_states(
     specs: Mapping[str, str], games_per_pairing: int, count: int, seed: int
 ) -> list[tuple[int, ...]]:
-    """Decision states met in games between every pair of agents (both seats), deduplicated,
-    then `count` of them sampled with `seed` (all of them if fewer)."""
+    """Decision states met in games between every pair of agents (both seats; self-play if
+    there is one agent), deduplicated, then `count` of them sampled with `seed` (all of them if
+    fewer)."""
     game = pyspiel.load_game(GAME)
     seen: set[tuple[int, ...]] = set()
 
@@ -77,7 +79,7 @@ def collect_states(
         if player != CHANCE and state.legal_actions() != [1]:  # skip forced stops
             seen.add(state_key(state.core))
 
-    pairs = list(itertools.permutations(specs.values(), 2))
+    pairs = list(itertools.permutations(specs.values(), 2)) or [(s, s) for s in specs.values()]
     for index, (first, second) in enumerate(pairs):
         for g in range(games_per_pairing):
             game_seed = seed * 1_000_003 + index * 1009 + g

@@ -288,6 +288,19 @@ def pig_heuristic(core: PigCore, player: int) -> float:
     return _race_value(core.scores, core.turn_total, core.turn_player, player, core.rules.winscore)
 
 
+def pig_lead_heuristic(core: PigCore, player: int) -> float:
+    """A plain evaluation, `heuristic=lead` in agent specs: tanh(3 lead / W), the turn total
+    counted as banked. Its mean squared error against the exact solution is about six times
+    the default's (490 against 80 points^2), the kind of evaluation the MCMS paper's errors
+    suggest; for experiments that should not start from a near-exact one.
+    """
+    if core.over:
+        return core.returns()[player]
+    lead = core.scores[player] - core.scores[1 - player]
+    lead += core.turn_total if core.turn_player == player else -core.turn_total
+    return math.tanh(3.0 * lead / core.rules.winscore)
+
+
 def openspiel_pig_heuristic(state: Any, player: int) -> float:
     """The same evaluation for OpenSpiel's C++ `pig` (2 players), read from its state string.
 
@@ -317,6 +330,7 @@ def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
 register_game(_GAME_TYPE, PigGame)
 register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
 register_heuristic("pig", openspiel_pig_heuristic)
+register_heuristic(_GAME_TYPE.short_name, pig_lead_heuristic, name="lead")
 register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
 register_entry(
     GameEntry(

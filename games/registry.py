@@ -30,13 +30,25 @@ MoveOrdering = Callable[[Any, Sequence[int]], Sequence[int]]
 """ordering(state, legal_actions) -> the same actions, most promising first."""
 
 _HEURISTICS: dict[str, Heuristic] = {}
+_VARIANTS: dict[str, dict[str, Heuristic]] = {}  # short name -> other named heuristics
 _ORDERINGS: dict[str, MoveOrdering] = {}
 GAMES: dict[str, GameEntry] = {}
 
+DEFAULT_HEURISTIC = "default"  # the game's registered heuristic (0 if it has none)
+ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
 
-def register_heuristic(short_name: str, heuristic: Heuristic) -> None:
-    """Makes `heuristic` the evaluation agents use on the game `short_name`."""
-    _HEURISTICS[short_name] = heuristic
+
+def register_heuristic(
+    short_name: str, heuristic: Heuristic, name: str = DEFAULT_HEURISTIC
+) -> None:
+    """Makes `heuristic` the evaluation agents use on the game `short_name`, or, with another
+    `name`, a variant agents use when asked for it (`heuristic=NAME` in their specs)."""
+    if name == ZERO_HEURISTIC:
+        raise ValueError(f"heuristic name {ZERO_HEURISTIC!r} is reserved (0 for every game)")
+    if name == DEFAULT_HEURISTIC:
+        _HEURISTICS[short_name] = heuristic
+    else:
+        _VARIANTS.setdefault(short_name, {})[name] = heuristic
 
 
 def heuristic_for(game: pyspiel.Game | str) -> Heuristic:
@@ -60,14 +72,34 @@ def has_heuristic(game: pyspiel.Game | str) -> bool:
     return name in _HEURISTICS
 
 
+def heuristic_names(game: pyspiel.Game) -> list[str]:
+    """The names `evaluation_for` accepts for `game`."""
+    short_name = game.get_type().short_name
+    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *sorted(_VARIANTS.get(short_name, ()))]
+
+
 def _zero_heuristic(state: Any, player: int) -> float:
     """0 (the midpoint of a zero-sum game) everywhere but at terminal states."""
     return state.returns()[player] if state.is_terminal() else 0.0
 
 
-def evaluation_for(game: pyspiel.Game) -> Heuristic:
-    """The registered heuristic of `game`, or 0 at non-terminal states if it has none."""
-    return _HEURISTICS.get(game.get_type().short_name, _zero_heuristic)
+def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heuristic:
+    """The heuristic `name` of `game`: by default the registered one, or 0 at non-terminal
+    states if it has none; 'zero' for 0 in every game; or a variant registered under `name`.
+
+    Raises:
+      ValueError: for a name the game does not know, listing the known ones.
+    """
+    short_name = game.get_type().short_name
+    if name == DEFAULT_HEURISTIC:
+        return _HEURISTICS.get(short_name, _zero_heuristic)
+    if name == ZERO_HEURISTIC:
+        return _zero_heuristic
+    try:
+        return _VARIANTS[short_name][name]
+    except KeyError:
+        known = ", ".join(heuristic_names(game))
+        raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
 
 
 def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:

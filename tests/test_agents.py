@@ -10,6 +10,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from chancespiel.agents import AGENTS, PyspielAdapter, make_bot, parse_spec, search_state
 from chancespiel.agents.pig_policies import HoldBot
 from chancespiel.games.pig import ROLL, STOP
+from chancespiel.games.registry import register_heuristic
 
 
 def test_parse_spec_types():
@@ -112,3 +113,48 @@ def test_bots_work_in_openspiel_evaluate_bots():
     results = [evaluate_bots(game.new_initial_state(), bots, rng) for _ in range(40)]
     wins = sum(r[0] > 0 for r in results)
     assert wins >= 30  # optimal play against random rolls/stops
+
+
+SEARCHERS = [
+    "expectimax(max_depth=2)",
+    "star2(max_depth=2)",
+    "star1ss(max_depth=2,samples=3)",
+    "bab(max_depth=2)",
+    "mcts(max_simulations=200,rollout_depth=0)",
+    "dpw(max_simulations=200,rollout_depth=0)",
+    "mc(max_simulations=200,rollout_depth=0)",
+]
+
+
+def with_heuristic(spec: str, name: str) -> str:
+    return f"{spec[:-1]},heuristic={name})" if spec.endswith(")") else f"{spec}(heuristic={name})"
+
+
+@pytest.mark.parametrize("spec", SEARCHERS)
+def test_the_heuristic_parameter_reaches_the_search(spec):
+    # Early in Pig no game ends within two plies, so with heuristic=zero every value the search
+    # can return is exactly 0; with the game's heuristic (and its plain variant) it is not.
+    game = pyspiel.load_game("python_pig")
+    state = game.new_initial_state()
+    state.apply_action(ROLL)
+    state.apply_action(max(state.legal_actions()))  # the highest roll: a turn total to keep
+    assert state.current_player() == 0
+    values = {}
+    for name in ("default", "zero", "lead"):
+        result = make_bot(with_heuristic(spec, name), game, 0, seed=1).analyse(state)
+        values[name] = result.lower if spec.startswith("bab") else result.value
+    assert values["zero"] == 0.0
+    assert values["default"] != 0.0 and values["lead"] != 0.0
+    assert values["default"] != values["lead"]
+
+
+def test_unknown_heuristics_are_refused_with_the_known_names():
+    game = pyspiel.load_game("python_pig")
+    for spec in [*SEARCHERS, "greedy"]:
+        with pytest.raises(ValueError, match="no heuristic 'nosuch' for python_pig; known: "
+                                             "default, zero, lead"):  # fmt: skip
+            make_bot(with_heuristic(spec, "nosuch"), game, 0)
+    with pytest.raises(ValueError, match=r"known: default, zero$"):
+        make_bot("star2(heuristic=lead)", pyspiel.load_game("python_cant_stop"), 0)
+    with pytest.raises(ValueError, match="reserved"):
+        register_heuristic("python_pig", lambda state, player: 0.0, name="zero")

@@ -113,7 +113,7 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     assert "| EWN | ExpSS-Exp | 1 | 2 |" in (retuned / "table.md").read_text()
     for option, value in [("--games", "chess"), ("--pairings", "Exp-Star9"), ("--time-ms", "0"),
                           ("--samples", "ewn=2,2"), ("--samples", "go=1,1,1"),
-                          ("--samples", "ewn=0,1,1")]:  # fmt: skip
+                          ("--samples", "ewn=0,1,1"), ("--heuristic", "lead")]:  # fmt: skip
         bad = [*args]
         if option in bad:
             bad[bad.index(option) + 1] = value

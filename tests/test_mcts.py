@@ -445,10 +445,19 @@ def test_search_functions_reject_bad_input():
 
 def test_registry_lists_the_agents_with_the_shared_vocabulary():
     expected = {
-        "mcts": {"uct_c", "rollout_depth", "max_simulations", "time_ms", "seed"},
-        "dpw": {"uct_c", "rollout_depth", "max_simulations", "time_ms", "pw_c", "pw_alpha", "seed"},
-        "mc": {"rollout_depth", "max_simulations", "time_ms", "seed"},
-        "greedy": {"seed"},
+        "mcts": {"uct_c", "rollout_depth", "max_simulations", "time_ms", "heuristic", "seed"},
+        "dpw": {
+            "uct_c",
+            "rollout_depth",
+            "max_simulations",
+            "time_ms",
+            "pw_c",
+            "pw_alpha",
+            "heuristic",
+            "seed",
+        },
+        "mc": {"rollout_depth", "max_simulations", "time_ms", "heuristic", "seed"},
+        "greedy": {"heuristic", "seed"},
         "openspiel_mcts": {"uct_c", "max_simulations", "time_ms", "solve", "seed"},
         "openspiel_mcts_cpp": {
             "uct_c",

@@ -55,3 +55,18 @@ def test_tiny_end_to_end_run(tmp_path, capsys):
     assert len(raw) == 1 + 3 * 2 * 2
     assert cli.main([*args[:-2], "--estimators", "nosuch", "--out", str(tmp_path)]) == 2
     assert "unknown estimator" in capsys.readouterr().err
+
+
+def test_another_heuristic_reaches_every_estimator(tmp_path, capsys):
+    specs = pe.paper_specs(200, "lead")
+    assert all("heuristic=lead" in spec for spec in specs.values())
+    assert all("heuristic" not in spec for spec in pe.paper_specs(200).values())
+    args = ["experiment", "pig-estimators", "--states", "2", "--runs", "1", "--time-ms", "5",
+            "--collect-games", "1", "--collect-time-ms", "2", "--estimators", "exp",
+            "--workers", "1", "--heuristic", "lead", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    assert "| exp | 2 |" in (tmp_path / "table.md").read_text()
+    bad = [*args]
+    bad[bad.index("lead")] = "nosuch"
+    assert cli.main(bad) == 2
+    assert "known: default, zero, lead" in capsys.readouterr().err
