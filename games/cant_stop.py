@@ -619,14 +619,14 @@ def bust_probability(core: CantStopCore) -> float:
     return core.rules.bust_probability(core.usable_mask())
 
 
-def player_progress(core: CantStopCore, player: int) -> float:
+def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
     """How close `player` is to winning, in [0, 1]: the mean of their best column fractions.
 
     A column counts as the fraction of its height the player has climbed (1 if won, 0 if the
     opponent won it), so a cell is worth more in a short column. For the turn player the
-    runners count too: fully when the player can stop now or is choosing, and weighted by
-    the chance of not busting when the next roll is pending. The `columns_to_win` best
-    columns are averaged.
+    runners count too: fully when the player can stop now or is choosing, and, if `risk`,
+    weighted by the chance of not busting when the next roll is pending. The
+    `columns_to_win` best columns are averaged.
     """
     rules = core.rules
     heights = rules.heights
@@ -634,7 +634,7 @@ def player_progress(core: CantStopCore, player: int) -> float:
     fracs = []
     keep = 0.0
     if player == core.player and core.nrun:
-        keep = 1.0 - bust_probability(core) if core.phase == ROLLING else 1.0
+        keep = 1.0 - bust_probability(core) if risk and core.phase == ROLLING else 1.0
     for i, h in enumerate(heights):
         if core.blocked >> i & 1:
             fracs.append(1.0 if base[i] == h else 0.0)
@@ -660,8 +660,20 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     return player_progress(core, player) - player_progress(core, 1 - player)
 
 
+def cant_stop_progress_heuristic(core: CantStopCore, player: int) -> float:
+    """A plainer evaluation, `heuristic=progress` in agent specs: the difference in progress
+    with the runners counted in full even before a roll, so the risk of busting is left to the
+    search. The default folds the exact bust probability of the pending roll into the value,
+    an exact one-roll lookahead that a search sampling that roll can only approximate.
+    """
+    if core.phase == OVER:
+        return core.returns()[player]
+    return player_progress(core, player, False) - player_progress(core, 1 - player, False)
+
+
 register_game(_GAME_TYPE, CantStopGame)
 register_heuristic(_GAME_TYPE.short_name, cant_stop_heuristic)
+register_heuristic(_GAME_TYPE.short_name, cant_stop_progress_heuristic, name="progress")
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,

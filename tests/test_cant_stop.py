@@ -36,6 +36,7 @@ from chancespiel.games.cant_stop import (
     CantStopState,
     bust_probability,
 )
+from chancespiel.games.registry import evaluation_for
 
 GAME = pyspiel.load_game("python_cant_stop")
 RULES: CantStopRules = GAME.rules
@@ -527,6 +528,12 @@ def test_heuristic_weights_progress_by_column_length_and_runners_by_risk():
     core.apply(ROLL)
     assert 0 < h(core, 0) < safe
     assert h(core, 0) == pytest.approx(safe * (1 - bust_probability(core)))
+    # The plain variant counts them fully before the roll too, and agrees elsewhere.
+    plain = evaluation_for(GAME, "progress")
+    assert plain(core, 0) == pytest.approx(safe) and plain(core, 1) == pytest.approx(-safe)
+    for other in random_cores(RULES, 6, seed=5):
+        if other.phase != ROLLING:
+            assert plain(other, 0) == h(other, 0)
 
 
 # --- Rule of 28 -------------------------------------------------------------------------------
