@@ -81,6 +81,25 @@ def test_summary_counts_draws_half_and_keeps_the_papers_order():
     assert "| Ra | Star2SS-Star2 | 3 | 6 | 4-1-1 | 75.0% |" in figure2.markdown(rows)
 
 
+def test_counterpart_pairings_are_pooled_per_game():
+    setup = mcms_setup.SETUPS["pig"]
+    chosen = figure2.pairings(setup, ["ExpSS-Exp", "Star1SS-Star1", "Star1SS-ExpSS"])
+    results = {"ExpSS-Exp": [1, 1, 0.5, 0], "Star1SS-Star1": [0, 0], "Star1SS-ExpSS": [1, 1]}
+    records = [
+        _record(setup.game, p.a, p.b, i // 2, i % 2, r)
+        for p in chosen
+        for i, r in enumerate(results[p.label])
+    ]
+    rows = figure2.summarise({"pig": records})
+    (row,) = figure2.pooled(rows)  # Star1SS-ExpSS pits two MCMS variants: not pooled
+    assert (row.game, row.pairing, row.matches, row.games) == ("Pig", figure2.POOLED_LABEL, 3, 6)
+    assert (row.wins, row.draws, row.losses) == (2, 1, 3)
+    assert row.rate == pytest.approx(2.5 / 6)
+    assert (row.low, row.high) == pytest.approx(wilson_interval(2.5, 6))
+    assert row.a == f"{chosen[0].a}+{chosen[1].a}"
+    assert figure2.pooled([r for r in rows if r.pairing == "Star1SS-ExpSS"]) == []
+
+
 def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp,Star1SS-MCTS",
             "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
@@ -90,6 +109,7 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     assert len(lines) == 4 and all(json.loads(line)["error"] is None for line in lines)
     table = (tmp_path / "table.md").read_text()
     assert "| EWN | ExpSS-Exp | 1 | 2 |" in table and "| EWN | Star1SS-MCTS | 1 | 2 |" in table
+    assert f"| EWN | {figure2.POOLED_LABEL} | 1 | 2 |" in table
     assert (tmp_path / "figure2.png").stat().st_size > 0
     capsys.readouterr()
     assert cli.main(args) == 0  # everything is in the file already
