@@ -34,12 +34,12 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.evaluation import mcms_setup
 from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.stats import Z95
 from chancespiel.games.pig import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 
 GAME = "python_pig(dice=2,winscore=100)"
 SCALE = mcms_setup.PAPER_SCALE
-Z95 = 1.959963984540054
 
 
 def paper_specs(time_ms: float, heuristic: str = "default") -> dict[str, str]:
