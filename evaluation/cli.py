@@ -226,6 +226,17 @@ def cmd_pig_estimators(args: argparse.Namespace) -> None:
 
     from chancespiel.evaluation import pig_estimators as pe
 
+    if args.summarise_only:
+        try:
+            estimates = pe.read_raw(Path(args.out) / "raw.csv")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        names = list(dict.fromkeys(e.estimator for e in estimates))
+        rows = pe.summarise(estimates, names)
+        pe.write_outputs(Path(args.out), estimates, rows, raw=False)
+        print(pe.tables(estimates, rows))
+        print(f"written to {args.out}/table.md, table.csv (from {args.out}/raw.csv)")
+        return
     _check_heuristic(pe.GAME, args.heuristic)
     specs = pe.paper_specs(args.time_ms, args.heuristic)
     if args.estimators:
@@ -249,7 +260,7 @@ def cmd_pig_estimators(args: argparse.Namespace) -> None:
     print(file=sys.stderr)
     rows = pe.summarise(estimates, list(specs))
     pe.write_outputs(Path(args.out), estimates, rows)
-    print(pe.markdown(rows))
+    print(pe.tables(estimates, rows))
     print(f"written to {args.out}/table.md, table.csv, raw.csv")
 
 
@@ -821,6 +832,11 @@ def build_parser() -> argparse.ArgumentParser:
     pig.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     pig.add_argument("--seed", type=int, default=0)
     pig.add_argument("--out", required=True, help="output directory")
+    pig.add_argument(
+        "--summarise-only",
+        action="store_true",
+        help="only rewrite table.md and table.csv from OUT/raw.csv (nothing is run)",
+    )
     pig.set_defaults(func=cmd_pig_estimators)
 
     fig2 = experiments.add_parser(

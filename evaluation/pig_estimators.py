@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pyspiel
 
@@ -38,7 +39,8 @@ from chancespiel.evaluation.stats import Z95
 from chancespiel.games.pig import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 
-GAME = "python_pig(dice=2,winscore=100)"
+WINSCORE = 100
+GAME = f"python_pig(dice=2,winscore={WINSCORE})"
 SCALE = mcms_setup.PAPER_SCALE
 
 
@@ -102,7 +104,7 @@ def core_of(key: tuple[int, ...]) -> PigCore:
 
 def exact_values(key: tuple[int, ...]) -> tuple[float, dict[int, float]]:
     """V(s) and V(s, a) for every legal a, for the mover, in [-1, 1]."""
-    solution = solve_pig(dice=2, winscore=100)
+    solution = solve_pig(dice=2, winscore=WINSCORE)
     core = core_of(key)
     mover = core.turn_player
     values = {}
@@ -180,30 +182,100 @@ def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
     return mean, Z95 * statistics.stdev(values) / math.sqrt(len(values))
 
 
-def summarise(estimates: Sequence[Estimate], names: Sequence[str]) -> list[Row]:
-    """Table 1 rows from raw estimates (per-state statistics, then means over states)."""
+class StateStats(NamedTuple):
+    """One estimator's statistics on one state, on the paper's scale."""
+
+    mse: float
+    variance: float
+    abs_bias: float
+    regret: float
+
+
+def state_stats(estimates: Sequence[Estimate]) -> dict[tuple[str, tuple[int, ...]], StateStats]:
+    """The statistics of every (estimator, state) with estimates, in order of first appearance."""
     by_cell: dict[tuple[str, tuple[int, ...]], list[Estimate]] = {}
     for e in estimates:
         by_cell.setdefault((e.estimator, e.state), []).append(e)
     truths = {key: exact_values(key) for key in {e.state for e in estimates}}
+    stats = {}
+    for (name, key), cell in by_cell.items():
+        truth, action_values = truths[key]
+        values = [SCALE * e.value for e in cell]
+        target = SCALE * truth
+        stats[name, key] = StateStats(
+            mse=statistics.fmean((v - target) ** 2 for v in values),
+            variance=statistics.pvariance(values),
+            abs_bias=abs(statistics.fmean(values) - target),
+            regret=statistics.fmean(SCALE * (truth - action_values[e.action]) for e in cell),
+        )
+    return stats
+
+
+def summarise(estimates: Sequence[Estimate], names: Sequence[str]) -> list[Row]:
+    """Table 1 rows from raw estimates (per-state statistics, then means over states)."""
+    stats = state_stats(estimates)
     rows = []
     for name in names:
-        mse, var, bias, regret = [], [], [], []
-        for (estimator, key), cell in by_cell.items():
-            if estimator != name:
-                continue
-            truth, action_values = truths[key]
-            values = [SCALE * e.value for e in cell]
-            target = SCALE * truth
-            mse.append(statistics.fmean((v - target) ** 2 for v in values))
-            var.append(statistics.pvariance(values))
-            bias.append(abs(statistics.fmean(values) - target))
-            regret.append(statistics.fmean(SCALE * (truth - action_values[e.action]) for e in cell))
-        if not mse:
+        cells = [cell for (estimator, _), cell in stats.items() if estimator == name]
+        if not cells:
             continue
-        (m, mc), (v, vc), (b, bc), (r, rc) = (_mean_ci(x) for x in (mse, var, bias, regret))
-        rows.append(Row(name, len(mse), m, v, b, r, mc, vc, bc, rc))
+        (m, mc), (v, vc), (b, bc), (r, rc) = (
+            _mean_ci(column) for column in zip(*cells, strict=True)
+        )
+        rows.append(Row(name, len(cells), m, v, b, r, mc, vc, bc, rc))
     return rows
+
+
+# Each MCMS estimator and the classic one it samples; `paired` compares them state by state.
+COUNTERPARTS = (("expss", "exp"), ("star1ss", "star1"), ("star2ss", "star2"))
+
+
+@dataclass
+class PairedRow:
+    """An MCMS estimator minus its classic counterpart, per state, then averaged over states
+    (paper scale): negative means the sampling estimator has less of it."""
+
+    sampled: str
+    classic: str
+    states: int
+    abs_bias: float
+    regret: float
+    mse: float
+    abs_bias_ci: float
+    regret_ci: float
+    mse_ci: float
+
+
+def paired(estimates: Sequence[Estimate]) -> list[PairedRow]:
+    """Each pair of COUNTERPARTS with estimates on common states: the mean per-state difference
+    of |bias|, regret and MSE with 95% intervals. The states are shared, so these intervals are
+    far tighter than the difference of two Table 1 rows would suggest."""
+    stats = state_stats(estimates)
+    rows = []
+    for sampled, classic in COUNTERPARTS:
+        keys = [k for name, k in stats if name == sampled and (classic, k) in stats]
+        if not keys:
+            continue
+        (b, bc), (r, rc), (m, mc) = (
+            _mean_ci([getattr(stats[sampled, k], f) - getattr(stats[classic, k], f) for k in keys])
+            for f in ("abs_bias", "regret", "mse")
+        )
+        rows.append(PairedRow(sampled, classic, len(keys), b, r, m, bc, rc, mc))
+    return rows
+
+
+def markdown_paired(rows: Sequence[PairedRow]) -> str:
+    """The paired differences as a Markdown table."""
+    lines = [
+        "| sampled - classic | states | abs(Bias) | Regret | MSE |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.sampled} - {r.classic} | {r.states} | {r.abs_bias:+.2f} ± {r.abs_bias_ci:.2f}"
+            f" | {r.regret:+.2f} ± {r.regret_ci:.2f} | {r.mse:+.1f} ± {r.mse_ci:.1f} |"
+        )
+    return "\n".join(lines)
 
 
 def markdown(rows: Sequence[Row]) -> str:
@@ -224,18 +296,68 @@ def markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(out: Path, estimates: Sequence[Estimate], rows: Sequence[Row]) -> None:
-    """table.md, table.csv and the raw estimates (raw.csv) in `out`."""
+RAW_HEADER = ["mover_score", "opponent_score", "turn_total", "mover", "estimator", "run",
+              "value", "action"]  # fmt: skip
+
+
+def tables(estimates: Sequence[Estimate], rows: Sequence[Row]) -> str:
+    """table.md: the Table 1 rows, then the paired differences if there are counterparts."""
+    text = markdown(rows)
+    if paired_rows := paired(estimates):
+        text += "\n\nEach MCMS estimator minus its classic counterpart, state by state:\n\n"
+        text += markdown_paired(paired_rows)
+    return text
+
+
+def write_outputs(
+    out: Path, estimates: Sequence[Estimate], rows: Sequence[Row], raw: bool = True
+) -> None:
+    """table.md, table.csv and, if `raw`, the raw estimates (raw.csv) in `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(markdown(rows) + "\n", encoding="utf-8")
+    (out / "table.md").write_text(tables(estimates, rows) + "\n", encoding="utf-8")
     with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(list(Row.__dataclass_fields__))
         for row in rows:
             writer.writerow(list(vars(row).values()))
+    if not raw:
+        return
     with open(out / "raw.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["mover_score", "opponent_score", "turn_total", "mover", "estimator",
-                         "run", "value", "action"])  # fmt: skip
+        writer.writerow(RAW_HEADER)
         for e in estimates:
             writer.writerow([*e.state, e.estimator, e.run, e.value, e.action])
+
+
+def read_raw(path: Path) -> list[Estimate]:
+    """The estimates of a raw.csv written by `write_outputs`.
+
+    Raises:
+      ValueError: for a missing file, another header or a malformed line (named by number).
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror}") from None
+    if not lines or lines[0] != RAW_HEADER:
+        raise ValueError(f"{path}: not a raw.csv of pig-estimators (header {RAW_HEADER})")
+    estimates = []
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            *state, name, run, value, action = line
+            if len(state) != 4 or not name:
+                raise ValueError
+            key = tuple(int(x) for x in state)
+            estimate = Estimate(key, name, int(run), float(value), int(action))
+            mine, theirs, _, mover = key
+            if min(key) < 0 or max(mine, theirs) >= WINSCORE or mover not in (0, 1):
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"{path}, line {number}: malformed estimate {line}") from None
+        if not math.isfinite(estimate.value):
+            raise ValueError(f"{path}, line {number}: value {value} is not finite")
+        estimates.append(estimate)
+    if not estimates:
+        raise ValueError(f"{path}: no estimates")
+    return estimates
