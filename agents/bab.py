@@ -1,11 +1,10 @@
 """Bounded alpha-beta (BAB): a value interval [L, U] that is proved to hold the true value and is
 at most `epsilon` wide (additive bound) or within `gamma * |V|` of it (multiplicative bound).
 
-The specification is Atzmon, Stern and Saffidine, "Bounded Suboptimal Game Tree Search"
-(../shared/papers/bab-bounded-suboptimal-game-tree-search.txt): Algorithm 1 (WeightedAB, BAB
-with chance nodes), the multiplicative variant BAB/m, and the policy "play the child with the
-highest L". The paper text we have is a draft: this docstring says how each piece maps to our
-code and where we had to complete it.
+The specification is Atzmon, Stern and Saffidine, "Bounded Suboptimal Game Tree Search":
+Algorithm 1 (WeightedAB, BAB with chance nodes), the multiplicative variant BAB/m, and the
+policy "play the child with the highest L". The paper text we have is a draft: this docstring
+says how each piece maps to our code and where we had to complete it.
 
 Conventions
 -----------

@@ -1,4 +1,4 @@
-"""Fixed Can't Stop policies: Michael Keller's Rule of 28 (../shared/RULES.md section 3.2).
+"""Fixed Can't Stop policies: Michael Keller's Rule of 28 ("Can't Stop? Try the Rule of 28").
 
 Stopping: each turn keeps a progress count. Every cell a runner advances in column c scores
 |7 - c| + 1 (6 for columns 2 and 12 down to 1 for 7), and the first cell of a newly marked

@@ -1,15 +1,14 @@
 """Monte Carlo Tree Search with chance nodes: UCT and double progressive widening (DPW).
 
-The search is decomposed as in mctx (../shared/STYLE.md): tree data (`Node`), one
+The search is decomposed as in DeepMind's mctx: tree data (`Node`), one
 simulate/expand/backup loop (`run_simulations`), pure selection rules (`uct_select`,
 `sample_index`, `widening_limit`, `most_visited`), and a `TreePolicy` that says which rules the
 loop applies. UCT and DPW are two policies over the same loop, not two copies of it.
 
-- UCT (Kocsis, Szepesvari and Willemson, "Improved Monte-Carlo Search", 2006,
-  ../shared/papers/uct-improved-monte-carlo-search.txt): at a decision node every action is
-  tried once, in a random order, before any is tried again; then the child maximising
-  `sign * Q + uct_c * sqrt(ln N / n)` is chosen, where N is the node's visits, n and Q the
-  child's visits and mean value, and `sign` is +1 at player 0's nodes and -1 at player 1's
+- UCT (Kocsis, Szepesvari and Willemson, "Improved Monte-Carlo Search", 2006): at a decision
+  node every action is tried once, in a random order, before any is tried again; then the child
+  maximising `sign * Q + uct_c * sqrt(ln N / n)` is chosen, where N is the node's visits, n and
+  Q the child's visits and mean value, and `sign` is +1 at player 0's nodes and -1 at player 1's
   (the Min player minimises Q - bonus, which is the same thing).
 - Chance nodes are kept in the tree; each visit samples an outcome by its probability (the
   MCMS paper's setup, section 4.2).
@@ -24,7 +23,7 @@ loop applies. UCT and DPW are two policies over the same loop, not two copies of
 - Expansion adds one node per simulation. A new leaf is valued by `rollout_depth` uniformly
   random decision moves (chance by probability; chance nodes do not count) and then the
   heuristic (games.registry.evaluation_for): 0 is UCT-H, the heuristic at the leaf (Ramanujan,
-  Sabharwal and Selman 2010, ../shared/papers/understanding-sampling-adversarial-search.txt);
+  Sabharwal and Selman, "Understanding Sampling Style Adversarial Search Methods", 2010);
   None (or -1) plays random games to the end, as plain UCT does.
 - Values: every node stores the sum of the simulation values through it for player 0
   (`Node.total`), so a node's mean is player 0's expected return; selection flips the sign at

@@ -1,9 +1,9 @@
 """Expectimax, Star1 and Star2 (*-Minimax), and Monte Carlo *-Minimax (sampled chance nodes).
 
-The specification is the MCMS paper (Lanctot et al. 2013, ../shared/papers), Algorithms 1 and 2
-and Section 3, in its alpha-beta (not negamax) form: values are for the root player (the Max
-player); whether a node is Max or Min is read from its current player, so games where a chance
-outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
+The specification is the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013),
+Algorithms 1 and 2 and Section 3, in its alpha-beta (not negamax) form: values are for the root
+player (the Max player); whether a node is Max or Min is read from its current player, so games
+where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
 
 - Depth counts decision plies; chance nodes do not count. A non-terminal node at depth 0 is
   evaluated by the heuristic, a terminal node by its returns; this is exactly OpenSpiel's

@@ -5,9 +5,10 @@ per match appended to `--out` as it finishes, so a stopped run resumes where it 
 Prints the win rate of the first agent with its Wilson 95% interval (a draw counts half).
 
     .venv/bin/python benchmarks/strength_mcts.py --game python_pig --matches 100 \
-        --out docs/strength/mcts_vs_openspiel_python_pig.jsonl
+        --out results/matches/mcts_strength/mcts_vs_openspiel_python_pig.jsonl
 
-A measurement for docs/mcts.md, not a test: 200 games at 100 ms per move take about an hour.
+Without `--out`, a new file in results/mcts_strength/. A measurement for docs/mcts.md, not a
+test: 200 games at 100 ms per move take about an hour.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import pyspiel
 
 import chancespiel.agents  # noqa: F401  (registers the agents and games)
+from chancespiel.evaluation.cli.common import fresh_output
 from chancespiel.evaluation.play import GameRecord, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 
@@ -118,7 +120,8 @@ def main() -> None:
     args = parser.parse_args()
     spec_a = args.a or f"mcts(time_ms={args.time_ms:g})"
     spec_b = args.b or f"openspiel_mcts(time_ms={args.time_ms:g})"
-    out = args.out or Path("docs/strength") / f"{spec_a}_vs_{spec_b}_{args.game}.jsonl"
+    out = args.out or fresh_output("mcts_strength", f"-{args.game}.jsonl")
+    out.parent.mkdir(parents=True, exist_ok=True)
     run(args.game, spec_a, spec_b, args.matches, args.seed, out)
 
 

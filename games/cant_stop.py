@@ -1,16 +1,17 @@
 """Can't Stop (Sid Sackson, 1980) for two players, with explicit chance nodes.
 
-Rules (../shared/RULES.md section 3.1). Columns are labelled by the dice sums 2..2s (s = die
-sides) and have heights 3,5,7,9,11,13,11,9,7,5,3 in the real game. A turn starts with a roll of
-four dice, which the player splits into two pairs. The player picks a pairing and must use both
-of its sums if that is legal, else picks one sum of it that is legal alone. Using a sum moves
-the runner (neutral marker) in that column up one cell, or places a new runner one cell above
-the player's square (the bottom cell if none) while fewer than three runners are out. A runner
-never passes the top, and columns won by anyone are blocked for everyone. A roll with no legal
-move is a bust: the runners come off and the turn passes. After every other roll the player
-rolls again or stops; stopping moves the player's squares up to the runners and wins every
-column whose top a runner reached (removing the opponent's squares there). The first player to
-win `columns_to_win` columns wins. Player 0 starts. Squares of both players may share a cell.
+Rules (Sid Sackson's Can't Stop, 1980, as in the Parker Brothers rulebook). Columns are labelled
+by the dice sums 2..2s (s = die sides) and have heights 3,5,7,9,11,13,11,9,7,5,3 in the real
+game. A turn starts with a roll of four dice, which the player splits into two pairs. The player
+picks a pairing and must use both of its sums if that is legal, else picks one sum of it that is
+legal alone. Using a sum moves the runner (neutral marker) in that column up one cell, or places
+a new runner one cell above the player's square (the bottom cell if none) while fewer than three
+runners are out. A runner never passes the top, and columns won by anyone are blocked for
+everyone. A roll with no legal move is a bust: the runners come off and the turn passes. After
+every other roll the player rolls again or stops; stopping moves the player's squares up to the
+runners and wins every column whose top a runner reached (removing the opponent's squares
+there). The first player to win `columns_to_win` columns wins. Player 0 starts. Squares of both
+players may share a cell.
 
 Turn structure and decisions (the rulebook leaves these to the implementation):
 

@@ -1,10 +1,11 @@
 """EinStein würfelt nicht! (Ingo Althöfer, 2004) with OpenSpiel's conventions.
 
-Rules (../shared/RULES.md section 2): a 5x5 board; each player has six cubes numbered 1..6 in
-their corner triangle. A turn is a die roll, then a move of the cube with the rolled number, or,
-if it is gone, of the next-lower or next-higher remaining cube (the player chooses). A cube moves
-one cell toward the opponent's corner and removes any cube on the target cell, its own included.
-Reaching the opponent's corner cell, or removing the opponent's last cube, wins.
+Rules (Ingo Althoefer's EinStein wuerfelt nicht!, 2004, with OpenSpiel's conventions): a 5x5
+board; each player has six cubes numbered 1..6 in their corner triangle. A turn is a die roll,
+then a move of the cube with the rolled number, or, if it is gone, of the next-lower or
+next-higher remaining cube (the player chooses). A cube moves one cell toward the opponent's
+corner and removes any cube on the target cell, its own included. Reaching the opponent's corner
+cell, or removing the opponent's last cube, wins.
 
 Conventions follow OpenSpiel's C++ `einstein_wurfelt_nicht`, so that the default game equals it
 move for move (tests/test_einstein.py checks this over random games):

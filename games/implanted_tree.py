@@ -1,7 +1,7 @@
 """Binary game trees with implanted winning strategies at given critical depths.
 
-After section 6 of Ramanujan, Sabharwal and Selman (../shared/papers/understanding-sampling-
-adversarial-search.txt). A complete binary tree of `depth` plies; player 0 (Max) moves at
+After section 6 of Ramanujan, Sabharwal and Selman ("Understanding Sampling Style
+Adversarial Search Methods", 2010). A complete binary tree of `depth` plies; player 0 (Max) moves at
 even plies and player 1 (Min) at odd plies. Max has one or two critical depths,
 `max_critical1` < `max_critical2` (even; -1 for none), and Min none, one or two,
 `min_critical1` < `min_critical2` (odd). At every Max node at a critical depth of Max one of

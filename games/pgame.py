@@ -1,7 +1,7 @@
 """P-game trees: random minimax trees whose leaves are won, drawn or lost by a sum of move values.
 
-As in the UCT paper (Kocsis and Szepesvari 2006, ../shared/papers/uct-improved-monte-carlo-
-search.txt, section 3.1): a uniform tree with `branching` moves at every node and `depth`
+As in the UCT paper (Kocsis, Szepesvari and Willemson, "Improved Monte-Carlo Search", 2006,
+section 3.1): a uniform tree with `branching` moves at every node and `depth`
 plies, player 0 (Max) moving at even plies and player 1 (Min) at odd plies. Every move has a
 value, an integer drawn uniformly from [0, 127] for Max's moves and from [-127, 0] for Min's.
 A leaf's sum is the sum of the move values on its path; player 0 wins (+1) if it is positive,

@@ -1,7 +1,8 @@
 """Pig with one die (OpenSpiel's `pig`) or two dice (the MCMS paper's variant, "Pig Out").
 
-Rules (../shared/RULES.md section 1): players race to bank `winscore` points. On a turn the
-player rolls until they stop (banking the turn total) or the dice end the turn.
+Rules (Neller and Presser, "Optimal Play of the Dice Game Pig", 2004; two dice: "Pig Out"):
+players race to bank `winscore` points. On a turn the player rolls until they stop (banking the
+turn total) or the dice end the turn.
 
 - One die: a 1 loses the turn total and ends the turn; 2..6 adds the face to the turn total.
 - Two dice: a single 1 loses the turn total and ends the turn; double 1s also reset the

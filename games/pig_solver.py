@@ -2,7 +2,7 @@
 
 A decision state is (i, j, k): the mover's banked score i, the opponent's j, the turn total k.
 `P(i, j, k)` is the probability that the mover wins under optimal play by both (Neller and
-Presser 2004, ../shared/RULES.md section 1.3):
+Presser, "Optimal Play of the Dice Game Pig", 2004):
 
     P(i, j, k) = 1                                   if i + k >= goal (stop wins)
     P(i, j, k) = max(P_roll, P_hold)                 otherwise

@@ -1,12 +1,12 @@
 """Reiner Knizia's Ra for two players.
 
-Rules (../shared/RULES.md section 4): 180 tiles in a bag, suns {2,5,6,9} and {3,4,7,8} with sun 1
-in the centre, an auction track of 8 spaces, 6 Ra tiles end an epoch, three epochs. On a turn the
-player with a face-up sun draws a tile, invokes Ra (an auction for the whole track, bid with one
-sun), or spends god tiles to take tiles from the track. The auction's winner takes the tiles,
-resolves the disasters among them, takes the centre sun face-down and puts the winning sun in
-the centre. Epochs score gods, gold, pharaohs, Nile and floods, and civilizations; the game's end
-also scores monuments and sun totals. More fame wins.
+Rules (Reiner Knizia's Ra, for two players): 180 tiles in a bag, suns {2,5,6,9} and {3,4,7,8}
+with sun 1 in the centre, an auction track of 8 spaces, 6 Ra tiles end an epoch, three epochs.
+On a turn the player with a face-up sun draws a tile, invokes Ra (an auction for the whole
+track, bid with one sun), or spends god tiles to take tiles from the track. The auction's winner
+takes the tiles, resolves the disasters among them, takes the centre sun face-down and puts the
+winning sun in the centre. Epochs score gods, gold, pharaohs, Nile and floods, and
+civilizations; the game's end also scores monuments and sun totals. More fame wins.
 
 Rule choices (where RULES.md 4.7 lists a disagreement, its recommendation column is followed):
 

@@ -8,6 +8,7 @@ import math
 import pyspiel
 import pytest
 
+from chancespiel.agents import make_bot
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.play import play_game, play_match, sample_outcome
 from chancespiel.evaluation.stats import wilson_interval
@@ -47,7 +48,7 @@ def test_match_games_share_dice_and_swap_seats():
     first, second = play_match(game, "hold(n=5)", "hold(n=5)", seed=11)
     # Identical policies on identical dice: the two games are the same game.
     assert first.history == second.history and first.returns == second.returns
-    again = play_game(game, [cli.make_bot("hold(n=5)", game, p) for p in (0, 1)], seed=11)
+    again = play_game(game, [make_bot("hold(n=5)", game, p) for p in (0, 1)], seed=11)
     assert again.history == first.history
 
 

@@ -1,0 +1,85 @@
+"""The `chancespiel` command: one module per group of subcommands, each parsing and printing.
+
+    chancespiel games | agents | play | analyse | solve | demo        (cli/basics.py)
+    chancespiel match | tournament | tune | report | plot             (cli/runs.py)
+    chancespiel experiment NAME ...   (one per module of chancespiel.evaluation.experiments)
+
+The work is done in the module of each command's subject (evaluation.runner, .report, .tune,
+agents, games); `cli/common.py` holds what the commands share. `UsageError` ends a command
+with a one-line message and exit status 2, before any game is played or file written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+
+from chancespiel.evaluation.cli import basics, runs
+from chancespiel.evaluation.cli.common import UsageError
+
+__all__ = ["UsageError", "build_parser", "main"]
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        no_default = action.default is None or action.default is False  # (0 is a default)
+        if no_default or action.default == argparse.SUPPRESS or action.required:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose --help shows defaults; subcommands' parsers are of this class."""
+
+    def __init__(self, *args: object, **kwargs: object):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _add_experiments(sub: argparse._SubParsersAction) -> None:
+    from chancespiel.evaluation.experiments import experiments
+
+    parser = sub.add_parser("experiment", help="run a study of a paper (see --help)")
+    experiment_parsers = parser.add_subparsers(dest="experiment", required=True)
+    for experiment in experiments().values():
+        command = experiment_parsers.add_parser(experiment.name, help=experiment.help)
+        experiment.add_arguments(command)
+        command.set_defaults(func=experiment.run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `chancespiel` command."""
+    parser = _Parser(
+        prog="chancespiel", description="Dice games, search agents and evaluation on OpenSpiel."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    basics.add_commands(sub)
+    runs.add_commands(sub)
+    _add_experiments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `chancespiel` console script."""
+    args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args.func(args)
+        except UsageError as e:
+            print(f"chancespiel: error: {e}", file=sys.stderr)
+            return e.status
+        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+            # Point stdout at devnull so the interpreter's final flush cannot fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, as a shell reports it
+    return 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"chancespiel: warning: {message}", file=sys.stderr)

@@ -1,0 +1,209 @@
+"""CLI commands about single games and positions: games, agents, play, analyse, solve, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import pyspiel
+
+from chancespiel.agents import AGENTS, make_bot
+from chancespiel.evaluation.cli.common import (
+    UsageError,
+    apply_history,
+    checked_specs,
+    load_game,
+)
+from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.stats import wilson_interval
+from chancespiel.games import GAMES, has_heuristic
+from chancespiel.games.registry import heuristic_names
+
+
+def cmd_games(args: argparse.Namespace) -> None:
+    """Lists chancespiel's games with their parameters."""
+    del args
+    for entry in GAMES.values():
+        params = pyspiel.load_game(entry.short_name).get_parameters()
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+        names = heuristic_names(pyspiel.load_game(entry.short_name))
+        if not has_heuristic(entry.short_name):
+            names[0] += " (none registered: 0)"
+        print(f"{entry.short_name}  [{entry.status}]")
+        print(f"    {entry.description}")
+        print(f"    parameters: {shown}")
+        print(f"    chance: {entry.chance}")
+        print(f"    heuristics (agents' heuristic=): {', '.join(names)}")
+
+
+def cmd_agents(args: argparse.Namespace) -> None:
+    """Lists the agents and their parameters."""
+    del args
+    for info in sorted(AGENTS.values(), key=lambda i: i.name):
+        print(f"{info.name}: {info.help}")
+        for name, param in info.params.items():
+            print(f"    {name}={param.default!r}  {param.help}")
+
+
+def cmd_play(args: argparse.Namespace) -> None:
+    """Plays one game between two agents, printing it as it goes."""
+    game = load_game(args.game)
+    checked_specs(game, [args.agent0, args.agent1])
+    bots = [make_bot(args.agent0, game, 0, args.seed), make_bot(args.agent1, game, 1, args.seed)]
+    names = [args.agent0, args.agent1]
+
+    def show(state: pyspiel.State, player: int, action: int) -> None:
+        if args.quiet:
+            return
+        text = state.action_to_string(player, action)
+        if player == CHANCE:
+            print(f"  chance: {text}")
+        else:
+            print(str(state).rstrip())
+            print(f"  player {player} ({names[player]}): {text}")
+
+    record = play_game(game, bots, args.seed, show)
+    final = game.new_initial_state()
+    for action in record.history:
+        final.apply_action(action)
+    print(str(final).rstrip())
+    print(f"returns: {record.returns}  ({record.moves} decision moves)")
+    for player, value in enumerate(record.returns):
+        if value > 0:
+            print(f"winner: player {player} ({names[player]})")
+            break
+    else:
+        print("draw")
+
+
+def cmd_analyse(args: argparse.Namespace) -> None:
+    """Searches one position with one agent and prints what it found."""
+    game = load_game(args.game)
+    state = apply_history(game, args.history)
+    player = state.current_player()
+    if player < 0:
+        kind = "terminal" if state.is_terminal() else "a chance node"
+        raise UsageError(f"the position after the history is {kind}, not a decision")
+    checked_specs(game, [args.agent])
+    bot = make_bot(args.agent, game, player, args.seed)
+    if not hasattr(bot, "analyse"):
+        raise UsageError(f"agent {args.agent!r} does not search; it cannot analyse a position")
+    result = bot.analyse(state)
+    report = {
+        "game": str(game),
+        "history": [int(a) for a in args.history.split()],
+        "player": player,
+        "agent": args.agent,
+        "value": result.value,
+        "action": result.action,
+        "action_string": state.action_to_string(player, result.action),
+        "action_values": {str(a): v for a, v in result.action_values.items()},
+        "nodes": result.nodes,
+        "depth": result.depth,
+        "time_s": result.time_s,
+    }
+    bounds = getattr(result, "action_bounds", None)  # interval searches (bab)
+    if bounds is not None:
+        report["lower"], report["upper"] = result.lower, result.upper
+        report["action_bounds"] = {str(a): list(lu) for a, lu in bounds.items()}
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(str(state).rstrip())
+    print(
+        f"{args.agent} for player {player}: {report['action_string']} ({result.action}), "
+        f"value {result.value:+.4f}, depth {result.depth}, {result.nodes} nodes, "
+        f"{result.time_s:.3f} s"
+    )
+    if bounds is not None:
+        print(f"  interval [{result.lower:+.4f}, {result.upper:+.4f}]; children's intervals:")
+        for action, (low, up) in sorted(bounds.items(), key=lambda kv: -kv[1][0]):
+            name = state.action_to_string(player, action)
+            print(f"  {name:>24s} ({action}): [{low:+.4f}, {up:+.4f}]")
+        return
+    for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
+        print(f"  {state.action_to_string(player, action):>24s} ({action}): {value:+.4f}")
+
+
+def cmd_solve(args: argparse.Namespace) -> None:
+    """Solves Pig exactly and prints the first player's optimal win probability."""
+    from chancespiel.games.pig_solver import solve_pig
+
+    start = time.perf_counter()
+    try:
+        solution = solve_pig(dice=args.dice, winscore=args.winscore, sides=args.sides)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    seconds = time.perf_counter() - start
+    result = {
+        "game": f"python_pig(dice={args.dice},diceoutcomes={args.sides},winscore={args.winscore})",
+        "first_player_win_probability": solution.first_player_win_probability,
+        "iterations": solution.iterations,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(
+            f"{result['game']}: the first player wins with probability "
+            f"{solution.first_player_win_probability:.6f} under optimal play "
+            f"({solution.iterations} iterations, {seconds:.1f} s)"
+        )
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """A short real match: optimal two-dice Pig against 'hold at 20', seats swapped."""
+    game = load_game("python_pig")
+    spec_a, spec_b = "pig_optimal", "hold(n=20)"
+    print(f"Two-dice Pig to 100 (the MCMS paper's variant): {spec_a} vs {spec_b}")
+    print(f"{args.matches} matches of two games, seats swapped, the same dice in both games.")
+    start = time.perf_counter()
+    score = 0.0
+    for match in range(args.matches):
+        first, second = play_match(game, spec_a, spec_b, seed=args.seed + match)
+        score += score_of(first.returns, 0) + score_of(second.returns, 1)
+    games = 2 * args.matches
+    low, high = wilson_interval(score, games)
+    print(
+        f"{spec_a} scored {score:g} of {games} games: {score / games:.1%} "
+        f"(95% Wilson interval {low:.1%} to {high:.1%}) in {time.perf_counter() - start:.1f} s"
+    )
+    print("Play one game move by move: chancespiel play python_pig pig_optimal 'hold(n=20)'")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds this module's commands to the `chancespiel` parser."""
+    sub.add_parser("games", help="list the games").set_defaults(func=cmd_games)
+    sub.add_parser("agents", help="list the agents and parameters").set_defaults(func=cmd_agents)
+
+    play = sub.add_parser("play", help="play one game between two agents")
+    play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
+    play.add_argument("agent0", help="spec of player 0, e.g. 'hold(n=25)'")
+    play.add_argument("agent1", help="spec of player 1")
+    play.add_argument("--seed", type=int, default=0, help="seed of the dice and the bots")
+    play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.set_defaults(func=cmd_play)
+
+    analyse = sub.add_parser("analyse", help="search one position and show the agent's values")
+    analyse.add_argument("game", help="game string")
+    analyse.add_argument(
+        "--history", default="", help="space-separated action ids from the start, chance included"
+    )
+    analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
+    analyse.add_argument("--seed", type=int, default=0, help="seed of the agent")
+    analyse.add_argument("--json", action="store_true", help="print one JSON object")
+    analyse.set_defaults(func=cmd_analyse)
+
+    solve = sub.add_parser("solve", help="solve a game exactly")
+    solve.add_argument("game", choices=["pig"], help="the game to solve")
+    solve.add_argument("--dice", type=int, default=2, help="1 or 2 dice")
+    solve.add_argument("--winscore", type=int, default=100, help="goal")
+    solve.add_argument("--sides", type=int, default=6, help="faces per die")
+    solve.add_argument("--json", action="store_true", help="print JSON")
+    solve.set_defaults(func=cmd_solve)
+
+    demo = sub.add_parser("demo", help="a short match: optimal Pig vs hold at 20")
+    demo.add_argument("--matches", type=int, default=200, help="seat-swapped pairs of games")
+    demo.add_argument("--seed", type=int, default=1, help="seed of the first match")
+    demo.set_defaults(func=cmd_demo)

@@ -1,0 +1,260 @@
+"""Pieces every command of the `chancespiel` CLI shares: errors, checked loading, run options.
+
+Commands raise `UsageError` for anything the user can fix; `main` prints it as one line and
+exits with its status. Checks happen before any game is played or any file is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyspiel
+
+from chancespiel.agents import check_spec
+from chancespiel.evaluation.match import (
+    DEFAULT_MOVE_TIMEOUT_S,
+    DEFAULT_OVERRUN_MS,
+    RecordFileError,
+    read_records,
+    unique_records,
+)
+from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
+from chancespiel.evaluation.runner import RunConfig, RunResult, run
+from chancespiel.games.registry import evaluation_for
+
+RESULTS_DIR = Path("results")  # fresh outputs go to results/<kind>/run-<timestamp>
+
+
+class UsageError(Exception):
+    """A bad command line: printed without a traceback, exit status 2."""
+
+    status = 2
+
+
+class RunInterruptedError(UsageError):
+    """Ctrl-C during a run: exit status 130, as a shell reports SIGINT."""
+
+    status = 130
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+    """pyspiel.load_game with a clear error for unknown names or bad parameters."""
+    try:
+        return pyspiel.load_game(game_string)
+    except (pyspiel.SpielError, ValueError, RuntimeError) as e:
+        raise UsageError(f"cannot load game {game_string!r}: {e}") from None
+
+
+def checked_specs(game: pyspiel.Game, specs: Sequence[str]) -> None:
+    for spec in specs:
+        try:
+            check_spec(spec, game)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+
+
+def check_heuristic(game_string: str, name: str) -> None:
+    """UsageError unless `name` is a heuristic of the game (listing the known ones)."""
+    try:
+        evaluation_for(load_game(game_string), name)
+    except ValueError as e:
+        raise UsageError(f"--heuristic: {e}") from None
+
+
+def two_player_game(game_string: str) -> pyspiel.Game:
+    game = load_game(game_string)
+    if game.num_players() != 2:
+        raise UsageError(f"{game_string}: matches need a two-player game")
+    return game
+
+
+def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
+    """The state after the space-separated action ids of `history` (chance outcomes included)."""
+    state = game.new_initial_state()
+    for number, token in enumerate(history.split(), start=1):
+        try:
+            action = int(token)
+        except ValueError:
+            raise UsageError(f"history item {number} ({token!r}) is not an action id") from None
+        try:
+            state.apply_action(action)
+        except (ValueError, pyspiel.SpielError) as e:
+            raise UsageError(f"history item {number} ({action}) cannot be applied: {e}") from None
+    return state
+
+
+def choices(option: str, text: str | None, known: Sequence[str]) -> list[str]:
+    """'a,b' -> ['a', 'b'] in the order of `known` (None: all of `known`), unknown ones refused."""
+    if text is None:
+        return list(known)
+    chosen = [item.strip() for item in text.split(",") if item.strip()]
+    unknown = [item for item in chosen if item not in known]
+    if unknown or not chosen:
+        raise UsageError(f"{option}: unknown {unknown or text!r}; known: {', '.join(known)}")
+    return [item for item in known if item in chosen]
+
+
+def floats(option: str, text: str) -> list[float]:
+    """'0,0.05,0.1' -> [0.0, 0.05, 0.1]; '' -> []."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{option}: comma-separated numbers, not {text!r}") from None
+
+
+def positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {number}")
+    return number
+
+
+def run_config(
+    args: argparse.Namespace, game: str, pairs: list[tuple[str, str]], **extra: Any
+) -> RunConfig:
+    """A RunConfig from the options every playing command shares, checked before any game."""
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise UsageError("the ray backend needs ray: pip install 'chancespiel[ray]'")
+    if args.address is not None and args.backend != "ray":
+        raise UsageError("--address is for --backend ray")
+    if args.address is not None:
+        try:
+            check_reachable(args.address)
+        except BackendError as e:
+            raise UsageError(str(e)) from None
+    if args.overrun_ms < 0:
+        raise UsageError(f"--overrun-ms must be >= 0, got {args.overrun_ms:g}")
+    if args.move_timeout_s < 0:
+        raise UsageError(f"--move-timeout-s must be >= 0, got {args.move_timeout_s:g}")
+    return RunConfig(
+        game=game,
+        pairs=pairs,
+        matches=args.matches,
+        seed=args.seed,
+        workers=args.workers,
+        backend=args.backend,
+        address=args.address,
+        out=getattr(args, "out", None),
+        overrun_ms=args.overrun_ms,
+        move_timeout_s=args.move_timeout_s or None,
+        progress=False if args.no_progress else None,
+        **extra,
+    )
+
+
+def run_games(config: RunConfig) -> RunResult:
+    """runner.run with its errors as UsageError; Ctrl-C leaves a resumable file."""
+    try:
+        return run(config)
+    except (RecordFileError, BackendError) as e:
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        where = (
+            f" {config.out} keeps every finished game; run the same command to resume."
+            if config.out
+            else ""
+        )
+        raise RunInterruptedError(f"interrupted.{where}") from None
+
+
+def speed_line(result: RunResult) -> str:
+    if not result.played:
+        return f"  nothing to play: all {result.resumed} games were in the file"
+    found = f"; {result.resumed} games were already in the file" if result.resumed else ""
+    return (
+        f"  played {result.played} games in {result.seconds:.1f} s on {result.executor} "
+        f"({result.matches_per_second:.2f} matches/s){found}"
+    )
+
+
+def read_all(paths: Sequence[str]) -> list[dict]:
+    records: list[dict] = []
+    for path in paths:
+        try:
+            records.extend(read_records(path))
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror}") from None
+        except RecordFileError as e:
+            raise UsageError(str(e)) from None
+    if not records:
+        raise UsageError(f"no game records in {', '.join(paths)}")
+    records, repeats = unique_records(records)
+    if repeats:
+        warnings.warn(
+            f"{repeats} game(s) appear more than once (same game, agents, seed and match); "
+            "each is counted once",
+            stacklevel=2,
+        )
+    return records
+
+
+def fresh_output(kind: str, suffix: str = "") -> Path:
+    """A new path `results/<kind>/run-<UTC timestamp><suffix>` that does not exist yet.
+
+    Commands write here when no `--out` is given, so rerunning a documented command never
+    writes over a committed result (`.gitignore` keeps these runs out of git until renamed).
+    """
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    base = RESULTS_DIR / kind
+    path = base / f"run-{stamp}{suffix}"
+    number = 2
+    while path.exists():
+        path = base / f"run-{stamp}-{number}{suffix}"
+        number += 1
+    return path
+
+
+def add_running_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that plays matches (match, tournament, tune, figure2)."""
+    parser.add_argument(
+        "--matches", type=positive, required=True, help="matches (seat-swapped pairs of games)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="match i uses the dice and bot seeds of seed + i"
+    )
+    parser.add_argument(
+        "--workers", type=positive, help="games at once (default: one per core / Ray CPU)"
+    )
+    parser.add_argument("--backend", choices=BACKENDS, default="local", help="where games run")
+    parser.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
+    parser.add_argument(
+        "--overrun-ms",
+        type=float,
+        default=DEFAULT_OVERRUN_MS,
+        help="a move longer than the agent's time_ms plus this is counted as an overrun",
+    )
+    parser.add_argument(
+        "--move-timeout-s",
+        type=float,
+        default=DEFAULT_MOVE_TIMEOUT_S,
+        help="a move longer than this is stopped and the game forfeited (0: no limit)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def out_or_fresh(args: argparse.Namespace, kind: str) -> None:
+    """Sets `args.out` to a fresh `results/<kind>/run-<timestamp>.jsonl` when it is not given."""
+    if args.out is not None:
+        return
+    path = fresh_output(kind, ".jsonl")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create {path.parent}: {e.strerror}") from None
+    args.out = str(path)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Writes `text` to `path` (parent folders made), or a UsageError naming the path."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None

@@ -1,0 +1,382 @@
+"""The MCMS paper's Figure 2: playing strength of *-Minimax, MCMS and MCTS in four games.
+
+Reproduces "Monte Carlo *-Minimax Search" (Lanctot et al., 2013), section 4.4, Figure 2.
+
+Seven pairings (ExpSS-Exp, Star1SS-Star1, Star2SS-Star2, Star1SS-ExpSS, Star2SS-Star1SS,
+Star1-MCTS, Star1SS-MCTS) with the paper's tuned parameters (`mcms_setup`), each a run of N
+seat-swapped matches with shared dice (`chancespiel.evaluation.runner`): parallel, and resumable
+from one record file per game, OUT/<game>.jsonl. "MCTS" is the variant the paper found better in
+that game (classic MCTS in Pig and EWN, DPW in Can't Stop and Ra) unless `--mcts` says
+otherwise; the label then names the variant played (e.g. Star1-DPW). `--samples ewn=3,3,3`
+replaces the paper's sample widths in a game (for widths re-tuned to our evaluation); such a run
+is another setup and needs its own output directory.
+
+The table (table.md, table.csv) and the chart (figure2.png) summarise every game in the record
+files, whatever this invocation played, so a run can be extended a few matches at a time:
+
+    chancespiel experiment figure2 --games cant_stop,ra --pairings Star2SS-Star2 \
+        --matches 20 --out results/figure2/paper_200ms
+
+Rates are the left agent's score (wins + draws / 2) over scored games, with Wilson 95%
+intervals over games (the two games of a match share their dice, which makes the interval
+slightly conservative for the pairing's difference in strength).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from chancespiel.agents.registry import parse_spec
+from chancespiel.evaluation.cli import common
+from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.match import Record, RecordFileError, read_records
+from chancespiel.evaluation.report import agent_stats, format_agent_stats, pair_summaries
+from chancespiel.evaluation.stats import wilson_interval
+
+MCTS = "MCTS"  # stands for the game's chosen MCTS variant in PAIRINGS
+
+# (label, left agent, right agent) with the names of mcms_setup.AGENT_NAMES.
+PAIRINGS: tuple[tuple[str, str, str], ...] = (
+    ("ExpSS-Exp", "expss", "exp"),
+    ("Star1SS-Star1", "star1ss", "star1"),
+    ("Star2SS-Star2", "star2ss", "star2"),
+    ("Star1SS-ExpSS", "star1ss", "expss"),
+    ("Star2SS-Star1SS", "star2ss", "star1ss"),
+    ("Star1-MCTS", "star1", MCTS),
+    ("Star1SS-MCTS", "star1ss", MCTS),
+)
+PAIRING_LABELS = tuple(label for label, _, _ in PAIRINGS)
+MCTS_CHOICES = ("paper", "mcts", "dpw")
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One pairing in one game: its label and the two agent specs."""
+
+    label: str
+    a: str
+    b: str
+
+
+def _variant(setup: mcms_setup.GameSetup, mcts: str) -> str:
+    if mcts not in MCTS_CHOICES:
+        raise ValueError(f"--mcts: one of {', '.join(MCTS_CHOICES)}, not {mcts!r}")
+    return setup.best_mcts if mcts == "paper" else mcts
+
+
+def pairings(
+    setup: mcms_setup.GameSetup,
+    labels: Sequence[str] = PAIRING_LABELS,
+    time_ms: float = mcms_setup.TIME_MS,
+    mcts: str = "paper",
+    heuristic: str = "default",
+) -> list[Pairing]:
+    """The pairings `labels` in `setup`'s game, in the paper's order.
+
+    Raises:
+      ValueError: for an unknown label or `mcts` choice.
+    """
+    unknown = [label for label in labels if label not in PAIRING_LABELS]
+    if unknown:
+        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
+    variant = _variant(setup, mcts)
+    specs = mcms_setup.paper_specs(setup, time_ms, heuristic)
+    chosen = []
+    for label, a, b in PAIRINGS:
+        if label not in labels:
+            continue
+        if b == MCTS:
+            b, label = variant, label.replace(MCTS, variant.upper())
+        chosen.append(Pairing(label, specs[a], specs[b]))
+    return chosen
+
+
+def file_pairings(
+    setup: mcms_setup.GameSetup, time_ms: float, heuristic: str = "default"
+) -> list[Pairing]:
+    """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
+    both = [
+        p
+        for mcts in ("mcts", "dpw")
+        for p in pairings(setup, time_ms=time_ms, mcts=mcts, heuristic=heuristic)
+    ]
+    return list({(p.a, p.b): p for p in both}.values())
+
+
+def record_path(out: str | os.PathLike[str], setup: mcms_setup.GameSetup) -> Path:
+    """The record file of `setup`'s game in the output directory."""
+    return Path(out) / f"{setup.key}.jsonl"
+
+
+@dataclass
+class Row:
+    """One bar of the figure: the left agent's results in one pairing and game."""
+
+    game: str  # the paper's name of the game
+    game_string: str
+    pairing: str
+    a: str
+    b: str
+    matches: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    unscored: int
+    rate: float
+    low: float
+    high: float
+
+
+def load_records(out: str | os.PathLike[str]) -> dict[str, list[Record]]:
+    """The records of each game with a file in `out`, keyed by setup key, in the paper's order.
+
+    Raises:
+      RecordFileError: if a file is corrupt.
+    """
+    found = {}
+    for key, setup in mcms_setup.SETUPS.items():
+        path = record_path(out, setup)
+        if path.exists():
+            found[key] = read_records(path)
+    return found
+
+
+# The paper's names of our agents, for pairing labels read off the specs in the records.
+PAPER_NAMES = {
+    "expectimax": "Exp",
+    "star1": "Star1",
+    "star2": "Star2",
+    "expss": "ExpSS",
+    "star1ss": "Star1SS",
+    "star2ss": "Star2SS",
+    "mcts": "MCTS",
+    "dpw": "DPW",
+}
+
+
+def pairing_label(a: str, b: str) -> str:
+    """The paper's label of a pairing of two specs (e.g. 'Star2SS-Star2'); the specs themselves
+    if an agent has no name in the paper. Sample widths and times do not change the label."""
+    names = [PAPER_NAMES.get(parse_spec(spec)[0]) for spec in (a, b)]
+    return f"{names[0]}-{names[1]}" if None not in names else f"{a}-{b}"
+
+
+def summarise(records_by_game: Mapping[str, Sequence[Record]]) -> list[Row]:
+    """One row per (game, pairing) found in the records, in the paper's order of both."""
+    order = {label: i for i, label in enumerate(PAIRING_LABELS)}
+    for label in PAIRING_LABELS:  # the DPW names sort with their MCTS twins
+        order[label.replace(MCTS, "DPW")] = order[label]
+    rows = []
+    for key, records in records_by_game.items():
+        title = mcms_setup.SETUPS[key].title
+        game_rows = []
+        for s in pair_summaries(records):
+            label = pairing_label(s.a, s.b)
+            counts = (s.matches, s.games, s.wins, s.draws, s.losses, s.unscored)
+            game_rows.append(Row(title, s.game, label, s.a, s.b, *counts, s.rate, *s.interval))
+        rows.extend(sorted(game_rows, key=lambda r: order.get(r.pairing, len(order))))
+    return rows
+
+
+# The pairings of an MCMS variant against its own classic algorithm, pooled by `pooled`.
+COUNTERPARTS = ("ExpSS-Exp", "Star1SS-Star1", "Star2SS-Star2")
+POOLED_LABEL = "MCMS-classic (pooled)"
+
+
+def pooled(rows: Sequence[Row]) -> list[Row]:
+    """Per game, the games of its COUNTERPARTS rows added up: the paper's claim that each MCMS
+    variant beats its classic counterpart, tested with three times the games of one pairing."""
+    rows_by_game: dict[str, list[Row]] = {}
+    for r in rows:
+        if r.pairing in COUNTERPARTS:
+            rows_by_game.setdefault(r.game, []).append(r)
+    result = []
+    for title, game_rows in rows_by_game.items():
+        games = sum(r.games for r in game_rows)
+        if not games:
+            continue
+        wins, draws, losses, unscored, matches = (
+            sum(getattr(r, field) for r in game_rows)
+            for field in ("wins", "draws", "losses", "unscored", "matches")
+        )
+        score = wins + draws / 2
+        a, b = ("+".join(getattr(r, side) for r in game_rows) for side in ("a", "b"))
+        counts = (matches, games, wins, draws, losses, unscored)
+        low, high = wilson_interval(score, games)
+        result.append(
+            Row(
+                title,
+                game_rows[0].game_string,
+                POOLED_LABEL,
+                a,
+                b,
+                *counts,
+                score / games,
+                low,
+                high,
+            )
+        )
+    return result
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table (rates in percent)."""
+    lines = [
+        "| game | pairing | matches | games | W-D-L | left agent's score | 95% Wilson |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.game} | {r.pairing} | {r.matches} | {r.games} | {r.wins}-{r.draws}-{r.losses}"
+            f" | {100 * r.rate:.1f}% | {100 * r.low:.1f}% - {100 * r.high:.1f}% |"
+        )
+    return "\n".join(lines)
+
+
+def agent_table(records_by_game: Mapping[str, Sequence[Record]]) -> str:
+    """Per game, each agent's moves, time per move, overruns and nodes per move."""
+    parts = []
+    for key, records in records_by_game.items():
+        parts.append(f"{mcms_setup.SETUPS[key].title}:")
+        parts.append(format_agent_stats(agent_stats(records)))
+    return "\n".join(parts)
+
+
+def write_outputs(
+    out: str | os.PathLike[str], records_by_game: Mapping[str, Sequence[Record]]
+) -> list[Row]:
+    """table.md (rates and per-agent statistics), table.csv and figure2.png in `out`.
+
+    Raises:
+      ValueError: if there are no scored games.
+    """
+    from chancespiel.evaluation.plot import plot_pairs
+
+    rows = summarise(records_by_game)
+    if not any(r.games for r in rows):
+        raise ValueError("no scored games to summarise")
+    out = Path(out)
+    text = [markdown(rows)]
+    if pooled_rows := pooled(rows):
+        text += ["", "Each MCMS variant against its classic counterpart, pooled:", ""]
+        text.append(markdown(pooled_rows))
+    text += [
+        "",
+        "Per-move time and nodes:",
+        "",
+        "```",
+        agent_table(records_by_game),
+        "```",
+    ]
+    (out / "table.md").write_text("\n".join(text) + "\n", encoding="utf-8")
+    with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(list(Row.__dataclass_fields__))
+        for row in rows:
+            writer.writerow(list(vars(row).values()))
+    all_records = [r for records in records_by_game.values() for r in records]
+    labels = {(r.a, r.b): r.pairing for r in rows}
+    titles = {mcms_setup.SETUPS[key].game: mcms_setup.SETUPS[key].title for key in records_by_game}
+    plot_pairs(
+        all_records,
+        out / "figure2.png",
+        title="MCMS paper, Figure 2: score rate of the left agent",
+        labels=labels,
+        titles=titles,
+        order=[(r.game_string, r.a, r.b) for r in rows],
+        columns=2,
+    )
+    return rows
+
+
+# Command line -------------------------------------------------------------------------------
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    common.add_running_options(parser)
+    parser.add_argument(
+        "--games", help="comma-separated subset of pig,ewn,cant_stop,ra (default all)"
+    )
+    parser.add_argument(
+        "--pairings", help="comma-separated subset, e.g. Star2SS-Star2,Star1SS-MCTS (default all)"
+    )
+    parser.add_argument("--time-ms", type=float, default=200.0, help="search time per move")
+    parser.add_argument(
+        "--mcts",
+        choices=MCTS_CHOICES,
+        default="paper",
+        help="MCTS variant of the MCTS pairings (paper: MCTS in Pig, EWN; DPW in Can't Stop, Ra)",
+    )
+    parser.add_argument(
+        "--heuristic",
+        default="default",
+        help="heuristic of every agent (default; zero; or a game's variant, see chancespiel games)",
+    )
+    parser.add_argument(
+        "--samples",
+        action="append",
+        metavar="GAME=W1,W2,W3",
+        help="sample widths of expss, star1ss, star2ss in one game instead of the paper's, e.g. "
+        "ewn=3,3,3 (repeatable; use another --out: a record file holds one setup)",
+    )
+    parser.add_argument(
+        "--out",
+        help="directory of the record files and the table; an existing one is resumed and "
+        "extended (default: a new directory in results/figure2/)",
+    )
+
+
+def _run(args: argparse.Namespace) -> None:
+    keys = common.choices("--games", args.games, list(mcms_setup.SETUPS))
+    labels = common.choices("--pairings", args.pairings, PAIRING_LABELS)
+    try:
+        setups = mcms_setup.with_samples(mcms_setup.SETUPS, args.samples or [])
+    except ValueError as e:
+        raise common.UsageError(str(e)) from None
+    if not 0 < args.time_ms < float("inf"):
+        raise common.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
+    out = Path(args.out) if args.out else common.fresh_output("figure2")
+    plans = []
+    for key in keys:
+        setup = setups[key]
+        common.check_heuristic(setup.game, args.heuristic)
+        chosen = pairings(setup, labels, args.time_ms, args.mcts, args.heuristic)
+        common.checked_specs(common.load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
+        allowed = [(p.a, p.b) for p in file_pairings(setup, args.time_ms, args.heuristic)]
+        config = common.run_config(
+            args,
+            setup.game,
+            [(p.a, p.b) for p in chosen],
+            file_pairs=allowed,
+            label=f"figure2 {key}",
+        )
+        plans.append((setup, chosen, dataclasses.replace(config, out=str(record_path(out, setup)))))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise common.UsageError(f"cannot create {out}: {e.strerror}") from None
+    for setup, chosen, config in plans:
+        print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}", flush=True)
+        print(common.speed_line(common.run_games(config)), flush=True)
+    try:
+        records = load_records(out)
+    except RecordFileError as e:
+        raise common.UsageError(str(e)) from None
+    rows = write_outputs(out, records)
+    print(markdown(rows))
+    print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
+
+
+EXPERIMENT = Experiment(
+    "figure2",
+    "Figure 2 of the MCMS paper: *-Minimax, MCMS and MCTS pairings in four games",
+    _add_arguments,
+    _run,
+)

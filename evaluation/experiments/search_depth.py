@@ -1,0 +1,185 @@
+"""How deep the paper's *-Minimax players search in the time they are given (MCMS Figure 2).
+
+MCMS trades exactness at chance nodes for depth, so whether it wins depends on how many more
+decision plies the sampling variants complete than the classic ones in the same time. This
+measures that directly: positions are drawn from the games of a Figure 2 run (the positions
+the agents actually met), and each of the six *-Minimax players of `mcms_setup.paper_specs`
+searches each of them with the time budget; the table gives the deepest completed iteration
+and the nodes searched.
+
+    chancespiel experiment search-depth --records results/figure2/paper_200ms --positions 30
+
+Explains "Monte Carlo *-Minimax Search" (Lanctot et al., 2013), section 4.4, Figure 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyspiel
+
+from chancespiel.agents.registry import make_bot
+from chancespiel.evaluation.cli import common
+from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
+from chancespiel.evaluation.match import Record, RecordFileError
+
+STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
+
+
+@dataclass(frozen=True)
+class DepthRow:
+    """One agent's completed depths and nodes over the positions of one game."""
+
+    game: str  # the paper's name of the game
+    agent: str  # a name of STAR_AGENTS
+    spec: str
+    positions: int
+    mean_depth: float
+    depths: dict[int, int]  # completed depth -> positions
+    mean_nodes: float
+
+
+def sample_positions(
+    game: pyspiel.Game, records: Sequence[Record], count: int, seed: int
+) -> list[list[int]]:
+    """`count` histories of distinct decision positions met in `records` (fewer if there are
+    not that many), drawn uniformly over all decision points of all games.
+
+    Raises:
+      ValueError: if no record is of `game` or a history cannot be replayed.
+    """
+    points: set[tuple[int, ...]] = set()
+    names = {name: str(pyspiel.load_game(name)) for name in {r["game"] for r in records}}
+    for record in records:
+        if names[record["game"]] != str(game):
+            continue
+        state = game.new_initial_state()
+        history = record["history"]
+        for i, action in enumerate(history):
+            if not state.is_chance_node() and not state.is_terminal():
+                points.add(tuple(history[:i]))
+            try:
+                state.apply_action(action)
+            except pyspiel.SpielError as e:
+                raise ValueError(f"a record of {game} cannot be replayed: {e}") from None
+    if not points:
+        raise ValueError(f"no decision positions of {game} in the records")
+    ordered = sorted(points)
+    random.Random(seed).shuffle(ordered)
+    return [list(h) for h in ordered[:count]]
+
+
+def measure(
+    setup: mcms_setup.GameSetup,
+    histories: Sequence[Sequence[int]],
+    time_ms: float,
+    seed: int = 0,
+    agents: Sequence[str] = STAR_AGENTS,
+) -> list[DepthRow]:
+    """Searches every position with every agent of `agents` at `time_ms` per search."""
+    game = pyspiel.load_game(setup.game)
+    specs = mcms_setup.paper_specs(setup, time_ms)
+    states = []
+    for history in histories:
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        states.append(state)
+    rows = []
+    for name in agents:
+        depths, nodes = [], []
+        for i, state in enumerate(states):
+            bot = make_bot(specs[name], game, state.current_player(), seed + i)
+            result = bot.analyse(state)
+            depths.append(result.depth)
+            nodes.append(result.nodes)
+        rows.append(
+            DepthRow(
+                game=setup.title,
+                agent=name,
+                spec=specs[name],
+                positions=len(states),
+                mean_depth=statistics.fmean(depths),
+                depths=dict(sorted(Counter(depths).items())),
+                mean_nodes=statistics.fmean(nodes),
+            )
+        )
+    return rows
+
+
+def markdown(rows: Sequence[DepthRow], time_ms: float) -> str:
+    """A Markdown table of the rows: mean completed depth, its distribution, mean nodes."""
+    lines = [
+        f"| game | agent | positions | mean depth at {time_ms:g} ms | depths (positions) "
+        "| mean nodes |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        spread = ", ".join(f"{d}: {n}" for d, n in r.depths.items())
+        lines.append(
+            f"| {r.game} | {r.agent} | {r.positions} | {r.mean_depth:.2f} | {spread} "
+            f"| {r.mean_nodes:,.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# Command line -------------------------------------------------------------------------------
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--records", required=True, help="directory of figure2 record files")
+    parser.add_argument("--games", help="comma-separated subset of pig,ewn,cant_stop,ra")
+    parser.add_argument("--positions", type=int, default=30, help="positions per game")
+    parser.add_argument("--time-ms", type=float, default=200.0, help="search time per position")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the positions and searches")
+    parser.add_argument(
+        "--out", help="Markdown file for the table (default: a new file in results/search_depth/)"
+    )
+
+
+def _run(args: argparse.Namespace) -> None:
+    keys = common.choices("--games", args.games, list(mcms_setup.SETUPS))
+    if not 0 < args.time_ms < float("inf"):
+        raise common.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
+    if args.positions < 1:
+        raise common.UsageError(f"--positions must be >= 1, got {args.positions}")
+    try:
+        records = figure2.load_records(args.records)
+    except RecordFileError as e:
+        raise common.UsageError(str(e)) from None
+    missing = [k for k in keys if k not in records]
+    if missing and args.games:
+        raise common.UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
+    if not any(k in records for k in keys):
+        raise common.UsageError(f"no Figure 2 record files in {args.records}")
+    out = args.out or common.fresh_output("search_depth", ".md")
+    rows = []
+    for key in keys:
+        if key not in records:
+            continue
+        setup = mcms_setup.SETUPS[key]
+        try:
+            histories = sample_positions(
+                common.load_game(setup.game), records[key], args.positions, args.seed
+            )
+        except ValueError as e:
+            raise common.UsageError(str(e)) from None
+        rows += measure(setup, histories, args.time_ms, args.seed)
+        print(f"{setup.title}: {len(histories)} positions", flush=True)
+    table = markdown(rows, args.time_ms)
+    print(table, end="")
+    common.write_text(out, table)
+    print(f"written to {out}")
+
+
+EXPERIMENT = Experiment(
+    "search-depth",
+    "completed depth of the MCMS paper's *-Minimax players at a time budget",
+    _add_arguments,
+    _run,
+)

@@ -1,0 +1,199 @@
+"""The Figure 2 experiment: the paper's settings, the pairings, the table, a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import pyspiel
+import pytest
+
+from chancespiel.agents import check_spec
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.experiments import figure2, mcms_setup, search_depth
+from chancespiel.evaluation.experiments import pig_estimators as pe
+from chancespiel.evaluation.stats import wilson_interval
+
+
+def test_paper_parameters_are_converted_to_our_scale():
+    cant_stop = mcms_setup.paper_specs(mcms_setup.SETUPS["cant_stop"], 200)
+    # (C1, d_r, C2, alpha) = (50, 10, 25, 0.3); widths (25, 30, 15); no pruning at depth <= 2.
+    assert cant_stop["dpw"] == "dpw(uct_c=0.5,rollout_depth=10,time_ms=200,pw_c=25,pw_alpha=0.3)"
+    assert cant_stop["star2ss"] == "star2ss(samples=15,time_ms=200,prune_min_depth=2)"
+    ewn = mcms_setup.paper_specs(mcms_setup.SETUPS["ewn"], 200)
+    assert ewn["mcts"] == "mcts(uct_c=2,rollout_depth=100,time_ms=200)"
+    assert ewn["expss"].startswith("expss(samples=1,")
+    assert pe.paper_specs(200) == mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], 200)
+
+
+@pytest.mark.parametrize("key", list(mcms_setup.SETUPS))
+def test_every_spec_is_valid_for_its_game(key):
+    setup = mcms_setup.SETUPS[key]
+    game = pyspiel.load_game(setup.game)
+    specs = mcms_setup.paper_specs(setup, 200)
+    assert list(specs) == list(mcms_setup.AGENT_NAMES)
+    for spec in specs.values():
+        check_spec(spec, game)
+
+
+def test_pairings_use_the_papers_best_mcts_variant():
+    pig = figure2.pairings(mcms_setup.SETUPS["pig"])
+    assert [p.label for p in pig] == list(figure2.PAIRING_LABELS)
+    assert pig[-1].b.startswith("mcts(")
+    ra = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1SS-MCTS", "ExpSS-Exp"])
+    assert [p.label for p in ra] == ["ExpSS-Exp", "Star1SS-DPW"]  # the paper's order
+    assert ra[1].b.startswith("dpw(")
+    forced = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1-MCTS"], mcts="mcts")
+    assert forced[0].label == "Star1-MCTS" and forced[0].b.startswith("mcts(")
+    assert len(figure2.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9
+    with pytest.raises(ValueError, match="unknown pairing"):
+        figure2.pairings(mcms_setup.SETUPS["ra"], ["Star3-Exp"])
+    with pytest.raises(ValueError, match="unknown game"):
+        mcms_setup.setup_for("chess")
+
+
+def _record(game, a, b, match, game_index, a_result):
+    """A minimal record: A scores a_result (1, 0.5, 0) from its seat."""
+    a_return = 2 * a_result - 1
+    returns = [a_return, -a_return] if game_index == 0 else [-a_return, a_return]
+    return {"game": game, "a": a, "b": b, "match": match, "game_index": game_index,
+            "returns": returns, "limit_ms": [200.0, 200.0]}  # fmt: skip
+
+
+def test_summary_counts_draws_half_and_keeps_the_papers_order():
+    setup = mcms_setup.SETUPS["ra"]
+    first, second = figure2.pairings(setup, ["ExpSS-Exp", "Star2SS-Star2"])
+    results = [1, 0.5, 1, 0, 1, 1]  # 4.5 of 6
+    records = [
+        _record(setup.game, second.a, second.b, i // 2, i % 2, r) for i, r in enumerate(results)
+    ] + [_record(setup.game, first.a, first.b, 0, 0, 0)]
+    rows = figure2.summarise({"ra": records})
+    assert [r.pairing for r in rows] == ["ExpSS-Exp", "Star2SS-Star2"]
+    row = rows[1]
+    assert (row.game, row.matches, row.games, row.wins, row.draws, row.losses) == (
+        "Ra",
+        3,
+        6,
+        4,
+        1,
+        1,
+    )
+    assert row.rate == pytest.approx(0.75)
+    assert (row.low, row.high) == pytest.approx(wilson_interval(4.5, 6))
+    assert "| Ra | Star2SS-Star2 | 3 | 6 | 4-1-1 | 75.0% |" in figure2.markdown(rows)
+
+
+def test_counterpart_pairings_are_pooled_per_game():
+    setup = mcms_setup.SETUPS["pig"]
+    chosen = figure2.pairings(setup, ["ExpSS-Exp", "Star1SS-Star1", "Star1SS-ExpSS"])
+    results = {"ExpSS-Exp": [1, 1, 0.5, 0], "Star1SS-Star1": [0, 0], "Star1SS-ExpSS": [1, 1]}
+    records = [
+        _record(setup.game, p.a, p.b, i // 2, i % 2, r)
+        for p in chosen
+        for i, r in enumerate(results[p.label])
+    ]
+    rows = figure2.summarise({"pig": records})
+    (row,) = figure2.pooled(rows)  # Star1SS-ExpSS pits two MCMS variants: not pooled
+    assert (row.game, row.pairing, row.matches, row.games) == ("Pig", figure2.POOLED_LABEL, 3, 6)
+    assert (row.wins, row.draws, row.losses) == (2, 1, 3)
+    assert row.rate == pytest.approx(2.5 / 6)
+    assert (row.low, row.high) == pytest.approx(wilson_interval(2.5, 6))
+    assert row.a == f"{chosen[0].a}+{chosen[1].a}"
+    assert figure2.pooled([r for r in rows if r.pairing == "Star1SS-ExpSS"]) == []
+
+
+def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
+    args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp,Star1SS-MCTS",
+            "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    lines = (tmp_path / "ewn.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(line)["error"] is None for line in lines)
+    table = (tmp_path / "table.md").read_text()
+    assert "| EWN | ExpSS-Exp | 1 | 2 |" in table and "| EWN | Star1SS-MCTS | 1 | 2 |" in table
+    assert f"| EWN | {figure2.POOLED_LABEL} | 1 | 2 |" in table
+    assert (tmp_path / "figure2.png").stat().st_size > 0
+    capsys.readouterr()
+    assert cli.main(args) == 0  # everything is in the file already
+    assert "nothing to play" in capsys.readouterr().out
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    # The same file with another time per move is another run: refused, file untouched.
+    changed = [*args]
+    changed[changed.index("--time-ms") + 1] = "3"
+    assert cli.main(changed) == 2
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    # Other sample widths are another setup too: refused here, played in a directory of their own.
+    assert cli.main([*args, "--samples", "ewn=2,2,2"]) == 2
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 4
+    retuned = tmp_path / "retuned"
+    assert cli.main([*args[:-1], str(retuned), "--samples", "ewn=2,2,2"]) == 0
+    specs = {json.loads(line)["a"] for line in (retuned / "ewn.jsonl").read_text().splitlines()}
+    assert specs == {
+        "expss(samples=2,time_ms=2,prune_min_depth=2)",
+        "star1ss(samples=2,time_ms=2,prune_min_depth=2)",
+    }
+    assert "| EWN | ExpSS-Exp | 1 | 2 |" in (retuned / "table.md").read_text()
+    for option, value in [("--games", "chess"), ("--pairings", "Exp-Star9"), ("--time-ms", "0"),
+                          ("--samples", "ewn=2,2"), ("--samples", "go=1,1,1"),
+                          ("--samples", "ewn=0,1,1"), ("--heuristic", "lead")]:  # fmt: skip
+        bad = [*args]
+        if option in bad:
+            bad[bad.index(option) + 1] = value
+        else:
+            bad += [option, value]
+        assert cli.main(bad) == 2
+    err = capsys.readouterr().err
+    assert "known: pig, ewn, cant_stop, ra" in err and "ExpSS-Exp" in err
+
+
+def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
+    run = ["experiment", "figure2", "--games", "ewn", "--pairings", "Star2SS-Star2",
+           "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+           "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(run) == 0
+    setup = mcms_setup.SETUPS["ewn"]
+    game = pyspiel.load_game(setup.game)
+    records = figure2.load_records(tmp_path)["ewn"]
+    histories = search_depth.sample_positions(game, records, 5, seed=0)
+    assert len(histories) == 5 and len({tuple(h) for h in histories}) == 5
+    for history in histories:  # each a decision point of a recorded game
+        assert any(r["history"][: len(history)] == history for r in records)
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        assert state.current_player() >= 0
+    assert search_depth.sample_positions(game, records, 5, seed=0) == histories
+
+    out = tmp_path / "depths.md"
+    args = ["experiment", "search-depth", "--records", str(tmp_path), "--games", "ewn",
+            "--positions", "2", "--time-ms", "5", "--out", str(out)]  # fmt: skip
+    capsys.readouterr()
+    assert cli.main(args) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| EWN |")]
+    assert [row.split(" | ")[1] for row in rows] == list(search_depth.STAR_AGENTS)
+    assert all(row.split(" | ")[2] == "2" for row in rows)
+    assert "| EWN | star2ss |" in capsys.readouterr().out
+    assert cli.main([*args[:4], "--games", "pig"]) == 2  # no Pig records there
+    assert "no record file" in capsys.readouterr().err
+
+
+def test_labels_are_the_papers_names_whatever_the_widths_and_times():
+    assert figure2.pairing_label("star2ss(samples=3,time_ms=1000)", "star2(time_ms=1000)") == (
+        "Star2SS-Star2"
+    )
+    assert figure2.pairing_label("star1(time_ms=5)", "dpw(uct_c=0.5)") == "Star1-DPW"
+    assert figure2.pairing_label("random", "expectimax(max_depth=2)") == (
+        "random-expectimax(max_depth=2)"
+    )
+    for setup in mcms_setup.SETUPS.values():
+        for p in figure2.file_pairings(setup, 200):
+            assert figure2.pairing_label(p.a, p.b) == p.label
+
+
+def test_sample_width_overrides():
+    changed = mcms_setup.with_samples(mcms_setup.SETUPS, ["ewn=3,3,4", "ra = 1,2,3"])
+    assert changed["ewn"].samples == (3, 3, 4) and changed["ra"].samples == (1, 2, 3)
+    assert changed["pig"] == mcms_setup.SETUPS["pig"]
+    assert mcms_setup.SETUPS["ewn"].samples == (1, 1, 2)  # the paper's setup is untouched
+    for bad in ["ewn", "ewn=1,2", "ewn=1,2,x", "ewn=1,0,2", "chess=1,1,1"]:
+        with pytest.raises(ValueError):
+            mcms_setup.with_samples(mcms_setup.SETUPS, [bad])

@@ -1,0 +1,40 @@
+"""The command line as a whole: entry points, help with defaults, fresh outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from chancespiel.evaluation import cli
+
+
+def test_python_dash_m_chancespiel_is_the_chancespiel_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "chancespiel", "solve", "pig", "--dice", "1", "--winscore", "20",
+         "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(done.stdout)["first_player_win_probability"] == pytest.approx(
+        0.615559, abs=1e-6
+    )  # Neller and Presser
+
+
+@pytest.mark.parametrize("command", [["match"], ["experiment", "figure2"], ["demo"], ["solve"]])
+def test_help_shows_defaults(command, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([*command, "--help"])
+    assert "(default: " in capsys.readouterr().out
+
+
+def test_match_without_out_writes_a_new_record_file_and_says_where(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", "python_pig", "hold(n=20)", "random", "--matches", "2", "--workers", "1"]
+    for _ in range(2):
+        assert cli.main([*argv, "--no-progress"]) == 0
+    files = sorted((tmp_path / "results" / "match").glob("run-*.jsonl"))
+    assert len(files) == 2  # a rerun never appends to (or overwrites) the first run's file
+    assert all(len(f.read_text().splitlines()) == 4 for f in files)
+    assert str(files[1].relative_to(tmp_path)) in capsys.readouterr().out
