@@ -2,18 +2,25 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# BASE: the package, enough for the demo; STAMP: with the test tools and the optional Ray backend.
+BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-slow lint format bench clean
 
-$(STAMP): pyproject.toml
+$(BASE): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(BASE)
+
+$(STAMP): $(BASE)
 	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(BASE)
 	$(BIN)/chancespiel demo
+	@echo "The command is now .venv/bin/chancespiel (or: source .venv/bin/activate; chancespiel --help)"
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q

@@ -30,5 +30,6 @@ from chancespiel.agents import star_minimax
 from chancespiel.agents import bab
 from chancespiel.agents import mcts
 from chancespiel.agents import openspiel_mcts
+from chancespiel.agents import human
 from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent

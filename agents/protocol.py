@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 import pyspiel
 
+from chancespiel.games.registry import read_core
+
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
@@ -74,10 +76,13 @@ class PyspielAdapter:
 
 
 def search_state(state: Any) -> SearchState:
-    """A private copy of `state` to search on: the native core when it has one."""
+    """A private copy of `state` to search on: the native core when it has one, or one of our
+    cores read from a foreign state whose game equals ours (OpenSpiel's einstein_wurfelt_nicht),
+    else an adapter."""
     core = getattr(state, "core", None)
     if core is not None:
         return core.clone()
     if isinstance(state, pyspiel.State):
-        return PyspielAdapter(state.clone())
+        core = read_core(state)
+        return PyspielAdapter(state.clone()) if core is None else core
     return state.clone()  # already a search state

@@ -9,6 +9,7 @@ or none for fresh entropy); unknown names and parameters are errors that list wh
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,7 +107,9 @@ def resolve_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
     name, given = parse_spec(spec)
     info = AGENTS.get(name)
     if info is None:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
+        close = difflib.get_close_matches(name, AGENTS, n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ValueError(f"unknown agent {name!r}{hint}; known agents: {', '.join(sorted(AGENTS))}")
     unknown = sorted(set(given) - set(info.params))
     if unknown:
         raise ValueError(

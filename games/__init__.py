@@ -30,4 +30,5 @@ from chancespiel.games import ra
 from chancespiel.games import chance_tree
 from chancespiel.games import pgame
 from chancespiel.games import implanted_tree
+from chancespiel.games import openspiel_games
 from chancespiel.games.registry import GAMES, has_heuristic, heuristic_for, register_heuristic

@@ -6,6 +6,7 @@ game that registers one, ours or OpenSpiel's (through the search-protocol adapte
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,11 @@ class GameEntry:
 MoveOrdering = Callable[[Any, Sequence[int]], Sequence[int]]
 """ordering(state, legal_actions) -> the same actions, most promising first."""
 
+CoreReader = Callable[[pyspiel.State], Any]
+"""reader(state) -> a fresh core of one of our games, equal move for move to a foreign state."""
+
 _HEURISTICS: dict[str, Heuristic] = {}
+_READERS: dict[str, CoreReader] = {}  # foreign short name -> reader into our core
 _VARIANTS: dict[str, dict[str, Heuristic]] = {}  # short name -> other named heuristics
 _ORDERINGS: dict[str, MoveOrdering] = {}
 GAMES: dict[str, GameEntry] = {}
@@ -52,18 +57,49 @@ def register_heuristic(
 
 
 def heuristic_for(game: pyspiel.Game | str) -> Heuristic:
-    """The registered heuristic of `game` (a pyspiel.Game or a short name).
+    """The registered heuristic of `game` (a pyspiel.Game or a short name), for any state.
+
+    The function returned takes a `pyspiel.State` of the game (ours or OpenSpiel's), our core
+    inside one, or an agent's search state, so bots of one's own can use our evaluations.
+    Agents searching many leaves use `evaluation_for`, which skips the unwrapping.
 
     Raises:
       KeyError: if no heuristic is registered for the game.
     """
     name = game if isinstance(game, str) else game.get_type().short_name
     try:
-        return _HEURISTICS[name]
+        return on_any_state(_HEURISTICS[name])
     except KeyError:
         raise KeyError(
             f"no heuristic registered for game {name!r}; known: {sorted(_HEURISTICS)}"
         ) from None
+
+
+def on_any_state(heuristic: Heuristic) -> Heuristic:
+    """`heuristic` (written for search states: our cores, or adapters of foreign states) made
+    to accept pyspiel states as well."""
+
+    def evaluate(state: Any, player: int) -> float:
+        core = getattr(state, "core", None)
+        if core is None and isinstance(state, pyspiel.State):
+            core = read_core(state)
+        return heuristic(state if core is None else core, player)
+
+    evaluate.__doc__ = heuristic.__doc__
+    evaluate.__name__ = getattr(heuristic, "__name__", "heuristic")
+    return evaluate
+
+
+def register_core_reader(short_name: str, reader: CoreReader) -> None:
+    """Lets agents search OpenSpiel's game `short_name` on one of our cores, read by `reader`
+    from its states (the games must agree move for move: actions, chance outcomes, returns)."""
+    _READERS[short_name] = reader
+
+
+def read_core(state: pyspiel.State) -> Any | None:
+    """A fresh core equal to a foreign pyspiel `state`, or None if its game has no reader."""
+    reader = _READERS.get(state.get_game().get_type().short_name)
+    return None if reader is None else reader(state)
 
 
 def has_heuristic(game: pyspiel.Game | str) -> bool:
@@ -92,6 +128,8 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     """
     short_name = game.get_type().short_name
     if name == DEFAULT_HEURISTIC:
+        if short_name not in _HEURISTICS:
+            _warn_no_heuristic(short_name)
         return _HEURISTICS.get(short_name, _zero_heuristic)
     if name == ZERO_HEURISTIC:
         return _zero_heuristic
@@ -100,6 +138,21 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     except KeyError:
         known = ", ".join(heuristic_names(game))
         raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_no_heuristic(short_name: str) -> None:
+    """Says once per process, on stderr, that agents on `short_name` search without knowledge."""
+    if short_name in _WARNED:
+        return
+    _WARNED.add(short_name)
+    print(
+        f"chancespiel: warning: no heuristic for {short_name}: agents value every "
+        "non-terminal leaf as 0 (register_heuristic adds one; heuristic=zero silences this)",
+        file=sys.stderr,
+    )
 
 
 def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:

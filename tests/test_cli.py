@@ -38,3 +38,18 @@ def test_match_without_out_writes_a_new_record_file_and_says_where(tmp_path, mon
     assert len(files) == 2  # a rerun never appends to (or overwrites) the first run's file
     assert all(len(f.read_text().splitlines()) == 4 for f in files)
     assert str(files[1].relative_to(tmp_path)) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["play", "python_pgi", "random", "random"], "did you mean python_pig"),
+        (["play", "python_pig(dcie=2)", "random", "random"], "unknown parameter(s) dcie"),
+        (["play", "python_pig", "stra2", "random"], "did you mean star2"),
+    ],
+)
+def test_unknown_names_suggest_a_few_close_ones(argv, expected, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert expected in err and len(err.splitlines()) == 1
+    assert "tic_tac_toe" not in err  # not OpenSpiel's whole list of games

@@ -21,7 +21,7 @@ from chancespiel.games.einstein import (
     EinsteinRules,
     einstein_heuristic,
 )
-from chancespiel.games.registry import heuristic_for
+from chancespiel.games.registry import evaluation_for
 
 NAME = "python_einstein_wurfelt_nicht"
 RULES = EinsteinRules()
@@ -379,7 +379,7 @@ def test_free_setup_places_cubes_in_order():
 
 
 def test_heuristic_bounds_and_terminals():
-    assert heuristic_for(NAME) is einstein_heuristic
+    assert evaluation_for(pyspiel.load_game(NAME)) is einstein_heuristic  # agents: no wrapper
     for core in _visited(100, seed=7):
         for player in (0, 1):
             value = einstein_heuristic(core, player)

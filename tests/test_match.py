@@ -259,7 +259,7 @@ def test_a_file_is_locked_while_a_run_writes_it(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["match", "no_such_game", "random", "random"], "cannot load game"),
+        (["match", "no_such_game", "random", "random"], "unknown game 'no_such_game'"),
         (["match", "python_pig(dice=3)", "random", "random"], "dice must be in"),
         (["match", GAME, "nosuch", "random"], "unknown agent 'nosuch'"),
         (["match", GAME, "random", "hold(m=3)"], "unknown parameter(s) ['m']"),

@@ -10,8 +10,15 @@ README = Path(__file__).parent.parent / "README.md"
 
 def test_readme_python_example_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    assert blocks, "the README must keep its Python example"
-    for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+    assert len(blocks) >= 2, "the README must keep its Python examples"
+    exec(compile(blocks[0], str(README), "exec"), {})
     printed = capsys.readouterr().out
     assert printed.strip() in ("[1.0, -1.0]", "[-1.0, 1.0]")
+
+
+def test_readme_openspiel_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    names: dict = {}
+    exec(compile(blocks[1], str(README), "exec"), names)
+    assert sorted(names["returns"]) == [-1.0, 1.0]  # a finished two-player zero-sum game
+    assert -1.0 <= names["value"] <= 1.0

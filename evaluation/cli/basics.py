@@ -9,6 +9,7 @@ import time
 import pyspiel
 
 from chancespiel.agents import AGENTS, make_bot
+from chancespiel.agents.human import InputEndedError
 from chancespiel.evaluation.cli.common import (
     UsageError,
     apply_history,
@@ -63,7 +64,10 @@ def cmd_play(args: argparse.Namespace) -> None:
             print(str(state).rstrip())
             print(f"  player {player} ({names[player]}): {text}")
 
-    record = play_game(game, bots, args.seed, show)
+    try:
+        record = play_game(game, bots, args.seed, show)
+    except InputEndedError:
+        raise UsageError("input ended: the game is abandoned", status=1) from None
     final = game.new_initial_state()
     for action in record.history:
         final.apply_action(action)

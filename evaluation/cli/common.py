@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import difflib
 import importlib.util
 import warnings
 from collections.abc import Sequence
@@ -16,7 +17,8 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.agents import check_spec
+from chancespiel.agents import check_spec, parse_spec
+from chancespiel.agents.human import HUMAN
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
@@ -32,9 +34,15 @@ RESULTS_DIR = Path("results")  # fresh outputs go to results/<kind>/run-<timesta
 
 
 class UsageError(Exception):
-    """A bad command line: printed without a traceback, exit status 2."""
+    """A bad command line (exit status 2) or another error the user can act on: printed as one
+    line without a traceback."""
 
     status = 2
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status
 
 
 class RunInterruptedError(UsageError):
@@ -44,17 +52,42 @@ class RunInterruptedError(UsageError):
 
 
 def load_game(game_string: str) -> pyspiel.Game:
-    """pyspiel.load_game with a clear error for unknown names or bad parameters."""
+    """pyspiel.load_game with a one-line error for unknown names (suggesting the closest
+    registered ones) or bad parameters."""
+    # Names and parameter names are checked here: OpenSpiel's own errors list all its games
+    # and print a second copy of the message on stderr.
+    try:
+        params = dict(pyspiel.game_parameters_from_string(game_string))
+        name = params.pop("name")
+    except (pyspiel.SpielError, KeyError):
+        raise UsageError(f"cannot parse game string {game_string!r}") from None
+    types = {t.short_name: t for t in pyspiel.registered_games()}
+    if name not in types:
+        close = difflib.get_close_matches(name, list(types), n=4, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UsageError(f"unknown game {name!r}{hint} (chancespiel games lists ours)")
+    allowed = types[name].parameter_specification
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise UsageError(
+            f"unknown parameter(s) {', '.join(unknown)} of game {name}; "
+            f"its parameters: {', '.join(sorted(allowed)) or 'none'}"
+        )
     try:
         return pyspiel.load_game(game_string)
     except (pyspiel.SpielError, ValueError, RuntimeError) as e:
-        raise UsageError(f"cannot load game {game_string!r}: {e}") from None
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UsageError(f"cannot load game {game_string!r}: {message}") from None
 
 
-def checked_specs(game: pyspiel.Game, specs: Sequence[str]) -> None:
+def checked_specs(game: pyspiel.Game, specs: Sequence[str], unattended: bool = False) -> None:
+    """UsageError unless every spec makes a bot for `game`; `unattended` (games in worker
+    processes, nobody at the keyboard) also refuses the human seat."""
     for spec in specs:
         try:
             check_spec(spec, game)
+            if unattended and parse_spec(spec)[0] == HUMAN:
+                raise ValueError(f"{spec}: the human seat plays only in `chancespiel play`")
         except ValueError as e:
             raise UsageError(str(e)) from None
 
@@ -150,6 +183,11 @@ def run_config(
 
 def run_games(config: RunConfig) -> RunResult:
     """runner.run with its errors as UsageError; Ctrl-C leaves a resumable file."""
+    if config.out and Path(config.out).resolve().is_relative_to(RESULTS_DIR.resolve()):
+        try:  # folders under results/ are made as needed; elsewhere a missing one is an error
+            Path(config.out).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create the folder of {config.out}: {e.strerror}") from None
     try:
         return run(config)
     except (RecordFileError, BackendError) as e:
@@ -240,14 +278,8 @@ def add_running_options(parser: argparse.ArgumentParser) -> None:
 
 def out_or_fresh(args: argparse.Namespace, kind: str) -> None:
     """Sets `args.out` to a fresh `results/<kind>/run-<timestamp>.jsonl` when it is not given."""
-    if args.out is not None:
-        return
-    path = fresh_output(kind, ".jsonl")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"cannot create {path.parent}: {e.strerror}") from None
-    args.out = str(path)
+    if args.out is None:
+        args.out = str(fresh_output(kind, ".jsonl"))  # its folder is made by run_games
 
 
 def write_text(path: str | Path, text: str) -> None:

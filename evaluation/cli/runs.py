@@ -31,7 +31,7 @@ def cmd_match(args: argparse.Namespace) -> None:
     from chancespiel.evaluation.sprt import SprtParams
 
     game = two_player_game(args.game)
-    checked_specs(game, [args.spec_a, args.spec_b])
+    checked_specs(game, [args.spec_a, args.spec_b], unattended=True)
     sprt = None
     if args.sprt is not None:
         try:
@@ -40,11 +40,12 @@ def cmd_match(args: argparse.Namespace) -> None:
             raise UsageError(f"--sprt: {e}") from None
     out_or_fresh(args, "match")
     config = run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
-    result = run_games(config)
     print(
         f"{args.game}: {args.spec_a} (A) vs {args.spec_b} (B), seed {args.seed}, "
-        f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}"
+        f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}",
+        flush=True,
     )
+    result = run_games(config)
     print(speed_line(result))
     (summary,) = pair_summaries(result.records) or [None]
     if summary is not None:
@@ -74,14 +75,16 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     game = two_player_game(args.game)
     if len(args.specs) < 2 or len(set(args.specs)) != len(args.specs):
         raise UsageError("a tournament needs at least two distinct agent specs")
-    checked_specs(game, args.specs)
+    checked_specs(game, args.specs, unattended=True)
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
-    result = run_games(run_config(args, args.game, pairs, label="tournament"))
+    config = run_config(args, args.game, pairs, label="tournament")
     print(
         f"{args.game}: round robin of {len(args.specs)} agents, {args.matches} matches "
-        f"(two games, seats swapped, same dice) per pair, seed {args.seed}; records in {args.out}"
+        f"(two games, seats swapped, same dice) per pair, seed {args.seed}; records in {args.out}",
+        flush=True,
     )
+    result = run_games(config)
     print(speed_line(result))
     summaries = pair_summaries(result.records)
     print(format_table(summaries, args.specs))
@@ -129,7 +132,7 @@ def cmd_tune(args: argparse.Namespace) -> None:
         raise UsageError(str(e)) from None
     if len(candidates) < 2:
         raise UsageError("tuning needs at least two candidates: give --param name=v1,v2,...")
-    checked_specs(game, candidates)
+    checked_specs(game, candidates, unattended=True)
     all_pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
     out_or_fresh(args, "tune")
     base = run_config(args, args.game, all_pairs, label="tune")
