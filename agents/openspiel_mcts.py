@@ -51,7 +51,10 @@ class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
 
     def _apply_tree_policy(self, root: Any, state: pyspiel.State) -> Any:
         result = super()._apply_tree_policy(root, state)
-        if self._deadline is not None and time.perf_counter() >= self._deadline:
+        # OpenSpiel expands the root in the second simulation; stopping before that would
+        # leave best_child() nothing to choose from, so every search runs at least two.
+        expanded = bool(root.children)
+        if expanded and self._deadline is not None and time.perf_counter() >= self._deadline:
             root.outcome = _OUT_OF_TIME
         return result
 
@@ -130,19 +133,29 @@ class OpenSpielCppMCTSBot(PolicyBot):
         super().__init__(game, player, seed)
         rollout_seed, search_seed = (self.rng.getrandbits(31) for _ in range(2))
         self.evaluator = pyspiel.RandomRolloutEvaluator(1, rollout_seed)
-        try:
-            self.bot = pyspiel.MCTSBot(
+
+        def cpp_bot(simulations: int, seconds: float) -> pyspiel.MCTSBot:
+            return pyspiel.MCTSBot(
                 game,
                 self.evaluator,
                 uct_c,
-                max_simulations if max_simulations is not None else _UNLIMITED,
+                simulations,
                 max_memory_mb,
                 solve,
                 search_seed,
                 False,  # verbose
                 pyspiel.ChildSelectionPolicy.UCT,
-                -1.0 if time_ms is None else time_ms / 1000.0,  # max_wall_clock_time in s
+                seconds,  # max_wall_clock_time; -1: none
             )
+
+        try:
+            self.bot = cpp_bot(
+                max_simulations if max_simulations is not None else _UNLIMITED,
+                -1.0 if time_ms is None else time_ms / 1000.0,
+            )
+            # When the clock stops the C++ search before its second simulation the root has
+            # no children; this searches two simulations instead, so a move is always found.
+            self.fallback = cpp_bot(_MIN_SIMULATIONS, -1.0)
         except pyspiel.SpielError as e:
             raise ValueError(f"openspiel_mcts_cpp: {e}") from None
         self.last_root: Any = None
@@ -158,9 +171,14 @@ class OpenSpielCppMCTSBot(PolicyBot):
         if len(actions) == 1:
             return actions[0]
         self.last_root = root = self.bot.mcts_search(state)
-        return root.best_child().action
+        best = root.best_child()
+        if best is None:
+            self.last_root = root = self.fallback.mcts_search(state)
+            best = root.best_child()
+        return best.action
 
 
+_MIN_SIMULATIONS = 2  # OpenSpiel's MCTS expands the root in its second simulation
 _UNLIMITED = 2**31 - 1  # simulations when only time_ms limits OpenSpiel's search
 OPENSPIEL_UCT_C = 2.0  # OpenSpiel's default (examples/mcts.py)
 OPENSPIEL_MAX_SIMULATIONS = 1000  # OpenSpiel's default (examples/mcts.py)

@@ -10,6 +10,7 @@ or none for fresh entropy); unknown names and parameters are errors that list wh
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,9 @@ class Param:
             raise ValueError(f"{agent}: parameter {name} cannot be none")
         kind = self.type or type(self.default)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
+            value = float(value)
+        if kind is float and isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{agent}: parameter {name} must be a finite number, got {value!r}")
         if kind is not None and not isinstance(value, kind):
             raise ValueError(
                 f"{agent}: parameter {name} must be of type {kind.__name__}, got {value!r}"
@@ -131,12 +134,32 @@ def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None
       ValueError: for an unknown agent or parameter, a value of the wrong type or range, or a
         game the agent does not support.
     """
+    check_game(game)
     if player not in range(game.num_players()):
         raise ValueError(f"player must be in [0, {game.num_players()}), got {player}")
     info, params = resolve_spec(spec)
     if params["seed"] is None:
         params["seed"] = seed
     return info.factory(game, player, **params)
+
+
+_TWO_SIDED = (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM)
+
+
+def check_game(game: pyspiel.Game) -> None:
+    """Raises ValueError, naming each requirement that fails, unless `game` is one every agent
+    here can take a seat in: sequential moves, two players, zero-sum or constant-sum. (Searching
+    agents also need perfect information and check it themselves.)"""
+    game_type = game.get_type()
+    problems = []
+    if game.num_players() != 2:
+        problems.append(f"{game.num_players()} players (needs 2)")
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        problems.append("simultaneous moves (needs sequential)")
+    if game_type.utility not in _TWO_SIDED:
+        problems.append(f"{game_type.utility.name.lower()} utility (needs zero- or constant-sum)")
+    if problems:
+        raise ValueError(f"game {game} is not supported: {'; '.join(problems)}")
 
 
 def check_spec(spec: str, game: pyspiel.Game) -> None:

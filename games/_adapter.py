@@ -133,7 +133,18 @@ class CoreState(pyspiel.State):
         core.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        """Readable name of `action` taken by `player` (CHANCE for outcomes)."""
+        """Readable name of `action` taken by `player` (CHANCE for outcomes); an id outside the
+        game's range raises ValueError, as applying it would."""
+        game = self.get_game()
+        if player == CHANCE:
+            bound, kind = game.max_chance_outcomes(), "chance outcome"
+        elif 0 <= player < game.num_players():
+            bound, kind = game.num_distinct_actions(), "action"
+        else:
+            raise ValueError(f"no player {player} in {game}")
+        if not 0 <= action < bound:
+            ids = f"ids are 0..{bound - 1}" if bound else f"it has no {kind}s"
+            raise ValueError(f"{kind} {action} is not an id of {game} ({ids})")
         return self.core.action_to_string(player, action)
 
     def is_terminal(self) -> bool:

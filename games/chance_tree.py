@@ -74,7 +74,9 @@ class ChanceTreeRules(SharedRules):
         return ChanceTreeCore(self)
 
     def game_info(self) -> pyspiel.GameInfo:
-        """Sizes: every decision ply may be preceded by two chance nodes."""
+        """Sizes: every decision ply may be preceded by two chance nodes. OpenSpiel takes a
+        Python game's bound on chance nodes per history from max_game_length, so that is
+        2 * depth (an upper bound on the depth decision plies as well)."""
         return pyspiel.GameInfo(
             num_distinct_actions=self.branching,
             max_chance_outcomes=self.outcomes,
@@ -82,7 +84,7 @@ class ChanceTreeRules(SharedRules):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=self.depth,
+            max_game_length=2 * self.depth,
         )
 
     def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:

@@ -30,6 +30,8 @@ from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reacha
 from chancespiel.evaluation.runner import RunConfig, RunResult, run
 from chancespiel.games.registry import evaluation_for
 
+MAX_OVERRUN_MS = 3_600_000.0  # an hour: anything larger is a typo, not a tolerance
+MAX_MOVE_TIMEOUT_S = 86_400.0  # a day per move (0 turns the limit off)
 RESULTS_DIR = Path("results")  # fresh outputs go to results/<kind>/run-<timestamp>
 
 
@@ -161,10 +163,18 @@ def run_config(
             check_reachable(args.address)
         except BackendError as e:
             raise UsageError(str(e)) from None
-    if args.overrun_ms < 0:
-        raise UsageError(f"--overrun-ms must be >= 0, got {args.overrun_ms:g}")
-    if args.move_timeout_s < 0:
-        raise UsageError(f"--move-timeout-s must be >= 0, got {args.move_timeout_s:g}")
+    if not 0 <= args.overrun_ms <= MAX_OVERRUN_MS:
+        raise UsageError(
+            f"--overrun-ms must be in [0, {MAX_OVERRUN_MS:g}], got {args.overrun_ms:g}"
+        )
+    if not 0 <= args.move_timeout_s <= MAX_MOVE_TIMEOUT_S:
+        raise UsageError(
+            f"--move-timeout-s must be in [0, {MAX_MOVE_TIMEOUT_S:g}] (0: no limit), "
+            f"got {args.move_timeout_s:g}"
+        )
+    out = getattr(args, "out", None)
+    if out is not None and not str(out).strip():
+        raise UsageError("--out must name a file, got an empty string")
     return RunConfig(
         game=game,
         pairs=pairs,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from pathlib import Path
 
 from chancespiel.agents import parse_spec
 from chancespiel.evaluation.cli.common import (
@@ -110,6 +111,9 @@ def cmd_plot(args: argparse.Namespace) -> None:
     """Bar chart of pairwise score rates with 95% intervals (MCMS paper, Figure 2)."""
     from chancespiel.evaluation.plot import plot_pairs
 
+    out = Path(args.out)
+    if out.is_dir() or not out.name or out.suffix.lower() != ".png":
+        raise UsageError(f"--out must name a .png file, got {args.out!r}")
     records = read_all(args.files)
     try:
         plot_pairs(records, args.out, title=args.title)

@@ -1,0 +1,120 @@
+"""Bad input, table by table: a one-line error naming the input, the right exit status, no
+traceback, and nothing written or changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chancespiel.evaluation import cli
+
+RECORDS = Path(__file__).parent.parent / "results" / "figure2" / "pig_lead" / "pig.jsonl"
+PIG = "python_pig"
+
+# (command line, exit status, a fragment the one-line message must contain)
+CASES = [
+    # games and agents that do not exist or do not fit
+    (["play", "python_pgi", "random", "random"], 2, "did you mean python_pig"),
+    (["play", "python_pig(dcie=2)", "random", "random"], 2, "unknown parameter(s) dcie"),
+    (["play", "python_pig(dice=7)", "random", "random"], 2, "dice must be in"),
+    (["play", "goofspiel", "random", "random"], 2, "simultaneous moves"),
+    (["play", "pig(players=3)", "random", "random"], 2, "3 players (needs 2)"),
+    (["play", "catch", "random", "random"], 2, "1 players (needs 2)"),
+    (["match", "goofspiel", "random", "random", "--matches", "1"], 2, "simultaneous moves"),
+    (["play", PIG, "stra2", "random"], 2, "did you mean star2"),
+    (["play", PIG, "star2(", "random"], 2, "malformed agent spec"),
+    (["play", PIG, "hold(m=3)", "random"], 2, "unknown parameter(s) ['m']"),
+    (["play", PIG, "rule_of_28", "random"], 2, "plays only python_cant_stop"),
+    # agent parameters out of range or not numbers
+    (["play", PIG, "star2(time_ms=nan)", "random"], 2, "time_ms"),
+    (["play", PIG, "star2(time_ms=inf)", "random"], 2, "time_ms"),
+    (["play", PIG, "star2(time_ms=1e400)", "random"], 2, "time_ms"),
+    (["play", PIG, "star2(max_depth=-1)", "random"], 2, "max_depth must be >= 1"),
+    (["play", PIG, "star2(samples=0)", "random"], 2, "samples must be >= 1"),
+    (["play", PIG, "star2(prune_min_depth=-3)", "random"], 2, "prune_min_depth must be >= 0"),
+    (["play", PIG, "mcts(max_simulations=0)", "random"], 2, "max_simulations must be >= 1"),
+    (["play", PIG, "dpw(pw_alpha=nan)", "random"], 2, "pw_alpha"),
+    (["play", PIG, "hold(n=-5)", "random"], 2, "n must be >= 1"),
+    (["play", PIG, "greedy(heuristic=foo)", "random"], 2, "no heuristic 'foo'"),
+    (["play", PIG, "openspiel_mcts(uct_c=nan)", "random"], 2, "uct_c"),
+    (["play", PIG, "openspiel_mcts_cpp(max_memory_mb=0)", "random"], 2, "max_memory_mb"),
+    # run options
+    (["match", PIG, "random", "random", "--matches", "0"], 2, "--matches"),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--move-timeout-s", "inf"],
+        2,
+        "--move-timeout-s must be in",
+    ),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--move-timeout-s", "nan"],
+        2,
+        "--move-timeout-s must be in",
+    ),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--move-timeout-s", "1e12"],
+        2,
+        "--move-timeout-s must be in",
+    ),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--overrun-ms", "nan"],
+        2,
+        "--overrun-ms must be in",
+    ),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--overrun-ms", "-1"],
+        2,
+        "--overrun-ms must be in",
+    ),
+    (["match", PIG, "random", "random", "--matches", "1", "--out", ""], 2, "--out must name"),
+    (["match", PIG, "random", "random", "--matches", "1", "--sprt", "0,5,2,0.05"], 2, "--sprt"),
+    (["match", PIG, "human", "random", "--matches", "1"], 2, "human seat plays only"),
+    (["tournament", PIG, "random", "random", "--matches", "1"], 2, "two distinct"),
+    (["tune", PIG, "hold", "--param", "n=5", "--matches", "1"], 2, "two candidates"),
+    # reading and plotting records
+    (["report", "no/such/file.jsonl"], 2, "cannot read no/such/file.jsonl"),
+    (["plot", str(RECORDS), "--out", "."], 2, "must name a .png file"),
+    (["plot", str(RECORDS), "--out", "figure.txt"], 2, "must name a .png file"),
+    # experiments, checked before any position is searched
+    (["experiment", "pig-estimators", "--time-ms", "0"], 2, "--time-ms must be a positive"),
+    (["experiment", "pig-estimators", "--states", "0"], 2, "--states must be >= 1"),
+    (["experiment", "pig-estimators", "--heuristic", "foo"], 2, "no heuristic 'foo'"),
+    (["experiment", "pig-estimators", "--estimators", "exp,nope"], 2, "unknown estimator"),
+    (["experiment", "pig-estimators", "--summarise-only"], 2, "--summarise-only needs --out"),
+    (["experiment", "figure2", "--matches", "1", "--games", "chess"], 2, "--games: unknown"),
+    (["experiment", "figure2", "--matches", "1", "--time-ms", "nan"], 2, "--time-ms"),
+    (["experiment", "figure2", "--matches", "1", "--pairings", "X-Y"], 2, "--pairings: unknown"),
+    (["experiment", "node-counts", "--game", "python_pig", "--depths", "0"], 2, "--depths"),
+    (["experiment", "node-counts", "--game", "nope", "--depths", "1"], 2, "unknown game"),
+    (["experiment", "search-depth", "--records", ".", "--time-ms", "0"], 2, "--time-ms"),
+    (["experiment", "bab-nodes", "--trees", "0"], 2, "--trees must be >= 1"),
+    (["experiment", "bab-nodes", "--epsilons", "a,b"], 2, "--epsilons"),
+    (["experiment", "uct-convergence", "--studies", "nope"], 2, "--studies: unknown"),
+    (["experiment", "uct-convergence", "--pgame-trees", "0"], 2, "--pgame-trees must be >= 1"),
+    (["experiment", "uct-convergence", "--uct-c", "nan"], 2, "--uct-c"),
+    # solving
+    (["solve", "pig", "--dice", "3"], 2, "dice"),
+]
+
+
+@pytest.mark.parametrize(("argv", "status", "fragment"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_bad_input_is_one_line_and_writes_nothing(
+    argv, status, fragment, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    records = tmp_path / "records.jsonl"
+    shutil.copy(RECORDS, records)
+    before = records.read_bytes()
+    try:
+        code = cli.main([a.replace(str(RECORDS), str(records)) for a in argv])
+    except SystemExit as e:  # argparse's own usage errors
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == status, err
+    assert fragment in err, err
+    assert "Traceback" not in err
+    message = [line for line in err.splitlines() if line.startswith(("chancespiel", "usage"))]
+    assert message, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.jsonl"]  # nothing written
+    assert records.read_bytes() == before  # existing records untouched
