@@ -28,13 +28,17 @@ class PolicyBot(pyspiel.Bot):
         """The action to play in `state` (a private copy the bot may change)."""
         raise NotImplementedError
 
-    def step(self, state: pyspiel.State) -> int:
-        """The bot's action in `state`, which must be its turn."""
+    def check_turn(self, state: pyspiel.State) -> None:
+        """Raises ValueError unless it is this bot's turn in `state`."""
         if state.current_player() != self.player:
             raise ValueError(
                 f"{type(self).__name__} plays player {self.player} but it is player "
                 f"{state.current_player()}'s turn"
             )
+
+    def step(self, state: pyspiel.State) -> int:
+        """The bot's action in `state`, which must be its turn."""
+        self.check_turn(state)
         return self.choose(search_state(state))
 
     def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:

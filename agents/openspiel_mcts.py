@@ -62,7 +62,27 @@ class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
 _OUT_OF_TIME = [0.0, 0.0]  # the sentinel "outcome" that ends OpenSpiel's loop on time
 
 
-class OpenSpielMCTSBot(PolicyBot):
+class _OpenSpielBot(PolicyBot):
+    """A bot playing the `best_child()` of an OpenSpiel MCTS root; subclasses search."""
+
+    last_root: Any = None  # the root of the last search, for inspection
+
+    def search(self, state: pyspiel.State) -> Any:
+        """The root of a search from `state`, with at least one child."""
+        raise NotImplementedError
+
+    def step(self, state: pyspiel.State) -> int:
+        """OpenSpiel's MCTS move in `state` (which must be the bot's turn); a single legal
+        action is played at once, without search."""
+        self.check_turn(state)
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        self.last_root = root = self.search(state)
+        return root.best_child().action
+
+
+class OpenSpielMCTSBot(_OpenSpielBot):
     """OpenSpiel's Python `MCTSBot` with `RandomRolloutEvaluator(n_rollouts=1)`.
 
     It searches the pyspiel.State itself (not our search protocol), as OpenSpiel users would.
@@ -95,23 +115,13 @@ class OpenSpielMCTSBot(PolicyBot):
             random_state=np.random.RandomState(search_seed),
             time_ms=time_ms,
         )
-        self.last_root: Any = None
 
-    def step(self, state: pyspiel.State) -> int:
-        """OpenSpiel's MCTS move in `state`, which must be the bot's turn."""
-        if state.current_player() != self.player:
-            raise ValueError(
-                f"{type(self).__name__} plays player {self.player} but it is player "
-                f"{state.current_player()}'s turn"
-            )
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        self.last_root = root = self.bot.mcts_search(state)
-        return root.best_child().action
+    def search(self, state: pyspiel.State) -> Any:
+        """OpenSpiel's search from `state`: the root, expanded."""
+        return self.bot.mcts_search(state)
 
 
-class OpenSpielCppMCTSBot(PolicyBot):
+class OpenSpielCppMCTSBot(_OpenSpielBot):
     """OpenSpiel's C++ `MCTSBot` with `RandomRolloutEvaluator(1, seed)`, through `mcts_search`.
 
     The C++ `step()` crashes on Python games (DESIGN.md), so the bot calls `mcts_search(state)`
@@ -158,24 +168,11 @@ class OpenSpielCppMCTSBot(PolicyBot):
             self.fallback = cpp_bot(_MIN_SIMULATIONS, -1.0)
         except pyspiel.SpielError as e:
             raise ValueError(f"openspiel_mcts_cpp: {e}") from None
-        self.last_root: Any = None
 
-    def step(self, state: pyspiel.State) -> int:
-        """OpenSpiel's C++ MCTS move in `state`, which must be the bot's turn."""
-        if state.current_player() != self.player:
-            raise ValueError(
-                f"{type(self).__name__} plays player {self.player} but it is player "
-                f"{state.current_player()}'s turn"
-            )
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        self.last_root = root = self.bot.mcts_search(state)
-        best = root.best_child()
-        if best is None:
-            self.last_root = root = self.fallback.mcts_search(state)
-            best = root.best_child()
-        return best.action
+    def search(self, state: pyspiel.State) -> Any:
+        """OpenSpiel's C++ search from `state`: the root, expanded."""
+        root = self.bot.mcts_search(state)
+        return root if root.best_child() is not None else self.fallback.mcts_search(state)
 
 
 _MIN_SIMULATIONS = 2  # OpenSpiel's MCTS expands the root in its second simulation
