@@ -10,7 +10,9 @@ same sample, as the MCMS paper requires.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
 import pyspiel
@@ -36,18 +38,64 @@ def child_key(key: int, action: int) -> int:
     return hash((key, action))
 
 
+MAX_CACHED_TABLES = 512  # distinct shared outcome tuples whose cumulative tables are kept
+_TABLES: dict[int, tuple[Sequence[tuple[int, float]], list[int], list[float]]] = {}
+
+
+def cumulative_table(outcomes: Sequence[tuple[int, float]]) -> tuple[list[int], list[float]]:
+    """The outcome ids and cumulative probabilities of a chance node's distribution.
+
+    The game cores return one shared tuple per distinct distribution (Pig's dice, Can't Stop's
+    126 rolls, EWN's die), so tables of tuples are cached by identity; the cache holds the
+    tuple, so its id cannot be reused while cached. Other sequences (lists, as from Ra or the
+    pyspiel adapter) are tabulated on each call.
+    """
+    cacheable = type(outcomes) is tuple
+    if cacheable:
+        entry = _TABLES.get(id(outcomes))
+        if entry is not None and entry[0] is outcomes:
+            return entry[1], entry[2]
+    ids = [outcome for outcome, _ in outcomes]
+    cum = list(accumulate(prob for _, prob in outcomes))
+    if cacheable:
+        if len(_TABLES) >= MAX_CACHED_TABLES:
+            _TABLES.clear()
+        _TABLES[id(outcomes)] = (outcomes, ids, cum)
+    return ids, cum
+
+
 def sample_outcomes(
     outcomes: Sequence[tuple[int, float]], samples: int, key: int
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn with replacement by probability, duplicates merged.
 
     Each distinct outcome gets weight count / samples; the result lists outcomes in order of
-    first draw. The draws are a pure function of `key`.
+    first draw. The draws are a pure function of `key`: draw i uses the uniform number
+    `uniform(key, i)`, found in the cumulative table by bisection (O(log n) per draw).
     """
+    ids, cum = cumulative_table(outcomes)
+    last = len(ids) - 1
     counts: dict[int, int] = {}
     for i in range(1, samples + 1):
         # SplitMix64's own stream: the state advances by the golden gamma, so the streams of
         # nearby keys do not overlap (key + i would make key's 2nd draw key + 1's 1st).
+        u = (mix64((key + i * _GAMMA) & MASK64) >> 11) * (1.0 / (1 << 53))
+        index = bisect_right(cum, u)
+        chosen = ids[index if index <= last else last]  # rounding can leave cum[-1] <= u
+        counts[chosen] = counts.get(chosen, 0) + 1
+    return [(outcome, count / samples) for outcome, count in counts.items()]
+
+
+def sample_outcomes_linear(
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+) -> list[tuple[int, float]]:
+    """`sample_outcomes` by a linear scan of the distribution per draw (the former method).
+
+    Kept as the reference of the sampling benchmark and tests: both draw the same outcomes
+    but where a uniform number falls within rounding error of a cumulative boundary.
+    """
+    counts: dict[int, int] = {}
+    for i in range(1, samples + 1):
         u = (mix64((key + i * _GAMMA) & MASK64) >> 11) * (1.0 / (1 << 53))
         chosen = outcomes[-1][0]  # if rounding leaves u just above the total
         for outcome, prob in outcomes:

@@ -9,8 +9,30 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   evaluated by the heuristic, a terminal node by its returns; this is exactly OpenSpiel's
   `expectiminimax`, which the tests use as the reference.
 - `samples=c` replaces every chance node by c outcomes drawn with replacement (weights 1/c,
-  duplicates merged): expss / star1ss / star2ss. Samples are a pure function of the node's path
-  from the root and the search seed (see search_common), so the three sample identically.
+  duplicates merged): expss / star1ss / star2ss. Within one search a node's sample is a pure
+  function of its path from the root and the search's sample stream (see search_common), so
+  the three sample identically and Star2 probes and searches the same sample (MCMS paper,
+  section 3.1). With `shared_samples`, the sample key is the path of chance outcomes only
+  (decision actions are left out): sibling subtrees reaching chance nodes after the same
+  outcomes use the same uniform numbers, hence the same outcomes when the distributions are
+  equal (common random numbers, so the difference between two moves carries less noise).
+- Fresh samples at every search (MCMS paper, section 3.1: outcomes are drawn at each visit of
+  each search). Every iterative-deepening iteration draws from a new sample stream. A finished
+  sampled tree is not a proof: when a sampled iteration never reaches the horizon, deepening
+  is pointless but the sample is only one draw, so under a time or node budget the search is
+  repeated at the same depth with fresh samples until the budget ends (likewise when a sampled
+  root value is vmin or vmax: the sample's terminal nodes alone decided it, and deeper search
+  of a clairvoyant sample adds nothing but the same overconfidence; and a depth whose every
+  sampled search says vmin or vmax does not replace the shallower depth's estimate, since a
+  sample cannot prove a win), and the result is the
+  average of the completed searches at the deepest depth: each root action's value is the mean
+  of its values over those searches (the estimator sparse sampling's theory covers, averaged
+  over independent draws), and the move maximises that mean. If a sampled iteration finished
+  without the horizon and every chance node it met drew every outcome, the classic search of
+  the real tree is run at that depth; if it also finishes, the position is solved and the
+  search stops. At `max_depth` with a time or node budget left, sampled searches also repeat
+  (the budget is spent, not saved). With `max_depth` alone a sampled search runs depths
+  1..max_depth once each (so expss, star1ss and star2ss with one seed still agree exactly).
 - Star1 keeps per-outcome bounds [l_o, u_o] at chance nodes, with pess = sum p_o l_o and
   opti = sum p_o u_o, and searches outcome o with the window
   alpha' = max(vmin, (alpha - opti + p_o u_o) / p_o),
@@ -25,6 +47,11 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   same action, so probing on the principal variation costs nothing.
 - A child that fails high/low only tightens one side of its outcome's bounds, so a bound is never
   taken for an exact value.
+- Root action values: expectimax's are exact; a Star1/Star2 root child searched with the
+  window (best so far, vmax) that fails low is an upper bound (`action_value_kinds` says which).
+  Averaged over repeated searches, an action is "exact" only if it was exact in every search.
+- `evaluations` counts heuristic calls (terminal returns are not heuristic calls), `nodes` the
+  nodes visited, so searches can be compared at equal work.
 - Iterative deepening under `time_ms` / `max_nodes` keeps the best move of the last completed
   depth; a table keyed by path stores each decision node's best move, searched first at the next
   depth; games may register a static move ordering (games.registry.register_move_ordering).
@@ -48,6 +75,7 @@ from chancespiel.agents.search_common import (
     MASK64,
     Budget,
     MoveOrderingMixin,
+    SearchTimeout,
     check_budget,
     check_two_player_zero_sum,
     child_key,
@@ -59,6 +87,7 @@ from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 ALGORITHMS = ("expectimax", "star1", "star2")
 FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
+EXACT, UPPER, LOWER = "exact", "upper", "lower"  # kinds of a root action value
 
 Evaluation = Callable[[Any, int], float]
 Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
@@ -69,7 +98,9 @@ class SearchResult:
     """What a search found.
 
     `action_values` are exact for expectimax. For star1/star2 the best action's value is exact
-    and the others may be upper bounds (they were proved no better, not evaluated exactly).
+    and the others may be upper bounds (proved no better, not evaluated exactly):
+    `action_value_kinds` maps every action to "exact", "upper" or "lower". Sampled searches
+    repeated at one depth report the mean over the `searches` completed searches of that depth.
     """
 
     value: float
@@ -80,10 +111,19 @@ class SearchResult:
     time_s: float
     completed: bool = True  # False if the budget ran out before max_depth
     values_by_depth: list[float] = field(default_factory=list)
+    action_value_kinds: dict[int, str] = field(default_factory=dict)
+    evaluations: int = 0  # heuristic evaluations
+    searches: int = 1  # completed searches averaged at `depth` (sampled searches)
+    solved: bool = False  # a classic search of the real tree finished without the horizon
 
 
 class _Search(MoveOrderingMixin):
-    """One search from one root: the recursive procedures share this context."""
+    """One search from one root: the recursive procedures share this context.
+
+    Every procedure takes two keys: `key`, the path key of the node (move ordering, probes), and
+    `ckey`, the key its chance samples derive from: the same as `key`, or with shared samples
+    the path of chance outcomes only.
+    """
 
     def __init__(
         self,
@@ -97,6 +137,7 @@ class _Search(MoveOrderingMixin):
         prune_min_depth: int,
         ordering: Ordering | None,
         budget: Budget,
+        shared_samples: bool = False,
     ):
         self.algorithm = algorithm
         self.root = root_player
@@ -108,22 +149,38 @@ class _Search(MoveOrderingMixin):
         self.prune_min_depth = prune_min_depth
         self.ordering = ordering
         self.budget = budget
+        self.shared = shared_samples
         self.best_moves: dict[int, int] = {}
         self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
+        self.partial_sample = False  # did the current iteration omit an outcome anywhere?
+        self.evaluations = 0
         self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
 
     # Shared helpers -----------------------------------------------------------------------
 
-    def outcomes(self, state: SearchState, key: int) -> Sequence[tuple[int, float]]:
-        """The chance node's outcomes, or its sample (a function of its path key)."""
+    def outcomes(self, state: SearchState, ckey: int) -> Sequence[tuple[int, float]]:
+        """The chance node's outcomes, or its sample (a function of its sample key)."""
         outcomes = state.chance_outcomes()
         if self.samples is None:
             return outcomes
-        return sample_outcomes(outcomes, self.samples, mix64((key ^ self.seed) & MASK64))
+        sample = sample_outcomes(outcomes, self.samples, mix64((ckey ^ self.seed) & MASK64))
+        if len(sample) < len(outcomes):
+            self.partial_sample = True
+        return sample
+
+    def leaf(self, state: SearchState) -> float:
+        """The heuristic value of a non-terminal node at the horizon."""
+        self.horizon_reached = True
+        self.evaluations += 1
+        return self.evaluate(state, self.root)
+
+    def decision_ckey(self, ckey: int, child: int) -> int:
+        """Sample key of a decision node's child: unchanged with shared samples."""
+        return ckey if self.shared else child
 
     # Expectimax ---------------------------------------------------------------------------
 
-    def expectimax(self, state: SearchState, depth: int, key: int) -> float:
+    def expectimax(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
         """Exact depth-limited expectimax value for the root player (no pruning).
 
         Without pruning, move order changes nothing, so no best moves are stored; path keys
@@ -137,30 +194,35 @@ class _Search(MoveOrderingMixin):
         if player == TERMINAL:
             return state.returns()[self.root]
         if depth == 0:
-            self.horizon_reached = True
-            return self.evaluate(state, self.root)
+            return self.leaf(state)
         sampled = self.samples is not None
         if player == CHANCE:
             total = 0.0
-            for outcome, prob in self.outcomes(state, key):
+            for outcome, prob in self.outcomes(state, ckey):
                 child = state.clone()
                 child.apply(outcome)
-                total += prob * self.expectimax(
-                    child, depth, child_key(key, outcome) if sampled else 0
-                )
+                if sampled:
+                    child_ckey = child_key(ckey, outcome)
+                    total += prob * self.expectimax(child, depth, child_ckey, child_ckey)
+                else:
+                    total += prob * self.expectimax(child, depth, 0, 0)
             return total
         values = []
         for action in state.legal_actions():
             child = state.clone()
             child.apply(action)
-            values.append(
-                self.expectimax(child, depth - 1, child_key(key, action) if sampled else 0)
-            )
+            if sampled:
+                k = child_key(key, action)
+                values.append(self.expectimax(child, depth - 1, k, self.decision_ckey(ckey, k)))
+            else:
+                values.append(self.expectimax(child, depth - 1, 0, 0))
         return max(values) if player == self.root else min(values)
 
     # Star1 / Star2 ------------------------------------------------------------------------
 
-    def star(self, state: SearchState, depth: int, alpha: float, beta: float, key: int) -> float:
+    def star(
+        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
+    ) -> float:
         """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
 
         Requires vmin <= alpha < beta <= vmax; every window the search derives satisfies it.
@@ -170,13 +232,12 @@ class _Search(MoveOrderingMixin):
         if player == TERMINAL:
             return state.returns()[self.root]
         if depth == 0:
-            self.horizon_reached = True
-            return self.evaluate(state, self.root)
+            return self.leaf(state)
         if player == CHANCE:
             if depth <= self.prune_min_depth:
-                return self.chance_average(state, depth, key)
-            return self.chance_node(state, depth, alpha, beta, key)
-        return self.decision_node(state, depth, alpha, beta, key, probe=False)
+                return self.chance_average(state, depth, key, ckey)
+            return self.chance_node(state, depth, alpha, beta, key, ckey)
+        return self.decision_node(state, depth, alpha, beta, key, ckey, probe=False)
 
     def decision_node(
         self,
@@ -185,6 +246,7 @@ class _Search(MoveOrderingMixin):
         alpha: float,
         beta: float,
         key: int,
+        ckey: int,
         probe: bool,
     ) -> float:
         """Alpha-beta at a decision node; with `probe`, only the first ordered action."""
@@ -201,7 +263,8 @@ class _Search(MoveOrderingMixin):
             else:
                 child = state.clone()
                 child.apply(action)
-                value = self.star(child, depth - 1, alpha, beta, child_key(key, action))
+                k = child_key(key, action)
+                value = self.star(child, depth - 1, alpha, beta, k, ckey if self.shared else k)
                 if probe and alpha < value < beta:
                     self.probes[key] = (action, value)
             if maximizing:
@@ -219,21 +282,23 @@ class _Search(MoveOrderingMixin):
             self.remember(key, best_action)
         return best_value
 
-    def chance_average(self, state: SearchState, depth: int, key: int) -> float:
+    def chance_average(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
-        for outcome, prob in self.outcomes(state, key):
+        for outcome, prob in self.outcomes(state, ckey):
             child = state.clone()
             child.apply(outcome)
-            total += prob * self.star(child, depth, self.vmin, self.vmax, child_key(key, outcome))
+            k = child_key(key, outcome)
+            c = child_key(ckey, outcome) if self.shared else k
+            total += prob * self.star(child, depth, self.vmin, self.vmax, k, c)
         return total
 
     def chance_node(
-        self, state: SearchState, depth: int, alpha: float, beta: float, key: int
+        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
         vmin, vmax = self.vmin, self.vmax
-        outcomes = self.outcomes(state, key)
+        outcomes = self.outcomes(state, ckey)
         n = len(outcomes)
         lower = [vmin] * n
         upper = [vmax] * n
@@ -242,6 +307,7 @@ class _Search(MoveOrderingMixin):
         # between Star2's probing and its full search.
         children: list[SearchState | None] = [None] * n
         keys = [child_key(key, outcome) for outcome, _ in outcomes]
+        ckeys = [child_key(ckey, outcome) for outcome, _ in outcomes] if self.shared else keys
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
@@ -264,7 +330,9 @@ class _Search(MoveOrderingMixin):
                     child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
                     child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
                     self.budget.tick()
-                    value = self.decision_node(child, depth, child_alpha, child_beta, keys[i], True)
+                    value = self.decision_node(
+                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
+                    )
                     if value > child_alpha and value > lower[i]:  # a proof that child >= value
                         pess += prob * (value - lower[i])
                         lower[i] = value
@@ -274,7 +342,9 @@ class _Search(MoveOrderingMixin):
                     child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
                     child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
                     self.budget.tick()
-                    value = self.decision_node(child, depth, child_alpha, child_beta, keys[i], True)
+                    value = self.decision_node(
+                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
+                    )
                     if value < child_beta and value < upper[i]:  # a proof that child <= value
                         opti += prob * (value - upper[i])
                         upper[i] = value
@@ -292,7 +362,7 @@ class _Search(MoveOrderingMixin):
                 child.apply(outcome)
             child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
             child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-            value = self.star(child, depth, child_alpha, child_beta, keys[i])
+            value = self.star(child, depth, child_alpha, child_beta, keys[i], ckeys[i])
             if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
                 new_lower, new_upper = max(lower[i], value), upper[i]
             elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
@@ -311,26 +381,70 @@ class _Search(MoveOrderingMixin):
 
     # Root ---------------------------------------------------------------------------------
 
-    def root_search(self, state: SearchState, depth: int) -> tuple[float, int, dict[int, float]]:
-        """Searches every root action at `depth`; returns value, best action, action values."""
+    def root_search(
+        self, state: SearchState, depth: int
+    ) -> tuple[float, int, dict[int, float], dict[int, str]]:
+        """Searches every root action at `depth`.
+
+        Returns:
+          The value, the best action, each action's value and its kind (EXACT, or UPPER for a
+          Star1/Star2 child that failed low against the best value so far).
+        """
         maximizing = state.current_player() == self.root
         assert maximizing, "the root player moves at the root"
         values: dict[int, float] = {}
+        kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1
         for action in self.ordered_actions(state, 0):
             child = state.clone()
             child.apply(action)
             key = child_key(0, action)
+            ckey = 0 if self.shared else key
             if self.algorithm == "expectimax":
-                value = self.expectimax(child, depth - 1, key)
+                value = self.expectimax(child, depth - 1, key, ckey)
+                kinds[action] = EXACT
             else:
                 alpha = max(self.vmin, best_value)
-                value = self.star(child, depth - 1, alpha, self.vmax, key)
+                value = self.star(child, depth - 1, alpha, self.vmax, key, ckey)
+                # Fail-soft: at or below alpha (> vmin) the value only bounds the child.
+                kinds[action] = UPPER if value <= alpha and alpha > self.vmin else EXACT
             values[action] = value
             if value > best_value:
                 best_value, best_action = value, action
         self.remember(0, best_action)
-        return best_value, best_action, values
+        return best_value, best_action, values, kinds
+
+
+class _Average:
+    """Root action values averaged over the completed searches at one depth."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.count = 0
+        self.sums: dict[int, float] = {}
+        self.upper: set[int] = set()
+
+    def add(self, depth: int, values: dict[int, float], kinds: dict[int, str]) -> None:
+        """Adds one completed search; a deeper search replaces the shallower ones."""
+        if depth != self.depth:
+            self.depth, self.count, self.sums, self.upper = depth, 0, {}, set()
+        self.count += 1
+        for action, value in values.items():
+            self.sums[action] = self.sums.get(action, 0.0) + value
+            if kinds[action] != EXACT:
+                self.upper.add(action)  # a mean of exact values and upper bounds is a bound
+
+    def value(self) -> float:
+        """The best mean action value."""
+        return max(self.sums.values()) / self.count
+
+    def store(self, result: SearchResult) -> None:
+        """Writes the averaged values, kinds and best action (first on ties) into `result`."""
+        values = {action: total / self.count for action, total in self.sums.items()}
+        best = max(values, key=values.__getitem__)  # the first maximum, in search order
+        result.action, result.value, result.action_values = best, values[best], values
+        result.action_value_kinds = {a: UPPER if a in self.upper else EXACT for a in values}
+        result.depth, result.searches = self.depth, self.count
 
 
 def search(
@@ -342,6 +456,7 @@ def search(
     time_ms: float | None = None,
     max_nodes: int | None = None,
     samples: int | None = None,
+    shared_samples: bool = False,
     seed: int = 0,
     prune_min_depth: int = 0,
     evaluation: Evaluation | None = None,
@@ -357,7 +472,10 @@ def search(
       time_ms: wall-clock budget; the best move of the last completed depth is returned.
       max_nodes: node budget, as time_ms.
       samples: None for the classic algorithm, c >= 1 to sample c outcomes at every chance
-        node (MCMS: expss, star1ss, star2ss).
+        node (MCMS: expss, star1ss, star2ss). Sampled searches draw fresh samples at every
+        iteration and average repeated searches at one depth (module docstring).
+      shared_samples: sample keys from the chance outcomes of the path only, so that sibling
+        subtrees share samples (common random numbers); ignored without `samples`.
       seed: seed of the chance samples.
       prune_min_depth: chance nodes with at most this remaining depth are averaged without
         pruning (the MCMS paper uses 2).
@@ -385,27 +503,132 @@ def search(
         game.min_utility(),
         game.max_utility(),
         samples,
-        mix64(seed & ((1 << 64) - 1)),
+        mix64(seed & MASK64),
         prune_min_depth,
         move_ordering_for(game),
         budget,
+        shared_samples and samples is not None,
     )
-    actions = list(state.legal_actions())
-    result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
-
-    def iteration(depth: int) -> bool:
-        context.horizon_reached = False
-        context.probes.clear()
-        result.value, result.action, result.action_values = context.root_search(state, depth)
-        result.depth = depth
-        result.values_by_depth.append(result.value)
-        return context.horizon_reached
-
-    forced = len(actions) == 1 and max_depth is None  # nothing to decide
-    result.completed = deepen(iteration, max_depth, iterative, forced)
+    result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes)
     result.nodes = budget.nodes
+    result.evaluations = context.evaluations
     result.time_s = time.perf_counter() - start
     return result
+
+
+def run_iterations(
+    context: _Search,
+    state: SearchState,
+    max_depth: int | None,
+    iterative: bool,
+    time_ms: float | None,
+    max_nodes: int | None,
+) -> SearchResult:
+    """Iterative deepening of `context` from `state` (counters are left to the caller)."""
+    actions = list(state.legal_actions())
+    result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
+    forced = len(actions) == 1 and max_depth is None  # nothing to decide
+
+    if context.samples is None:
+
+        def iteration(depth: int) -> bool:
+            context.horizon_reached = False
+            context.probes.clear()
+            value, action, values, kinds = context.root_search(state, depth)
+            result.value, result.action, result.action_values = value, action, values
+            result.action_value_kinds = kinds
+            result.depth = depth
+            result.values_by_depth.append(value)
+            return context.horizon_reached
+
+        result.completed = deepen(iteration, max_depth, iterative, forced)
+        return result
+
+    result.completed = _sampled_iterations(
+        context, state, result, max_depth, iterative, forced, time_ms, max_nodes
+    )
+    return result
+
+
+def _sampled_iterations(
+    context: _Search,
+    state: SearchState,
+    result: SearchResult,
+    max_depth: int | None,
+    iterative: bool,
+    forced: bool,
+    time_ms: float | None,
+    max_nodes: int | None,
+) -> bool:
+    """Iterations of a sampled search, each with a fresh sample stream (module docstring).
+
+    Returns False if the budget ran out during an iteration, True otherwise.
+    """
+    if not iterative and max_depth is None:
+        raise ValueError("iterative=False needs max_depth")
+    has_budget = time_ms is not None or max_nodes is not None
+    base_seed = context.seed
+    average = _Average()
+    depth = 0 if iterative else max_depth - 1
+    deeper = True
+    stream = 0
+    solve_tried = 0
+    try:
+        while True:
+            if deeper:
+                depth += 1
+            stream += 1
+            context.seed = mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64)
+            context.horizon_reached = context.partial_sample = False
+            context.probes.clear()
+            result_value, _, values, kinds = context.root_search(state, depth)
+            average.add(depth, values, kinds)
+            # A sample cannot prove a win or a loss: a depth whose every search returned vmin
+            # or vmax does not replace the shallower depth's estimate (only a classic search,
+            # `solved`, reports a decided value below depth 1).
+            if result.depth in (0, depth) or context.vmin < average.value() < context.vmax:
+                average.store(result)
+                result.values_by_depth.append(result.value)
+            if forced or not iterative:
+                return True
+            exhausted = not context.horizon_reached and not context.partial_sample
+            if exhausted and solve_tried < depth:
+                solve_tried = depth  # once per depth: a failed attempt would fail again
+                if _solve(context, state, depth, result):
+                    return True
+            at_max = max_depth is not None and depth >= max_depth
+            if not has_budget:
+                if at_max:
+                    return True
+                deeper = True
+            else:
+                # Deeper only if the horizon could matter; after an exhausted sample, a root
+                # value of vmin / vmax (decided by the sample's terminal nodes alone), or at
+                # max_depth, a fresh sample at the same depth.
+                decided = not context.vmin < result_value < context.vmax
+                deeper = context.horizon_reached and not decided and not at_max
+    except SearchTimeout:
+        return False
+
+
+def _solve(context: _Search, state: SearchState, depth: int, result: SearchResult) -> bool:
+    """Runs the classic search of the real tree at `depth`; True (result stored) if it finished
+    without meeting the horizon, i.e. the position is solved."""
+    samples = context.samples
+    context.samples = None
+    context.horizon_reached = False
+    context.probes.clear()
+    try:
+        value, action, values, kinds = context.root_search(state, depth)
+    finally:
+        context.samples = samples
+    if context.horizon_reached:
+        return False
+    result.value, result.action, result.action_values = value, action, values
+    result.action_value_kinds = kinds
+    result.depth, result.searches, result.solved = depth, 1, True
+    result.values_by_depth.append(value)
+    return True
 
 
 def check_search_params(
@@ -457,6 +680,9 @@ _COMMON = {
     "time_ms": Param(None, "wall-clock budget per move in ms (default 200 if no budget)", float),
     "max_nodes": Param(None, "node budget per move", int),
     "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
+    "shared_samples": Param(
+        False, "siblings share chance samples (common random numbers; with samples only)"
+    ),
     "heuristic": HEURISTIC,
 }
 
@@ -471,6 +697,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         time_ms: float | None,
         max_nodes: int | None,
         prune_min_depth: int,
+        shared_samples: bool,
         heuristic: str,
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
@@ -488,6 +715,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             time_ms=time_ms,
             max_nodes=max_nodes,
             samples=samples,
+            shared_samples=shared_samples,
             prune_min_depth=prune_min_depth,
             evaluation=evaluation,
         )

@@ -126,7 +126,7 @@ def test_fail_soft_window_property_on_random_chance_trees(
     context = _Search(
         algorithm, root, hashed_evaluation, -1.0, 1.0, None, 0, 0, None, Budget(None, None)
     )
-    value = context.star(core.clone(), depth, alpha, beta, 12345)
+    value = context.star(core.clone(), depth, alpha, beta, 12345, 12345)
     if alpha < value < beta:
         assert value == pytest.approx(exact, abs=1e-9)
     elif value <= alpha:
