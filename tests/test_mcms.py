@@ -1,0 +1,249 @@
+"""Monte Carlo *-Minimax as section 3.1 of the MCMS paper means it: fresh samples per search,
+repeated searches averaged, shared samples, root value kinds, sampling tables, work counters."""
+
+from __future__ import annotations
+
+import math
+
+import pyspiel
+import pytest
+
+from chancespiel.agents import make_bot, search_state
+from chancespiel.agents.search_common import (
+    Budget,
+    cumulative_table,
+    sample_outcomes,
+    sample_outcomes_linear,
+)
+from chancespiel.agents.star_minimax import EXACT, UPPER, _Search, search
+from chancespiel.evaluation.positions import random_decision_positions as random_positions
+
+
+def _contested_positions(game: pyspiel.Game, count: int, seed: int, max_moves: int) -> list:
+    """Decision nodes with more than one legal action (a single one is played at once)."""
+    found = []
+    for state in random_positions(game, 4 * count, seed=seed, max_moves=max_moves):
+        if len(state.legal_actions()) > 1:
+            found.append(state)
+        if len(found) == count:
+            break
+    assert len(found) == count
+    return found
+
+
+def test_sampled_search_spends_its_budget_and_is_not_clairvoyant_on_ewn():
+    """One die drawn per chance node makes a sampled tree deterministic and quickly exhausted;
+    that must neither end the search early nor produce a +-1 root value (a 'proof' about
+    dice drawn once), unless the classic search also finds the position decided."""
+    game = pyspiel.load_game("python_einstein_wurfelt_nicht")
+    positions = _contested_positions(game, 22, seed=5, max_moves=16)
+    for index, state in enumerate(positions):
+        player = state.current_player()
+        bot = make_bot(f"star1ss(samples=1,time_ms=200,seed={index})", game, player)
+        result = bot.analyse(state)
+        assert result.time_s >= 0.9 * 0.2, (index, result)
+        if abs(result.value) == 1.0:
+            classic = search(search_state(state), game, "star1", max_depth=4)
+            assert abs(classic.value) == 1.0, (index, result.value, classic.value)
+
+
+def test_sampled_search_spends_a_node_budget_on_an_exhausted_tree():
+    game = pyspiel.load_game("python_chance_tree(seed=3,depth=3,outcomes=6)")
+    state = search_state(game.new_initial_state())
+    classic = search(state, game, "star2", max_nodes=20_000)
+    assert classic.completed and classic.nodes < 1000  # the real tree is small: solved
+    sampled = search(state, game, "star2", max_nodes=20_000, samples=2, seed=1)
+    assert sampled.nodes > 20_000 and not sampled.completed
+    assert sampled.searches > 10 and sampled.depth <= 4
+
+
+def test_sampled_search_stops_when_the_real_tree_is_solved():
+    """Samples that draw every outcome of every chance node on a tree that ends above the
+    horizon trigger the classic search of the real tree, whose value is exact."""
+    game = pyspiel.load_game("python_chance_tree(seed=4,depth=3,outcomes=2)")
+    state = search_state(game.new_initial_state())
+    exact = search(state, game, "expectimax", max_depth=3)
+    result = search(state, game, "star1", time_ms=5000, samples=60, seed=3)
+    assert result.solved and result.time_s < 2.0
+    assert result.value == pytest.approx(exact.value, abs=1e-9)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize(
+    "game_string", ["python_pig(winscore=40)", "python_cant_stop(sides=4,shortest=2)"]
+)
+def test_expss_action_values_are_unbiased(game_string, shared):
+    """At depth 1 every root action value of expss is a plain sample mean of the chance node
+    below it, so its mean over seeds must equal expectimax's (the root value, a maximum of
+    noisy means, is biased upward, and deeper maxima likewise: Jensen's inequality)."""
+    game = pyspiel.load_game(game_string)
+    runs = 300
+    for state in _contested_positions(game, 3, seed=8, max_moves=20):
+        exact = search(search_state(state), game, "expectimax", max_depth=1).action_values
+        sums = dict.fromkeys(exact, 0.0)
+        squares = dict.fromkeys(exact, 0.0)
+        for seed in range(runs):
+            result = search(
+                search_state(state),
+                game,
+                "expectimax",
+                max_depth=1,
+                samples=3,
+                shared_samples=shared,
+                seed=seed,
+            )
+            for action, value in result.action_values.items():
+                sums[action] += value
+                squares[action] += value * value
+        for action, value in exact.items():
+            mean = sums[action] / runs
+            sd = math.sqrt(max(squares[action] / runs - mean * mean, 0.0))
+            # 4.5 standard errors: a few hundred comparisons in the suite stay far from a
+            # false alarm, while a biased sampler (wrong weights) is off by many.
+            assert abs(mean - value) <= 4.5 * sd / math.sqrt(runs) + 1e-9, (action, mean, value)
+
+
+class _LoggingSearch(_Search):
+    """Records the sample each chance node drew, with the chance outcomes above it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.drawn: list[tuple[int, tuple, list]] = []
+
+    def outcomes(self, state, ckey):
+        sample = super().outcomes(state, ckey)
+        self.drawn.append((ckey, state.chance_outcomes(), list(sample)))
+        return sample
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_shared_samples_give_siblings_the_same_outcomes(shared):
+    """In Pig every chance node rolls the same dice; with shared samples all chance nodes
+    reached after the same chance outcomes (here: the first chance node of every line) draw
+    the same outcomes, and without them different lines draw differently."""
+    game = pyspiel.load_game("python_pig(winscore=60)")
+    state = search_state(random_positions(game, 1, seed=3)[0])
+    context = _LoggingSearch(
+        "expectimax",
+        state.current_player(),
+        lambda s, p: 0.0,
+        -1.0,
+        1.0,
+        5,
+        99,
+        0,
+        None,
+        Budget(None, None),
+        shared,
+    )
+    context.expectimax(state, 3, 0, 0)
+    first = [sample for ckey, _, sample in context.drawn if ckey == 0]
+    if shared:
+        assert len(first) >= 2
+        assert all(sample == first[0] for sample in first)
+    else:
+        samples = [sample for _, _, sample in context.drawn]
+        assert len({tuple(s) for s in samples}) > 1
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_sampled_star_equals_expss_with_shared_samples(shared):
+    game = pyspiel.load_game("python_chance_tree(seed=11,depth=7,outcomes=6)")
+    for state in random_positions(game, 4, seed=9):
+        values = {
+            algorithm: search(
+                search_state(state),
+                game,
+                algorithm,
+                max_depth=5,
+                samples=3,
+                shared_samples=shared,
+                seed=77,
+            )
+            for algorithm in ("expectimax", "star1", "star2")
+        }
+        for algorithm in ("star1", "star2"):
+            assert values[algorithm].value == pytest.approx(values["expectimax"].value, abs=1e-9)
+            assert values[algorithm].action == values["expectimax"].action
+
+
+KIND_GAMES = {
+    "python_pig(winscore=40)": 3,
+    "python_einstein_wurfelt_nicht": 3,
+    "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)": 3,
+    "python_cant_stop": 2,
+    "python_ra(epochs=1)": 2,
+}
+
+
+@pytest.mark.parametrize("game_string", list(KIND_GAMES))
+def test_action_value_kinds_against_expectimax(game_string):
+    """Every root action value of star1/star2 is what its kind says: equal to expectimax's
+    action value ("exact") or at least it ("upper"); the best action's is exact."""
+    game = pyspiel.load_game(game_string)
+    kinds_seen = set()
+    for state in _contested_positions(game, 6, seed=13, max_moves=25):
+        for depth in range(1, KIND_GAMES[game_string] + 1):
+            exact = search(search_state(state), game, "expectimax", max_depth=depth)
+            assert set(exact.action_value_kinds.values()) == {EXACT}
+            for algorithm in ("star1", "star2"):
+                result = search(search_state(state), game, algorithm, max_depth=depth)
+                assert result.action_value_kinds[result.action] == EXACT
+                assert set(result.action_value_kinds) == set(result.action_values)
+                for action, value in result.action_values.items():
+                    kind = result.action_value_kinds[action]
+                    kinds_seen.add(kind)
+                    reference = exact.action_values[action]
+                    if kind == EXACT:
+                        assert value == pytest.approx(reference, abs=1e-9), (action, depth)
+                    else:
+                        assert kind == UPPER and value >= reference - 1e-9, (action, depth)
+    assert EXACT in kinds_seen
+
+
+def test_action_value_kinds_include_bounds():
+    """The kinds are not all 'exact' by construction: Star1 proves moves worse by bounds."""
+    game = pyspiel.load_game("python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)")
+    kinds = set()
+    for state in _contested_positions(game, 10, seed=2, max_moves=25):
+        kinds |= set(
+            search(search_state(state), game, "star1", max_depth=3).action_value_kinds.values()
+        )
+    assert UPPER in kinds
+
+
+def test_bisection_sampling_equals_the_linear_scan():
+    outcomes = tuple((o, p) for o, p in zip(range(10, 136), [1 / 126] * 126, strict=True))
+    skewed = [(0, 0.5), (3, 0.0), (7, 0.25), (9, 0.125), (11, 0.125)]
+    for key in range(500):
+        assert sample_outcomes(outcomes, 7, key) == sample_outcomes_linear(outcomes, 7, key)
+        assert sample_outcomes(skewed, 5, key) == sample_outcomes_linear(skewed, 5, key)
+    ids, cum = cumulative_table(outcomes)
+    assert cumulative_table(outcomes)[1] is cum  # cached for a shared tuple
+    assert ids[0] == 10 and cum[-1] == pytest.approx(1.0)
+    assert cumulative_table(skewed)[1] is not cumulative_table(skewed)[1]  # lists are not
+    drawn = {o for key in range(300) for o, _ in sample_outcomes(skewed, 4, key)}
+    assert 3 not in drawn
+
+
+def test_heuristic_evaluations_are_counted():
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = search_state(random_positions(game, 1, seed=6)[0])
+    calls = []
+
+    def counting(s, p):
+        calls.append(1)
+        return 0.1
+
+    for algorithm in ("expectimax", "star1", "star2"):
+        calls.clear()
+        result = search(state, game, algorithm, max_depth=3, evaluation=counting)
+        assert result.evaluations == len(calls) > 0
+        assert result.nodes > result.evaluations
+
+
+def test_shared_samples_parameter_of_the_bots():
+    game = pyspiel.load_game("python_pig")
+    bot = make_bot("star2ss(samples=5,shared_samples=true,max_depth=2,seed=1)", game, 0)
+    assert bot.options["shared_samples"] is True
+    assert make_bot("star2(seed=1)", game, 0).options["shared_samples"] is False
