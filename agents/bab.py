@@ -171,6 +171,7 @@ class BabResult:
     completed: bool = True  # False if the budget ran out before max_depth
     exact_tree: bool = False  # True if the search never stopped at the horizon
     bounds_by_depth: list[tuple[float, float]] = field(default_factory=list)
+    evaluations: int = 0  # heuristic evaluations
 
     @property
     def value(self) -> float:
@@ -205,6 +206,7 @@ class _Bab(MoveOrderingMixin):
         self.budget = budget
         self.best_moves: dict[int, int] = {}
         self.horizon_reached = False
+        self.evaluations = 0
 
     def search(
         self,
@@ -223,6 +225,7 @@ class _Bab(MoveOrderingMixin):
             return v, v
         if depth == 0:
             self.horizon_reached = True
+            self.evaluations += 1
             v = self.evaluate(state, self.root)
             return v, v
         if player == CHANCE:
@@ -414,6 +417,7 @@ def bab_search(
     forced = len(actions) == 1 and max_depth is None  # nothing to decide
     result.completed = deepen(iteration, max_depth, iterative, forced)
     result.nodes = budget.nodes
+    result.evaluations = context.evaluations
     result.time_s = time.perf_counter() - start
     return result
 

@@ -297,6 +297,7 @@ def run_simulations(
     rng: random.Random,
     max_simulations: int | None,
     deadline: float | None,
+    max_nodes: int | None = None,
 ) -> tuple[int, int]:
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent.
 
@@ -314,6 +315,8 @@ def run_simulations(
     pw_alpha = policy.pw_alpha
     decision_ordering = ordering if widening else None  # UCT tries actions in random order
     limit = math.inf if max_simulations is None else max_simulations
+    node_limit = math.inf if max_nodes is None else max_nodes
+    nodes = count_nodes(root) if max_nodes is not None else 0
     cache: dict[int, Any] = {}
     simulations = 0
     deepest = 0
@@ -341,6 +344,7 @@ def run_simulations(
                     apply(actions[expanded])
                     player = state.current_player()
                     node = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
+                    nodes += 1
                     children.append(node)
                     path.append(node)
                     break
@@ -368,6 +372,7 @@ def run_simulations(
                 if child is None:
                     player = state.current_player()
                     child = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
+                    nodes += 1
                     node.children[index] = child
                     if widening:
                         present.append(index)
@@ -389,7 +394,11 @@ def run_simulations(
         simulations += 1
         if plies > deepest:
             deepest = plies
-        if simulations >= limit or (deadline is not None and perf_counter() >= deadline):
+        if (
+            simulations >= limit
+            or nodes >= node_limit
+            or (deadline is not None and perf_counter() >= deadline)
+        ):
             return simulations, deepest
 
 
@@ -402,7 +411,8 @@ class MCTSResult:
 
     `action_values` and `visits` cover the root actions that were tried; `value` is the mean
     value of the chosen (most visited) action. `nodes` counts tree nodes and `depth` the
-    deepest decision ply a simulation reached in the tree.
+    deepest decision ply a simulation reached in the tree; `evaluations` counts heuristic
+    calls (by rollouts that stop before the end).
     """
 
     value: float
@@ -414,6 +424,7 @@ class MCTSResult:
     depth: int
     time_s: float
     root: Node = field(repr=False)
+    evaluations: int = 0
 
 
 def check_mcts_params(
@@ -424,6 +435,7 @@ def check_mcts_params(
     time_ms: float | None,
     pw_c: float | None = None,
     pw_alpha: float = DEFAULT_PW_ALPHA,
+    max_nodes: int | None = None,
 ) -> None:
     """Raises ValueError naming the first bad parameter of mcts / dpw / mc."""
     if not uct_c >= 0.0:  # also rejects NaN
@@ -437,8 +449,10 @@ def check_mcts_params(
         raise ValueError(f"max_simulations must be >= 1, got {max_simulations}")
     if time_ms is not None and not time_ms > 0:
         raise ValueError(f"time_ms must be > 0, got {time_ms}")
-    if max_simulations is None and time_ms is None:
-        raise ValueError("give a budget: max_simulations, time_ms or both")
+    if max_nodes is not None and max_nodes < 1:
+        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    if max_simulations is None and time_ms is None and max_nodes is None:
+        raise ValueError("give a budget: max_simulations, time_ms, max_nodes or several")
     if pw_c is not None and not pw_c > 0:
         raise ValueError(f"pw_c must be > 0, got {pw_c}")
     if not 0.0 < pw_alpha <= 1.0:
@@ -458,6 +472,7 @@ def mcts_search(
     seed: int = 0,
     evaluation: Evaluation | None = None,
     ordering: Ordering | None = None,
+    max_nodes: int | None = None,
 ) -> MCTSResult:
     """UCT, or DPW when `pw_c` is given, from a decision node.
 
@@ -468,13 +483,15 @@ def mcts_search(
       rollout_depth: random decision moves before the heuristic values a leaf; 0 values new
         leaves by the heuristic (UCT-H); None or -1 plays random games to the end.
       max_simulations: simulations to run.
-      time_ms: wall-clock budget; with both budgets the first one spent ends the search.
+      time_ms: wall-clock budget; with several budgets the first one spent ends the search.
       pw_c: DPW's C (None: plain UCT, every action and outcome admitted).
       pw_alpha: DPW's alpha, in (0, 1].
       seed: seed of the search's random generator (action order, chance samples, rollouts).
       evaluation: h(state, player) in [-1, 1]; default: the game's registered heuristic (0 at
         non-terminal states if it has none).
       ordering: DPW's action order; default: the game's registered move ordering, else random.
+      max_nodes: tree nodes (one per simulation that reaches a new node), for comparisons at
+        equal work.
 
     Returns:
       The most visited root action, its value and the root statistics.
@@ -489,6 +506,7 @@ def mcts_search(
         time_ms=time_ms,
         pw_c=pw_c,
         pw_alpha=pw_alpha,
+        max_nodes=max_nodes,
     )
     check_two_player_zero_sum(game, "mcts" if pw_c is None else "dpw")
     player = state.current_player()
@@ -498,18 +516,29 @@ def mcts_search(
     deadline = None if time_ms is None else start + time_ms / 1000.0
     root = Node(player)
     policy = TreePolicy(uct_c, pw_c, pw_alpha)
+    heuristic = evaluation or evaluation_for(game)
+    evaluations = 0
+
+    def counted(s: Any, p: int) -> float:
+        nonlocal evaluations
+        evaluations += 1
+        return heuristic(s, p)
+
     simulations, depth = run_simulations(
         state,
         root,
         policy,
         rollout_depth=TO_THE_END if rollout_depth is None else rollout_depth,
-        evaluate=evaluation or evaluation_for(game),
+        evaluate=counted,
         ordering=ordering if ordering is not None else move_ordering_for(game),
         rng=random.Random(seed),
         max_simulations=max_simulations,
         deadline=deadline,
+        max_nodes=max_nodes,
     )
-    return _result(root, simulations, depth, time.perf_counter() - start)
+    result = _result(root, simulations, depth, time.perf_counter() - start)
+    result.evaluations = evaluations
+    return result
 
 
 def _result(root: Node, simulations: int, depth: int, time_s: float) -> MCTSResult:
@@ -596,6 +625,7 @@ _MCTS_PARAMS = {
     "uct_c": Param(DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])"),
     "rollout_depth": ROLLOUT_DEPTH,
     **budget_params(DEFAULT_TIME_MS),
+    "max_nodes": Param(None, "tree nodes per move (equal-work comparisons)", int),
     "heuristic": HEURISTIC,
 }
 _DPW_PARAMS = {
@@ -614,7 +644,7 @@ def _bot_options(
     **rest: Any,
 ) -> dict[str, Any]:
     """Checked search options for a bot; the default budget if none is given."""
-    if max_simulations is None and time_ms is None:
+    if max_simulations is None and time_ms is None and rest.get("max_nodes") is None:
         time_ms = DEFAULT_TIME_MS
     options = {"max_simulations": max_simulations, "time_ms": time_ms, **rest}
     check_mcts_params(**options)
@@ -641,6 +671,7 @@ def _make_mcts(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    max_nodes: int | None,
     heuristic: str,
 ) -> MCTSBot:
     options = _bot_options(
@@ -651,6 +682,7 @@ def _make_mcts(
         heuristic,
         uct_c=uct_c,
         rollout_depth=rollout_depth,
+        max_nodes=max_nodes,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
 
@@ -669,6 +701,7 @@ def _make_dpw(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    max_nodes: int | None,
     pw_c: float,
     pw_alpha: float,
     heuristic: str,
@@ -683,6 +716,7 @@ def _make_dpw(
         rollout_depth=rollout_depth,
         pw_c=pw_c,
         pw_alpha=pw_alpha,
+        max_nodes=max_nodes,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
 

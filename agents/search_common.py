@@ -9,6 +9,7 @@ same sample, as the MCMS paper requires.
 
 from __future__ import annotations
 
+import random
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -70,17 +71,17 @@ def sample_outcomes(
     """`samples` outcomes drawn with replacement by probability, duplicates merged.
 
     Each distinct outcome gets weight count / samples; the result lists outcomes in order of
-    first draw. The draws are a pure function of `key`: draw i uses the uniform number
-    `uniform(key, i)`, found in the cumulative table by bisection (O(log n) per draw).
+    first draw. The draws are a pure function of `key` (uniform numbers from a generator
+    seeded by it), each found in the cumulative table by bisection (O(log n) per draw).
     """
     ids, cum = cumulative_table(outcomes)
     last = len(ids) - 1
+    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
+    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
+    draw = random.Random(key).random
     counts: dict[int, int] = {}
-    for i in range(1, samples + 1):
-        # SplitMix64's own stream: the state advances by the golden gamma, so the streams of
-        # nearby keys do not overlap (key + i would make key's 2nd draw key + 1's 1st).
-        u = (mix64((key + i * _GAMMA) & MASK64) >> 11) * (1.0 / (1 << 53))
-        index = bisect_right(cum, u)
+    for _ in range(samples):
+        index = bisect_right(cum, draw())
         chosen = ids[index if index <= last else last]  # rounding can leave cum[-1] <= u
         counts[chosen] = counts.get(chosen, 0) + 1
     return [(outcome, count / samples) for outcome, count in counts.items()]
@@ -94,9 +95,10 @@ def sample_outcomes_linear(
     Kept as the reference of the sampling benchmark and tests: both draw the same outcomes
     but where a uniform number falls within rounding error of a cumulative boundary.
     """
+    draw = random.Random(key).random
     counts: dict[int, int] = {}
-    for i in range(1, samples + 1):
-        u = (mix64((key + i * _GAMMA) & MASK64) >> 11) * (1.0 / (1 << 53))
+    for _ in range(samples):
+        u = draw()
         chosen = outcomes[-1][0]  # if rounding leaves u just above the total
         for outcome, prob in outcomes:
             u -= prob

@@ -247,3 +247,42 @@ def test_shared_samples_parameter_of_the_bots():
     bot = make_bot("star2ss(samples=5,shared_samples=true,max_depth=2,seed=1)", game, 0)
     assert bot.options["shared_samples"] is True
     assert make_bot("star2(seed=1)", game, 0).options["shared_samples"] is False
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "expectimax",
+        "star1",
+        "star2",
+        "expss",
+        "star1ss",
+        "star2ss(shared_samples=true)",
+        "bab(epsilon=0.1)",
+        "mcts(rollout_depth=0)",
+        "dpw(rollout_depth=0)",
+    ],
+)
+def test_search_agents_take_a_node_budget_and_count_evaluations(spec):
+    """Equal-work comparisons: every searching agent stops on `max_nodes` (checked every 256
+    nodes by the depth-first searches, every node by MCTS) and reports its heuristic calls."""
+    game = pyspiel.load_game("python_pig(winscore=60)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+    name, _, params = spec.partition("(")
+    params = params.rstrip(")")
+    full = f"{name}({params + ',' if params else ''}max_nodes=3000,seed=2)"
+    result = make_bot(full, game, state.current_player()).analyse(state)
+    if name in ("mcts", "dpw"):
+        assert result.nodes == 3000
+    else:
+        assert 3000 < result.nodes <= 3000 + 256
+    assert 0 < result.evaluations < result.nodes
+
+
+def test_mcts_evaluations_are_heuristic_calls_only():
+    game = pyspiel.load_game("python_pig(winscore=60)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+    to_the_end = make_bot("mcts(max_nodes=500,seed=1)", game, 0).analyse(state)
+    assert to_the_end.evaluations == 0 and to_the_end.nodes == 500
+    with pytest.raises(ValueError, match="max_nodes must be >= 1"):
+        make_bot("dpw(max_nodes=0)", game, 0)

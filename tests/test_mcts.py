@@ -445,12 +445,21 @@ def test_search_functions_reject_bad_input():
 
 def test_registry_lists_the_agents_with_the_shared_vocabulary():
     expected = {
-        "mcts": {"uct_c", "rollout_depth", "max_simulations", "time_ms", "heuristic", "seed"},
+        "mcts": {
+            "uct_c",
+            "rollout_depth",
+            "max_simulations",
+            "time_ms",
+            "max_nodes",
+            "heuristic",
+            "seed",
+        },
         "dpw": {
             "uct_c",
             "rollout_depth",
             "max_simulations",
             "time_ms",
+            "max_nodes",
             "pw_c",
             "pw_alpha",
             "heuristic",
