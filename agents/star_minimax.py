@@ -461,6 +461,8 @@ def search(
     prune_min_depth: int = 0,
     evaluation: Evaluation | None = None,
     iterative: bool = True,
+    search_class: type[_Search] | None = None,
+    search_options: dict[str, Any] | None = None,
 ) -> SearchResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -482,6 +484,8 @@ def search(
       evaluation: h(state, player) in [vmin, vmax]; default: the game's registered heuristic.
       iterative: deepen from depth 1 (best moves of each depth order the next); False searches
         max_depth only, for node counts of the bare algorithm.
+      search_class, search_options: a subclass of the search context and its extra keyword
+        arguments, for variants that change one procedure (agents.chance_probcut).
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -496,7 +500,7 @@ def search(
         raise ValueError(f"search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
     budget = Budget(time_ms, max_nodes)
-    context = _Search(
+    context = (search_class or _Search)(
         algorithm,
         player,
         evaluation or evaluation_for(game),
@@ -508,6 +512,7 @@ def search(
         move_ordering_for(game),
         budget,
         shared_samples and samples is not None,
+        **(search_options or {}),
     )
     result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes)
     result.nodes = budget.nodes
