@@ -3,6 +3,7 @@ repeated searches averaged, shared samples, root value kinds, sampling tables, w
 
 from __future__ import annotations
 
+import json
 import math
 
 import pyspiel
@@ -286,3 +287,18 @@ def test_mcts_evaluations_are_heuristic_calls_only():
     assert to_the_end.evaluations == 0 and to_the_end.nodes == 500
     with pytest.raises(ValueError, match="max_nodes must be >= 1"):
         make_bot("dpw(max_nodes=0)", game, 0)
+
+
+def test_analyse_reports_action_value_kinds(capsys):
+    from chancespiel.evaluation import cli
+
+    game = "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)"
+    argv = ["analyse", game, "--history", "2 10", "--agent", "star1(max_depth=2)"]
+    assert cli.main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["action_value_kinds"] == {"0": "exact", "1": "upper"}
+    assert report["evaluations"] > 0
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"(1): <={report['action_values']['1']:+.4f}" in out
+    assert f"(0):   {report['action_values']['0']:+.4f}" in out

@@ -104,9 +104,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         "action_string": state.action_to_string(player, result.action),
         "action_values": {str(a): v for a, v in result.action_values.items()},
         "nodes": result.nodes,
+        "evaluations": getattr(result, "evaluations", None),
         "depth": result.depth,
         "time_s": result.time_s,
     }
+    kinds = getattr(result, "action_value_kinds", None)  # exact values or bounds (*-Minimax)
+    if kinds is not None:
+        report["action_value_kinds"] = {str(a): kinds[a] for a in result.action_values}
     bounds = getattr(result, "action_bounds", None)  # interval searches (bab)
     if bounds is not None:
         report["lower"], report["upper"] = result.lower, result.upper
@@ -126,8 +130,10 @@ def cmd_analyse(args: argparse.Namespace) -> None:
             name = state.action_to_string(player, action)
             print(f"  {name:>24s} ({action}): [{low:+.4f}, {up:+.4f}]")
         return
+    marks = {"exact": "  ", "upper": "<=", "lower": ">="}  # an upper bound: value <= shown
     for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
-        print(f"  {state.action_to_string(player, action):>24s} ({action}): {value:+.4f}")
+        mark = marks[kinds[action]] if kinds is not None else "  "
+        print(f"  {state.action_to_string(player, action):>24s} ({action}): {mark}{value:+.4f}")
 
 
 def cmd_solve(args: argparse.Namespace) -> None:
