@@ -231,8 +231,30 @@ def summarise(estimates: Sequence[Estimate], names: Sequence[str]) -> list[Row]:
     return rows
 
 
-# Each MCMS estimator and the classic one it samples; `paired` compares them state by state.
-COUNTERPARTS = (("expss", "exp"), ("star1ss", "star1"), ("star2ss", "star2"))
+# Each MCMS estimator and the classic one it samples, and each MCMS estimator with shared
+# samples and without; `paired` compares them state by state.
+MCMS_ESTIMATORS = ("expss", "star1ss", "star2ss")
+SHARED = "_shared"  # suffix of an MCMS estimator with shared_samples=true
+COUNTERPARTS = (
+    ("expss", "exp"),
+    ("star1ss", "star1"),
+    ("star2ss", "star2"),
+    *((name + SHARED, name) for name in MCMS_ESTIMATORS),
+)
+
+
+def with_shared_samples(specs: Mapping[str, str], mode: str) -> dict[str, str]:
+    """`specs` with the MCMS estimators' shared samples 'off' (as given), 'on' (replaced by
+    NAME_shared) or 'both' (NAME_shared added after NAME)."""
+    if mode == "off":
+        return dict(specs)
+    changed: dict[str, str] = {}
+    for name, spec in specs.items():
+        if mode == "both" or name not in MCMS_ESTIMATORS:
+            changed[name] = spec
+        if name in MCMS_ESTIMATORS:
+            changed[name + SHARED] = spec[:-1] + ",shared_samples=true)"
+    return changed
 
 
 @dataclass
@@ -379,6 +401,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--collect-time-ms", type=float, default=20.0, help="time per move there")
     parser.add_argument("--estimators", help="comma-separated subset, e.g. exp,star2ss")
     parser.add_argument(
+        "--shared-samples",
+        choices=("off", "on", "both"),
+        default="off",
+        help="MCMS estimators with shared samples (common random numbers between sibling "
+        "subtrees): off, on (NAME_shared instead of NAME) or both",
+    )
+    parser.add_argument(
         "--heuristic",
         default="default",
         help="Pig heuristic of every estimator (default, lead, zero)",
@@ -427,9 +456,10 @@ def _run(args: argparse.Namespace) -> None:
         if unknown:
             raise UsageError(f"unknown estimator(s) {unknown}; known: {', '.join(specs)}")
         specs = {name: specs[name] for name in names}
-    out = Path(args.out) if args.out else fresh_output("pig_estimators")
     collect = paper_specs(args.collect_time_ms, args.heuristic)
-    collect = {name: collect[name] for name in specs}
+    collect = {name: collect[name] for name in specs}  # shared samples or not: the same games
+    specs = with_shared_samples(specs, args.shared_samples)
+    out = Path(args.out) if args.out else fresh_output("pig_estimators")
     print(f"collecting states from games between {', '.join(specs)} ...", flush=True)
     states = collect_states(collect, args.collect_games, args.states, args.seed)
     print(

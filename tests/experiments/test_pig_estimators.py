@@ -129,3 +129,20 @@ def test_summarise_only_rebuilds_the_tables_from_raw_estimates(tmp_path, capsys)
     (tmp_path / "raw.csv").unlink()
     assert cli.main(only) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_shared_samples_on_off_and_both(tmp_path):
+    specs = {"exp": "expectimax(time_ms=5)", "star2ss": "star2ss(samples=3,time_ms=5)"}
+    assert pe.with_shared_samples(specs, "off") == specs
+    assert pe.with_shared_samples(specs, "on") == {
+        "exp": "expectimax(time_ms=5)",
+        "star2ss_shared": "star2ss(samples=3,time_ms=5,shared_samples=true)",
+    }
+    assert list(pe.with_shared_samples(specs, "both")) == ["exp", "star2ss", "star2ss_shared"]
+    args = ["experiment", "pig-estimators", "--states", "2", "--runs", "2", "--time-ms", "5",
+            "--collect-games", "1", "--collect-time-ms", "2", "--estimators", "star2ss",
+            "--shared-samples", "both", "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    table = (tmp_path / "table.md").read_text()
+    assert "| star2ss | 2 |" in table and "| star2ss_shared | 2 |" in table
+    assert "| star2ss_shared - star2ss | 2 |" in table
