@@ -460,7 +460,7 @@ def _run(args: argparse.Namespace) -> None:
     collect = {name: collect[name] for name in specs}  # shared samples or not: the same games
     specs = with_shared_samples(specs, args.shared_samples)
     out = Path(args.out) if args.out else fresh_output("pig_estimators")
-    print(f"collecting states from games between {', '.join(specs)} ...", flush=True)
+    print(f"collecting states from games between {', '.join(collect)} ...", flush=True)
     states = collect_states(collect, args.collect_games, args.states, args.seed)
     print(
         f"{len(states)} distinct states; {args.runs} runs of each estimator per state", flush=True
