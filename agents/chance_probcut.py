@@ -193,7 +193,7 @@ class ChanceProbCutSearch(_Search):
             child.apply(outcome)
             k = child_key(key, outcome)
             value = self.star(
-                child, shallow, vmin, vmax, k, child_key(ckey, outcome) if self.shared else k
+                child, shallow, vmin, vmax, k, self.chance_ckey(ckey) if self.shared else k
             )
             if child.current_player() == TERMINAL:
                 lo = hi = value  # exact

@@ -12,10 +12,13 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   duplicates merged): expss / star1ss / star2ss. Within one search a node's sample is a pure
   function of its path from the root and the search's sample stream (see search_common), so
   the three sample identically and Star2 probes and searches the same sample (MCMS paper,
-  section 3.1). With `shared_samples`, the sample key is the path of chance outcomes only
-  (decision actions are left out): sibling subtrees reaching chance nodes after the same
-  outcomes use the same uniform numbers, hence the same outcomes when the distributions are
-  equal (common random numbers, so the difference between two moves carries less noise).
+  section 3.1). With `shared_samples`, a chance node's sample key is only "the n-th chance
+  node after player p's moves" on its path (neither moves nor outcomes): sibling subtrees use
+  the same uniform numbers for each player's n-th roll, hence the same outcomes when the
+  distributions are equal (common random numbers, like dice dealt in advance to each player,
+  so the difference between two moves carries less noise). Each node's sample is still an
+  independent-looking draw from its own distribution; only the correlation between nodes
+  changes.
 - Fresh samples at every search (MCMS paper, section 3.1: outcomes are drawn at each visit of
   each search). Every iterative-deepening iteration draws from a new sample stream. A finished
   sampled tree is not a proof: when a sampled iteration never reaches the horizon, deepening
@@ -88,6 +91,7 @@ from chancespiel.games.registry import evaluation_for, move_ordering_for
 ALGORITHMS = ("expectimax", "star1", "star2")
 FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
 EXACT, UPPER, LOWER = "exact", "upper", "lower"  # kinds of a root action value
+_COUNT_MASK = (1 << 32) - 1
 
 Evaluation = Callable[[Any, int], float]
 Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
@@ -122,7 +126,7 @@ class _Search(MoveOrderingMixin):
 
     Every procedure takes two keys: `key`, the path key of the node (move ordering, probes), and
     `ckey`, the key its chance samples derive from: the same as `key`, or with shared samples
-    the path of chance outcomes only.
+    the packed (last mover, chance nodes after each player's moves) described below.
     """
 
     def __init__(
@@ -163,6 +167,9 @@ class _Search(MoveOrderingMixin):
         outcomes = state.chance_outcomes()
         if self.samples is None:
             return outcomes
+        if self.shared:  # (last mover, chance nodes after that player's moves so far)
+            last = ckey & 1
+            ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
         sample = sample_outcomes(outcomes, self.samples, mix64((ckey ^ self.seed) & MASK64))
         if len(sample) < len(outcomes):
             self.partial_sample = True
@@ -174,9 +181,21 @@ class _Search(MoveOrderingMixin):
         self.evaluations += 1
         return self.evaluate(state, self.root)
 
-    def decision_ckey(self, ckey: int, child: int) -> int:
-        """Sample key of a decision node's child: unchanged with shared samples."""
-        return ckey if self.shared else child
+    # Shared sample keys pack three numbers into an int: bit 0 is the last player to move,
+    # bits 1-32 count the chance nodes met after player 0's moves on the path, bits 33 and up
+    # those after player 1's. The n-th chance node after a player's moves draws the same
+    # uniform numbers wherever it is in the tree: every line sees "that player's n-th roll"
+    # alike, as dice dealt in advance to each player would be.
+
+    @staticmethod
+    def mover_ckey(ckey: int, player: int) -> int:
+        """Shared sample key of the children of `player`'s decision node."""
+        return (ckey & ~1) | player
+
+    @staticmethod
+    def chance_ckey(ckey: int) -> int:
+        """Shared sample key of the children of a chance node."""
+        return ckey + (1 << 33 if ckey & 1 else 2)
 
     # Expectimax ---------------------------------------------------------------------------
 
@@ -202,18 +221,23 @@ class _Search(MoveOrderingMixin):
                 child = state.clone()
                 child.apply(outcome)
                 if sampled:
-                    child_ckey = child_key(ckey, outcome)
-                    total += prob * self.expectimax(child, depth, child_ckey, child_ckey)
+                    k = child_key(key, outcome)
+                    total += prob * self.expectimax(
+                        child, depth, k, self.chance_ckey(ckey) if self.shared else k
+                    )
                 else:
                     total += prob * self.expectimax(child, depth, 0, 0)
             return total
         values = []
+        shared_ckey = self.mover_ckey(ckey, player) if self.shared else 0
         for action in state.legal_actions():
             child = state.clone()
             child.apply(action)
             if sampled:
                 k = child_key(key, action)
-                values.append(self.expectimax(child, depth - 1, k, self.decision_ckey(ckey, k)))
+                values.append(
+                    self.expectimax(child, depth - 1, k, shared_ckey if self.shared else k)
+                )
             else:
                 values.append(self.expectimax(child, depth - 1, 0, 0))
         return max(values) if player == self.root else min(values)
@@ -250,7 +274,9 @@ class _Search(MoveOrderingMixin):
         probe: bool,
     ) -> float:
         """Alpha-beta at a decision node; with `probe`, only the first ordered action."""
-        maximizing = state.current_player() == self.root
+        player = state.current_player()
+        maximizing = player == self.root
+        shared_ckey = self.mover_ckey(ckey, player) if self.shared else 0
         actions = self.ordered_actions(state, key)
         if probe:
             actions = actions[:1]
@@ -264,7 +290,9 @@ class _Search(MoveOrderingMixin):
                 child = state.clone()
                 child.apply(action)
                 k = child_key(key, action)
-                value = self.star(child, depth - 1, alpha, beta, k, ckey if self.shared else k)
+                value = self.star(
+                    child, depth - 1, alpha, beta, k, shared_ckey if self.shared else k
+                )
                 if probe and alpha < value < beta:
                     self.probes[key] = (action, value)
             if maximizing:
@@ -289,7 +317,7 @@ class _Search(MoveOrderingMixin):
             child = state.clone()
             child.apply(outcome)
             k = child_key(key, outcome)
-            c = child_key(ckey, outcome) if self.shared else k
+            c = self.chance_ckey(ckey) if self.shared else k
             total += prob * self.star(child, depth, self.vmin, self.vmax, k, c)
         return total
 
@@ -307,7 +335,7 @@ class _Search(MoveOrderingMixin):
         # between Star2's probing and its full search.
         children: list[SearchState | None] = [None] * n
         keys = [child_key(key, outcome) for outcome, _ in outcomes]
-        ckeys = [child_key(ckey, outcome) for outcome, _ in outcomes] if self.shared else keys
+        ckeys = [self.chance_ckey(ckey)] * n if self.shared else keys
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
@@ -395,11 +423,12 @@ class _Search(MoveOrderingMixin):
         values: dict[int, float] = {}
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1
+        shared_ckey = self.root  # no chance node yet, the root player moved last
         for action in self.ordered_actions(state, 0):
             child = state.clone()
             child.apply(action)
             key = child_key(0, action)
-            ckey = 0 if self.shared else key
+            ckey = shared_ckey if self.shared else key
             if self.algorithm == "expectimax":
                 value = self.expectimax(child, depth - 1, key, ckey)
                 kinds[action] = EXACT

@@ -119,32 +119,31 @@ class _LoggingSearch(_Search):
 
 @pytest.mark.parametrize("shared", [False, True])
 def test_shared_samples_give_siblings_the_same_outcomes(shared):
-    """In Pig every chance node rolls the same dice; with shared samples all chance nodes
-    reached after the same chance outcomes (here: the first chance node of every line) draw
-    the same outcomes, and without them different lines draw differently."""
+    """In Pig every chance node rolls the same dice. With shared samples, a player's n-th roll
+    draws the same outcomes on every line (my opponent's first roll after my 'stop' and after
+    my 'roll ... stop' alike), while my rolls and my opponent's stay apart; without shared
+    samples every chance node has a key of its own."""
     game = pyspiel.load_game("python_pig(winscore=60)")
     state = search_state(random_positions(game, 1, seed=3)[0])
     context = _LoggingSearch(
-        "expectimax",
-        state.current_player(),
-        lambda s, p: 0.0,
-        -1.0,
-        1.0,
-        5,
-        99,
-        0,
-        None,
-        Budget(None, None),
-        shared,
-    )
-    context.expectimax(state, 3, 0, 0)
-    first = [sample for ckey, _, sample in context.drawn if ckey == 0]
+        "expectimax", state.current_player(), lambda s, p: 0.0, -1.0, 1.0, 5, 99, 0, None,
+        Budget(None, None), shared,
+    )  # fmt: skip
+    context.root_search(state, 4)
+    by_key: dict[object, list] = {}
+    for ckey, _, sample in context.drawn:
+        if shared:  # (last mover, chance nodes after that player's moves): see _Search
+            last = ckey & 1
+            ckey = (last, ckey >> 33 if last else (ckey >> 1) & (2**32 - 1))
+        by_key.setdefault(ckey, []).append(sample)
     if shared:
-        assert len(first) >= 2
-        assert all(sample == first[0] for sample in first)
+        assert max(len(samples) for samples in by_key.values()) >= 2
+        assert all(all(s == samples[0] for s in samples) for samples in by_key.values())
+        assert {last for last, _ in by_key} == {0, 1}
+        assert by_key[0, 0][0] != by_key[1, 0][0]  # my first roll is not my opponent's
     else:
-        samples = [sample for _, _, sample in context.drawn]
-        assert len({tuple(s) for s in samples}) > 1
+        assert all(len(samples) == 1 for samples in by_key.values())
+        assert len({tuple(s) for (s,) in by_key.values()}) > 1
 
 
 @pytest.mark.parametrize("shared", [False, True])
