@@ -104,7 +104,8 @@ class SearchResult:
     `action_values` are exact for expectimax. For star1/star2 the best action's value is exact
     and the others may be upper bounds (proved no better, not evaluated exactly):
     `action_value_kinds` maps every action to "exact", "upper" or "lower". Sampled searches
-    repeated at one depth report the mean over the `searches` completed searches of that depth.
+    repeated at one depth report the mean over the `searches` completed searches of that depth;
+    their `values_by_depth` has the value after every completed search.
     """
 
     value: float
@@ -618,8 +619,8 @@ def _sampled_iterations(
             result_value, _, values, kinds = context.root_search(state, depth)
             average.add(depth, values, kinds)
             # A sample cannot prove a win or a loss: a depth whose every search returned vmin
-            # or vmax does not replace the shallower depth's estimate (only a classic search,
-            # `solved`, reports a decided value below depth 1).
+            # or vmax does not replace the shallower depth's estimate (beyond depth 1, only a
+            # classic search, `solved`, reports a decided value).
             if result.depth in (0, depth) or context.vmin < average.value() < context.vmax:
                 average.store(result)
                 result.values_by_depth.append(result.value)
