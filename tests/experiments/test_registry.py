@@ -12,6 +12,7 @@ from chancespiel.evaluation import cli, experiments
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = {
     "bab-nodes",
+    "chance-probcut",
     "figure2",
     "node-counts",
     "pig-estimators",
