@@ -4,7 +4,7 @@ Both samplers draw the same outcomes from the same uniform numbers (tests check 
 two searches visit the same nodes; the ratio of their node rates is the speed-up of the
 sampling change on a whole search. Rounds alternate between the two (best of `--repeats`).
 
-    .venv/bin/python benchmarks/bench_sampling.py [--positions 20] [--depth 3] [--samples 25]
+    .venv/bin/python benchmarks/bench_sampling.py [--positions 100] [--depth 3] [--samples 25]
 """
 
 from __future__ import annotations
@@ -77,10 +77,10 @@ def draws_per_second(outcomes, samples: int, sampler: str, seconds: float = 0.5)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="python_cant_stop")
-    parser.add_argument("--positions", type=int, default=20)
+    parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--samples", type=int, default=25)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
     states = random_decision_positions(game, args.positions, seed=1)
