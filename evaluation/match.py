@@ -13,10 +13,12 @@ order as games finish:
     {"v": 1, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=20)",
      "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=20)", "pig_optimal"],
      "returns": [-1.0, 1.0], "moves": 14, "history": [...],
-     "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null], "limit_ms": [null, null],
+     "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null],
+     "evaluations": [null, null], "limit_ms": [null, null],
      "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002}
 
-`move_ms` and `nodes` hold one list per seat (nodes null when the agent reports none),
+`move_ms`, `nodes` and `evaluations` (heuristic calls) hold one list per seat (null when the
+agent reports none; records written before evaluations were counted lack the field),
 `limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
 of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
 "message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
@@ -149,11 +151,17 @@ def play_task(task: GameTask) -> Record:
     )
     move_ms: list[list[float]] = [[], []]
     nodes: list[list[int | None]] = [[], []]
-    for player, seconds, count in zip(
-        played.move_players, played.move_seconds, played.move_nodes, strict=True
+    evaluations: list[list[int | None]] = [[], []]
+    for player, seconds, count, calls in zip(
+        played.move_players,
+        played.move_seconds,
+        played.move_nodes,
+        played.move_evaluations,
+        strict=True,
     ):
         move_ms[player].append(round(seconds * 1000.0, 3))
         nodes[player].append(count)
+        evaluations[player].append(calls)
     overruns = [
         0 if limit is None else sum(ms > limit + task.overrun_ms for ms in times)
         for limit, times in zip(limits, move_ms, strict=True)
@@ -173,6 +181,7 @@ def play_task(task: GameTask) -> Record:
         "history": played.history,
         "move_ms": move_ms,
         "nodes": [None if all(n is None for n in seat) else seat for seat in nodes],
+        "evaluations": [None if all(n is None for n in seat) else seat for seat in evaluations],
         "limit_ms": limits,
         "overrun_ms": task.overrun_ms,
         "overruns": overruns,
@@ -197,6 +206,7 @@ def crash_record(task: GameTask, message: str, seat: int | None = None) -> Recor
         "history": [],
         "move_ms": [[], []],
         "nodes": [None, None],
+        "evaluations": [None, None],
         "limit_ms": [None, None],
         "overrun_ms": task.overrun_ms,
         "overruns": [0, 0],

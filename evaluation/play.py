@@ -67,8 +67,9 @@ class BotFailure:
 class GameRecord:
     """The result of one game.
 
-    `move_seconds`, `move_players` and `move_nodes` have one entry per decision move; nodes are
-    None for a move whose bot does not report them (`bot.last_result.nodes`). After a
+    `move_seconds`, `move_players`, `move_nodes` and `move_evaluations` have one entry per
+    decision move; nodes and heuristic evaluations are None for a move whose bot does not report
+    them (`bot.last_result.nodes`, `.evaluations`). After a
     `failure` the game is a forfeit: `returns` are -1 for the failing player, +1 for the other.
     """
 
@@ -78,6 +79,7 @@ class GameRecord:
     move_seconds: list[float] = field(default_factory=list)
     move_players: list[int] = field(default_factory=list)
     move_nodes: list[int | None] = field(default_factory=list)
+    move_evaluations: list[int | None] = field(default_factory=list)
     failure: BotFailure | None = None
 
 
@@ -143,8 +145,10 @@ def play_game(
                 record.move_seconds.append(time.perf_counter() - start)
                 record.move_players.append(player)
                 after = getattr(bot, "last_result", None)
-                record.move_nodes.append(
-                    getattr(after, "nodes", None) if after is not before else None
+                fresh = after is not before
+                record.move_nodes.append(getattr(after, "nodes", None) if fresh else None)
+                record.move_evaluations.append(
+                    getattr(after, "evaluations", None) if fresh else None
                 )
                 if catch_errors and action not in state.legal_actions():
                     raise IllegalActionError(f"illegal action {action} in state {state}")

@@ -69,6 +69,12 @@ def test_record_fields_and_seat_swap():
         assert len(record["nodes"][searcher]) == len(record["move_ms"][searcher])
         assert all(n > 0 for n in record["nodes"][searcher])
         assert record["nodes"][1 - searcher] is None  # hold reports no nodes
+        assert len(record["evaluations"][searcher]) == len(record["move_ms"][searcher])
+        assert all(
+            0 <= e < n
+            for e, n in zip(record["evaluations"][searcher], record["nodes"][searcher], strict=True)
+        )
+        assert record["evaluations"][1 - searcher] is None
         json.dumps(record)  # JSON-serializable
     # the record replays: the history is a legal game with these returns
     state = pyspiel.load_game(GAME).new_initial_state()
