@@ -50,9 +50,11 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   same action, so probing on the principal variation costs nothing.
 - A child that fails high/low only tightens one side of its outcome's bounds, so a bound is never
   taken for an exact value.
-- Root action values: expectimax's are exact; a Star1/Star2 root child searched with the
-  window (best so far, vmax) that fails low is an upper bound (`action_value_kinds` says which).
-  Averaged over repeated searches, an action is "exact" only if it was exact in every search.
+- Root action values: expectimax's are exact; a classic Star1/Star2 root child searched with
+  the window (best so far, vmax) that fails low is an upper bound (`action_value_kinds` says
+  which). Sampled Star1/Star2 search every root child with the full window, so the values they
+  average over repeated searches are all exact (a mean of upper bounds would favour the moves
+  pruned most loosely); they prune below the root as before.
 - `evaluations` counts heuristic calls (terminal returns are not heuristic calls), `nodes` the
   nodes visited, so searches can be compared at equal work.
 - Iterative deepening under `time_ms` / `max_nodes` keeps the best move of the last completed
@@ -434,7 +436,10 @@ class _Search(MoveOrderingMixin):
                 value = self.expectimax(child, depth - 1, key, ckey)
                 kinds[action] = EXACT
             else:
-                alpha = max(self.vmin, best_value)
+                # Sampled searches are averaged over repeats (_Average), and a mean of bounds
+                # is no estimate: their root children get the full window, so every root
+                # value is exact (pruning below the root is unchanged).
+                alpha = max(self.vmin, best_value) if self.samples is None else self.vmin
                 value = self.star(child, depth - 1, alpha, self.vmax, key, ckey)
                 # Fail-soft: at or below alpha (> vmin) the value only bounds the child.
                 kinds[action] = UPPER if value <= alpha and alpha > self.vmin else EXACT
@@ -446,23 +451,21 @@ class _Search(MoveOrderingMixin):
 
 
 class _Average:
-    """Root action values averaged over the completed searches at one depth."""
+    """Root action values averaged over the completed searches at one depth (all exact: the
+    sampled root searches every child with the full window)."""
 
     def __init__(self) -> None:
         self.depth = 0
         self.count = 0
         self.sums: dict[int, float] = {}
-        self.upper: set[int] = set()
 
-    def add(self, depth: int, values: dict[int, float], kinds: dict[int, str]) -> None:
+    def add(self, depth: int, values: dict[int, float]) -> None:
         """Adds one completed search; a deeper search replaces the shallower ones."""
         if depth != self.depth:
-            self.depth, self.count, self.sums, self.upper = depth, 0, {}, set()
+            self.depth, self.count, self.sums = depth, 0, {}
         self.count += 1
         for action, value in values.items():
             self.sums[action] = self.sums.get(action, 0.0) + value
-            if kinds[action] != EXACT:
-                self.upper.add(action)  # a mean of exact values and upper bounds is a bound
 
     def value(self) -> float:
         """The best mean action value."""
@@ -473,7 +476,7 @@ class _Average:
         values = {action: total / self.count for action, total in self.sums.items()}
         best = max(values, key=values.__getitem__)  # the first maximum, in search order
         result.action, result.value, result.action_values = best, values[best], values
-        result.action_value_kinds = {a: UPPER if a in self.upper else EXACT for a in values}
+        result.action_value_kinds = dict.fromkeys(values, EXACT)
         result.depth, result.searches = self.depth, self.count
 
 
@@ -616,8 +619,8 @@ def _sampled_iterations(
             context.seed = mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64)
             context.horizon_reached = context.partial_sample = False
             context.probes.clear()
-            result_value, _, values, kinds = context.root_search(state, depth)
-            average.add(depth, values, kinds)
+            result_value, _, values, _ = context.root_search(state, depth)
+            average.add(depth, values)
             # A sample cannot prove a win or a loss: a depth whose every search returned vmin
             # or vmax does not replace the shallower depth's estimate (beyond depth 1, only a
             # classic search, `solved`, reports a decided value).
