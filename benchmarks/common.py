@@ -67,3 +67,31 @@ def best_of(rows: dict[str, Callable[[int], float]], repeats: int) -> dict[str, 
         for name, run in rows.items():
             best[name] = max(best[name], run(repeat))
     return best
+
+
+def decision_positions(
+    game: pyspiel.Game, count: int, seed: int, max_moves: int = 30, choice: bool = False
+) -> list[pyspiel.State]:
+    """`count` decision nodes of random games (chance by probability, moves uniform).
+
+    Each game stops after a uniform number of 0..max_moves decision moves; games that end
+    first are replayed with the next random numbers. With `choice`, a position with a single
+    legal action is passed by (the game goes on to the next decision).
+    """
+    rng = random.Random(seed)
+    positions: list[pyspiel.State] = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        stop_after = rng.randint(0, max_moves)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                weights = [p for _, p in outcomes]
+                state.apply_action(rng.choices([a for a, _ in outcomes], weights)[0])
+                continue
+            if stop_after <= 0 and (not choice or len(state.legal_actions()) > 1):
+                positions.append(state)
+                break
+            stop_after -= 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    return positions
