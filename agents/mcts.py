@@ -211,7 +211,14 @@ def rollout(
     tuple for every roll), keyed by identity: the cache keeps each tuple alive, so its id is
     not reused while it is cached, and a tuple cannot change. Other outcome sequences (fresh
     lists, as from Ra or the pyspiel adapter) are scanned linearly.
+
+    A state may offer the same loop as `random_rollout(max_moves, rand, evaluate)`, written
+    against its own fields (the Can't Stop core does): it is used instead, and must draw from
+    `rand` exactly as this loop does, so that results do not depend on which path ran.
     """
+    fast = getattr(state, "random_rollout", None)
+    if fast is not None:
+        return fast(max_moves, rand, evaluate)
     if cache is None:
         cache = {}
     current_player = state.current_player
