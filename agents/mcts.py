@@ -283,12 +283,33 @@ def _expand_decision(
     return actions
 
 
-def _expand_chance(node: Node, state: SearchState, widening: bool) -> None:
-    """Lists the node's outcomes of positive probability and their cumulative probabilities."""
-    outcomes = [(o, p) for o, p in state.chance_outcomes() if p > 0.0]
-    node.actions = [o for o, _ in outcomes]
-    node.cum = list(accumulate(p for _, p in outcomes))
-    node.children = [None] * len(outcomes)
+def _expand_chance(
+    node: Node, state: SearchState, widening: bool, cache: dict[int, Any] | None = None
+) -> None:
+    """Lists the node's outcomes of positive probability and their cumulative probabilities.
+
+    With a `cache` (kept by the caller across the search), nodes whose state returns the same
+    shared outcome tuple share the two lists, built once; as in `rollout`, the cache keeps the
+    tuple alive, so its id stays its own. The lists are only read.
+    """
+    outcomes = state.chance_outcomes()
+    entry = None
+    if cache is not None and type(outcomes) is tuple:
+        entry = cache.get(id(outcomes))
+        if entry is None and len(cache) < MAX_CACHED_OUTCOMES:
+            kept = [(o, p) for o, p in outcomes if p > 0.0]
+            entry = cache[id(outcomes)] = (
+                [o for o, _ in kept],
+                list(accumulate(p for _, p in kept)),
+                outcomes,
+            )
+    if entry is None:
+        kept = [(o, p) for o, p in outcomes if p > 0.0]
+        node.actions = [o for o, _ in kept]
+        node.cum = list(accumulate(p for _, p in kept))
+    else:
+        node.actions, node.cum = entry[0], entry[1]
+    node.children = [None] * len(node.actions)
     if widening:
         node.present = []
         node.present_cum = []
@@ -322,7 +343,8 @@ def run_simulations(
     pw_alpha = policy.pw_alpha
     decision_ordering = ordering if widening else None  # UCT tries actions in random order
     limit = math.inf if max_simulations is None else max_simulations
-    cache: dict[int, Any] = {}
+    cache: dict[int, Any] = {}  # outcome tuples -> cumulative tables, for rollouts
+    expand_cache: dict[int, Any] = {}  # outcome tuples -> lists for chance nodes of the tree
     simulations = 0
     deepest = 0
     while True:
@@ -359,7 +381,7 @@ def run_simulations(
             elif player == CHANCE:
                 cum = node.cum
                 if cum is None:
-                    _expand_chance(node, state, widening)
+                    _expand_chance(node, state, widening, expand_cache)
                     cum = node.cum
                 if not widening:
                     index = bisect_right(cum, rand() * cum[-1])  # sample_index, inlined

@@ -217,8 +217,8 @@ class CantStopRules(SharedRules):
         self._class_moves: dict[int, tuple[int, ...]] = {}
         self.class_bits = len(classes).bit_length()
         self._summaries: dict[tuple[tuple[int, ...], int], PlayerSummary] = {}
-        self.all_columns = (1 << n) - 1
-        self._initial = self.player_summary(self.no_squares, 0)
+        # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
+        self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
 
     def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
@@ -400,37 +400,30 @@ class CantStopRules(SharedRules):
 
 
 class PlayerSummary(NamedTuple):
-    """What one player's banked squares give, for a given set of won columns.
+    """What one player's banked squares are worth to the heuristic, given the won columns.
 
-    Everything that changes only when someone stops, computed once per (squares, blocked) by
-    `CantStopRules.player_summary` instead of at every roll or leaf.
+    It changes only when someone stops, so `CantStopRules.player_summary` computes it once
+    per (squares, blocked) instead of at every leaf.
     """
 
-    usable: int  # columns where a new turn can move: not won, square below the top
-    two_steps: int  # columns where the square is at least two cells below the top, not won
     fracs: tuple[float, ...]  # banked fraction of each column (1 won, 0 won by the opponent)
-    order: tuple[int, ...]  # column indices by decreasing fraction
+    ranked: tuple[float, ...]  # the same fractions in decreasing order
     progress: float  # mean of the `columns_to_win` best fractions (`player_progress`)
 
     @classmethod
     def build(cls, rules: CantStopRules, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
         """The summary of `squares` with the won columns `blocked`."""
+        fracs = [row[x] for row, x in zip(rules.fraction_rows, squares, strict=True)]
         heights = rules.heights
-        usable = two_steps = 0
-        fracs = []
-        for i, h in enumerate(heights):
-            if blocked >> i & 1:
-                fracs.append(1.0 if squares[i] == h else 0.0)
-                continue
-            fracs.append(float(squares[i]) / h)
-            if squares[i] < h:
-                usable |= 1 << i
-            if squares[i] + 2 <= h:
-                two_steps |= 1 << i
+        bits = blocked
+        while bits:
+            low = bits & -bits
+            i = low.bit_length() - 1
+            bits ^= low
+            fracs[i] = 1.0 if squares[i] == heights[i] else 0.0
         ranked = sorted(fracs, reverse=True)
         w = rules.columns_to_win
-        order = tuple(sorted(range(len(heights)), key=fracs.__getitem__, reverse=True))
-        return cls(usable, two_steps, tuple(fracs), order, sum(ranked[:w]) / w)
+        return cls(tuple(fracs), tuple(ranked), sum(ranked[:w]) / w)
 
 
 class CantStopCore(SlotsCore):
@@ -483,20 +476,24 @@ class CantStopCore(SlotsCore):
         self.options: tuple[int, ...] = ()  # legal actions at decision nodes
         self.moves = 0  # decision moves made, for the horizon
         self.winner = -1
-        initial = rules._initial
-        self.starts = (initial.usable, initial.two_steps, initial.usable, initial.two_steps)
-        self._start_turn()
+        self.derive()
 
     def derive(self) -> None:
         """Recomputes the derived fields from squares, blocked, runners and the player."""
-        rules = self.rules
-        first = rules.player_summary(self.squares[0], self.blocked)
-        second = rules.player_summary(self.squares[1], self.blocked)
-        self.starts = (first.usable, first.two_steps, second.usable, second.two_steps)
-        summary = first if self.player == 0 else second
-        heights = rules.heights
-        base = self.squares[self.player]
-        usable, two_steps = summary.usable, summary.two_steps
+        heights = self.rules.heights
+        blocked = self.blocked
+        starts = []
+        for base in self.squares:
+            usable = two_steps = 0
+            for i, h in enumerate(heights):
+                if not blocked >> i & 1:
+                    if base[i] < h:
+                        usable |= 1 << i
+                    if base[i] + 2 <= h:
+                        two_steps |= 1 << i
+            starts += (usable, two_steps)
+        self.starts = tuple(starts)
+        usable, two_steps = starts[2 * self.player], starts[2 * self.player + 1]
         rmask = topped = 0
         for i, h in enumerate(self.runners):
             if h:
@@ -506,8 +503,6 @@ class CantStopCore(SlotsCore):
                     usable &= ~(1 << i)
                 if h + 2 > heights[i]:
                     two_steps &= ~(1 << i)
-            elif base[i] >= heights[i]:
-                usable &= ~(1 << i)
         if self.nrun >= NUM_RUNNERS:
             usable &= rmask
         self.usable, self.two_steps, self.rmask, self.topped = usable, two_steps, rmask, topped
@@ -1035,20 +1030,23 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
 def _with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> float:
     """`player_progress` of the turn player whose runners count with weight `keep`.
 
-    Only the runners' columns change, so the best `columns_to_win` fractions are among theirs
-    and the best banked fractions of the other columns. The values and their order of
-    summation are those of sorting all columns, so the float is the same.
+    Only the runners' columns change: the best `columns_to_win` fractions are among theirs
+    and the best banked fractions of the other columns, found by taking the runners' banked
+    values out of the best few (equal values are interchangeable). The values and their order
+    of summation are those of sorting every column, so the float is the same.
     """
     rules = core.rules
     w = rules.columns_to_win
     fracs = summary.fracs
     rmask = core.rmask
-    values = []
-    for i in summary.order:
-        if not rmask >> i & 1:
-            values.append(fracs[i])
-            if len(values) == w:
-                break
+    values = list(summary.ranked[: w + core.nrun])
+    bits = rmask
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        banked = fracs[low.bit_length() - 1]
+        if banked in values:
+            values.remove(banked)
     heights = rules.heights
     base = core.squares[core.player]
     runners = core.runners
