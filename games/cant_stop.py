@@ -65,7 +65,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -211,12 +211,12 @@ class CantStopRules(SharedRules):
         self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
         self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
         self._bust_cache: dict[int, float] = {}
-        # Legal moves by roll class, one table per turn configuration (see `_config`); and
-        # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
-        self._move_tables: dict[int, list[tuple[int, ...] | None]] = {}
+        # Legal moves by roll class and the turn masks they read (see `_moves_for_class`),
+        # and per-player summaries of the banked board (see `player_summary`). Both fill
+        # lazily.
         self._class_moves: dict[int, tuple[int, ...]] = {}
         self.class_bits = len(classes).bit_length()
-        self._summaries: dict[tuple[tuple[int, ...], int], PlayerSummary] = {}
+        self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
 
@@ -269,24 +269,32 @@ class CantStopRules(SharedRules):
             self._bust_cache[usable] = p
         return p
 
-    def player_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
-        """What a player's banked squares give, cached by (squares, blocked columns)."""
+    def player_summary(
+        self, squares: tuple[int, ...], blocked: int
+    ) -> tuple[list[float], list[float], float]:
+        """What a player's banked squares are worth to the heuristic, given the won columns:
+        (each column's fraction, the fractions in decreasing order, their progress).
+
+        The progress is the mean of the `columns_to_win` best fractions (`player_progress`
+        without runners). It changes only when someone stops, so it is cached by
+        (squares, blocked) instead of being recomputed at every leaf. Do not mutate.
+        """
         key = (squares, blocked)
         summary = self._summaries.get(key)
         if summary is None:
+            fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
+            bits = blocked
+            while bits:
+                low = bits & -bits
+                i = low.bit_length() - 1
+                bits ^= low
+                fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+            ranked = sorted(fracs, reverse=True)
+            w = self.columns_to_win
             if len(self._summaries) >= MAX_CACHED:
                 self._summaries.clear()
-            summary = self._summaries[key] = PlayerSummary.build(self, squares, blocked)
+            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w)
         return summary
-
-    def move_table(self, config: int) -> list[tuple[int, ...] | None]:
-        """The legal moves by roll class for a turn configuration (filled as rolls come)."""
-        table = self._move_tables.get(config)
-        if table is None:
-            if len(self._move_tables) >= MAX_CACHED:
-                self._move_tables.clear()
-            table = self._move_tables[config] = [None] * len(self.class_probs)
-        return table
 
     # --- States ------------------------------------------------------------------------
 
@@ -399,33 +407,6 @@ class CantStopRules(SharedRules):
         return str(core)
 
 
-class PlayerSummary(NamedTuple):
-    """What one player's banked squares are worth to the heuristic, given the won columns.
-
-    It changes only when someone stops, so `CantStopRules.player_summary` computes it once
-    per (squares, blocked) instead of at every leaf.
-    """
-
-    fracs: tuple[float, ...]  # banked fraction of each column (1 won, 0 won by the opponent)
-    ranked: tuple[float, ...]  # the same fractions in decreasing order
-    progress: float  # mean of the `columns_to_win` best fractions (`player_progress`)
-
-    @classmethod
-    def build(cls, rules: CantStopRules, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
-        """The summary of `squares` with the won columns `blocked`."""
-        fracs = [row[x] for row, x in zip(rules.fraction_rows, squares, strict=True)]
-        heights = rules.heights
-        bits = blocked
-        while bits:
-            low = bits & -bits
-            i = low.bit_length() - 1
-            bits ^= low
-            fracs[i] = 1.0 if squares[i] == heights[i] else 0.0
-        ranked = sorted(fracs, reverse=True)
-        w = rules.columns_to_win
-        return cls(tuple(fracs), tuple(ranked), sum(ranked[:w]) / w)
-
-
 class CantStopCore(SlotsCore):
     """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
 
@@ -435,13 +416,12 @@ class CantStopCore(SlotsCore):
     the heuristic read them instead of scanning the columns: `starts` (for each player, the
     usable and two-step masks a turn of theirs starts with), and for the turn player `usable`
     (columns a sum can be used in now),
-    `two_steps` (columns with two free cells above the marker), `rmask` (columns with a runner),
-    `topped` (runners on the top cell) and `config` (the key of the move table in force).
+    `two_steps` (columns with two free cells above the marker) and `rmask` (columns with a
+    runner; a runner column is usable until the runner reaches the top).
     """
 
     __slots__ = (
         "blocked",
-        "config",
         "moves",
         "nrun",
         "options",
@@ -453,7 +433,6 @@ class CantStopCore(SlotsCore):
         "runners",
         "squares",
         "starts",
-        "topped",
         "two_steps",
         "usable",
         "winner",
@@ -494,19 +473,17 @@ class CantStopCore(SlotsCore):
             starts += (usable, two_steps)
         self.starts = tuple(starts)
         usable, two_steps = starts[2 * self.player], starts[2 * self.player + 1]
-        rmask = topped = 0
+        rmask = 0
         for i, h in enumerate(self.runners):
             if h:
                 rmask |= 1 << i
                 if h >= heights[i]:
-                    topped += 1
                     usable &= ~(1 << i)
                 if h + 2 > heights[i]:
                     two_steps &= ~(1 << i)
         if self.nrun >= NUM_RUNNERS:
             usable &= rmask
-        self.usable, self.two_steps, self.rmask, self.topped = usable, two_steps, rmask, topped
-        self.config = self._config()
+        self.usable, self.two_steps, self.rmask = usable, two_steps, rmask
 
     def clone(self) -> CantStopCore:
         """An independent copy sharing the rules (every other field is immutable)."""
@@ -527,8 +504,6 @@ class CantStopCore(SlotsCore):
         c.usable = self.usable
         c.two_steps = self.two_steps
         c.rmask = self.rmask
-        c.topped = self.topped
-        c.config = self.config
         return c
 
     # --- Search protocol ------------------------------------------------------------------
@@ -596,7 +571,7 @@ class CantStopCore(SlotsCore):
         n, b = rules.num_columns, rules.class_bits
         phase, player, moves, roll = self.phase, self.player, self.moves, self.roll
         options, winner, blocked = self.options, self.winner, self.blocked
-        nrun, rmask, topped = self.nrun, self.rmask, self.topped
+        nrun, rmask = self.nrun, self.rmask
         usable, two_steps = self.usable, self.two_steps
         marks = list(self.runners)
         squares = [list(self.squares[0]), list(self.squares[1])]
@@ -631,7 +606,7 @@ class CantStopCore(SlotsCore):
                     continue
                 # A bust: the runners come off and the turn passes.
                 marks = [0] * n
-                nrun = rmask = topped = 0
+                nrun = rmask = 0
                 roll = -1
                 player = 1 - player
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
@@ -657,13 +632,13 @@ class CantStopCore(SlotsCore):
                     marks[i] = h
                     if h >= heights[i]:
                         usable &= ~(1 << i)
-                        topped += 1
                     if h + 2 > heights[i]:
                         two_steps &= ~(1 << i)
                 if nrun >= NUM_RUNNERS:
                     usable &= rmask
                 roll = -1
                 phase = DECIDING
+                topped = (rmask & ~usable).bit_count()
                 options = _STOP_ONLY if won[player] + topped >= need else _ROLL_OR_STOP
             elif action == ROLL:
                 phase = ROLLING
@@ -692,7 +667,7 @@ class CantStopCore(SlotsCore):
                         starts[2 - 2 * player] &= ~newly_won
                         starts[3 - 2 * player] &= ~newly_won
                     marks = [0] * n
-                    nrun = rmask = topped = 0
+                    nrun = rmask = 0
                     if won[player] >= need:
                         winner = player
                         phase = OVER
@@ -700,7 +675,7 @@ class CantStopCore(SlotsCore):
                         continue
                 # The turn passes (after a stop or a pass).
                 marks = [0] * n
-                nrun = rmask = topped = 0
+                nrun = rmask = 0
                 roll = -1
                 player = 1 - player
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
@@ -711,13 +686,12 @@ class CantStopCore(SlotsCore):
                 options = ()
         self.phase, self.player, self.moves, self.roll = phase, player, moves, roll
         self.options, self.winner, self.blocked = options, winner, blocked
-        self.nrun, self.rmask, self.topped = nrun, rmask, topped
+        self.nrun, self.rmask = nrun, rmask
         self.usable, self.two_steps = usable, two_steps
         self.runners = tuple(marks) if nrun else rules.no_runners
         self.squares = (tuple(squares[0]), tuple(squares[1]))
         self.won = (won[0], won[1])
         self.starts = (starts[0], starts[1], starts[2], starts[3])
-        self.config = self._config()
         if phase == OVER:
             return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
         return evaluate(self, 0)
@@ -740,35 +714,13 @@ class CantStopCore(SlotsCore):
 
     def moves_for_roll(self, roll: int) -> tuple[int, ...]:
         """Sorted legal moves for the roll `roll` in the current turn (empty: a bust)."""
-        rules = self.rules
-        klass = rules.roll_class[roll]
-        table = rules.move_table(self.config)
-        moves = table[klass]
-        if moves is None:
-            moves = table[klass] = self._moves_for_class(klass)
-        return moves
-
-    def _config(self) -> int:
-        """Key of the move table: what move generation reads of the turn, packed in an int.
-
-        Moves depend on the usable columns, which of them hold a runner, which have two free
-        cells (for doubles), and the runners still free (0, 1, or 2 or more: a pair of new
-        columns needs two).
-        """
-        n = self.rules.num_columns
-        usable = self.usable
-        free = NUM_RUNNERS - self.nrun
-        return (
-            usable
-            | (self.rmask & usable) << n
-            | (self.two_steps & usable) << 2 * n
-            | (free if free < 2 else 2) << 3 * n
-        )
+        return self._moves_for_class(self.rules.roll_class[roll])
 
     def _moves_for_class(self, klass: int) -> tuple[int, ...]:
-        """Sorted legal moves for the roll class `klass`, cached by what they depend on: the
-        masks restricted to the sums the roll makes (a turn configuration is seen rarely in
-        random play; this key recurs)."""
+        """Sorted legal moves for the roll class `klass`, cached by all they depend on: the
+        class, the usable columns among its sums, which of those hold a runner or have two
+        free cells (for doubles), and the free runners (0, 1, or 2 or more: a pair of new
+        columns needs two). The key recurs across boards, so the cache stays small."""
         rules = self.rules
         n = rules.num_columns
         b = rules.class_bits
@@ -797,13 +749,7 @@ class CantStopCore(SlotsCore):
 
     def _apply_roll(self, roll: int) -> None:
         rules = self.rules
-        klass = rules.roll_class[roll]
-        table = rules._move_tables.get(self.config)
-        if table is None:
-            table = rules.move_table(self.config)
-        options = table[klass]
-        if options is None:
-            options = table[klass] = self._moves_for_class(klass)
+        options = self._moves_for_class(rules.roll_class[roll])
         if options:
             self.phase = CHOOSING
             self.roll = roll
@@ -832,31 +778,24 @@ class CantStopCore(SlotsCore):
             marks[i] = h
             if h >= heights[i]:
                 usable &= ~(1 << i)
-                self.topped += 1
             if h + 2 > heights[i]:
                 two_steps &= ~(1 << i)
         if nrun >= NUM_RUNNERS:
             usable &= rmask
         self.runners = tuple(marks)
         self.nrun, self.rmask, self.usable, self.two_steps = nrun, rmask, usable, two_steps
-        n = rules.num_columns
-        free = NUM_RUNNERS - nrun
-        self.config = (
-            usable
-            | (rmask & usable) << n
-            | (two_steps & usable) << 2 * n
-            | (free if free < 2 else 2) << 3 * n
-        )
         self.roll = -1
         self.phase = DECIDING
-        # Stopping wins once the columns won and the runners on top reach the goal.
-        if self.won[self.player] + self.topped >= rules.columns_to_win:
+        # Stopping wins once the columns won and the runners on top (runner columns no longer
+        # usable) reach the goal.
+        if self.won[self.player] + (rmask & ~usable).bit_count() >= rules.columns_to_win:
             self.options = _STOP_ONLY
         else:
             self.options = _ROLL_OR_STOP
 
     def _stop_wins(self) -> bool:
-        return self.won[self.player] + self.topped >= self.rules.columns_to_win
+        topped = (self.rmask & ~self.usable).bit_count()
+        return self.won[self.player] + topped >= self.rules.columns_to_win
 
     def _stop(self) -> None:
         p = self.player
@@ -898,8 +837,7 @@ class CantStopCore(SlotsCore):
         if won >= rules.columns_to_win:
             self.runners = rules.no_runners
             self.nrun = 0
-            self.rmask = self.topped = 0
-            self.config = self._config()
+            self.rmask = 0
             self.winner = p
             self.phase = OVER
             self.options = ()
@@ -918,11 +856,9 @@ class CantStopCore(SlotsCore):
     def _start_turn(self) -> None:
         """Derived fields of a turn with no runners out, for `self.player`."""
         p = self.player
-        self.usable = usable = self.starts[2 * p]
-        self.two_steps = two_steps = self.starts[2 * p + 1]
-        self.rmask = self.topped = 0
-        n = self.rules.num_columns
-        self.config = usable | (two_steps & usable) << 2 * n | 2 << 3 * n
+        self.usable = self.starts[2 * p]
+        self.two_steps = self.starts[2 * p + 1]
+        self.rmask = 0
 
     def __str__(self) -> str:
         rules = self.rules
@@ -1020,14 +956,14 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     """
     summary = core.rules.player_summary(core.squares[player], core.blocked)
     if player != core.player or not core.nrun:
-        return summary.progress
+        return summary[2]
     keep = 1.0 - core.rules.bust_probability(core.usable) if risk and core.phase == ROLLING else 1.0
     if not keep:
-        return summary.progress
+        return summary[2]
     return _with_runners(core, summary, keep)
 
 
-def _with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> float:
+def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
     """`player_progress` of the turn player whose runners count with weight `keep`.
 
     Only the runners' columns change: the best `columns_to_win` fractions are among theirs
@@ -1037,9 +973,9 @@ def _with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> fl
     """
     rules = core.rules
     w = rules.columns_to_win
-    fracs = summary.fracs
+    fracs, ranked, _ = summary
     rmask = core.rmask
-    values = list(summary.ranked[: w + core.nrun])
+    values = ranked[: w + core.nrun]
     bits = rmask
     while bits:
         low = bits & -bits
@@ -1073,10 +1009,10 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     summary = rules.player_summary(core.squares[mover], core.blocked)
     if core.nrun:
         keep = 1.0 - rules.bust_probability(core.usable) if core.phase == ROLLING else 1.0
-        ours = _with_runners(core, summary, keep) if keep else summary.progress
+        ours = _with_runners(core, summary, keep) if keep else summary[2]
     else:
-        ours = summary.progress
-    theirs = rules.player_summary(core.squares[1 - mover], core.blocked).progress
+        ours = summary[2]
+    theirs = rules.player_summary(core.squares[1 - mover], core.blocked)[2]
     return ours - theirs if player == mover else theirs - ours
 
 
