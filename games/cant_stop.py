@@ -215,6 +215,7 @@ class CantStopRules(SharedRules):
         # and per-player summaries of the banked board (see `player_summary`). Both fill
         # lazily.
         self._class_moves: dict[int, tuple[int, ...]] = {}
+        self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.class_bits = len(classes).bit_length()
         self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
@@ -268,6 +269,15 @@ class CantStopRules(SharedRules):
             p = sum(prob for r, prob in enumerate(self.class_probs) if not masks[r] & usable)
             self._bust_cache[usable] = p
         return p
+
+    def columns_of(self, mask: int) -> tuple[int, ...]:
+        """The column indices in the bitmask `mask`, in increasing order (cached)."""
+        columns = self._columns.get(mask)
+        if columns is None:
+            columns = self._columns[mask] = tuple(
+                i for i in range(self.num_columns) if mask >> i & 1
+            )
+        return columns
 
     def player_summary(
         self, squares: tuple[int, ...], blocked: int
@@ -974,23 +984,22 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> 
     rules = core.rules
     w = rules.columns_to_win
     fracs, ranked, _ = summary
-    rmask = core.rmask
-    values = ranked[: w + core.nrun]
-    bits = rmask
-    while bits:
-        low = bits & -bits
-        bits ^= low
-        banked = fracs[low.bit_length() - 1]
+    columns = rules.columns_of(core.rmask)
+    values = ranked[: w + len(columns)]
+    for i in columns:
+        banked = fracs[i]
         if banked in values:
             values.remove(banked)
-    heights = rules.heights
-    base = core.squares[core.player]
     runners = core.runners
-    while rmask:
-        low = rmask & -rmask
-        i = low.bit_length() - 1
-        rmask ^= low
-        values.append((float(base[i]) + keep * (runners[i] - base[i])) / heights[i])
+    if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
+        rows = rules.fraction_rows
+        for i in columns:
+            values.append(rows[i][runners[i]])
+    else:
+        heights = rules.heights
+        base = core.squares[core.player]
+        for i in columns:
+            values.append((float(base[i]) + keep * (runners[i] - base[i])) / heights[i])
     values.sort(reverse=True)
     return sum(values[:w]) / w
 
