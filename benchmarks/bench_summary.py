@@ -16,8 +16,10 @@ Per game (python_pig, python_einstein_wurfelt_nicht, python_cant_stop, python_ra
 Each rate is summed over `--positions` decision positions of seeded random play, and the best
 of `--repeats` interleaved rounds is kept; every round also measures the yardstick, random
 games of OpenSpiel's C++ `pig` through pyspiel (benchmarks/common.random_steps_per_second), and
-every rate is printed divided by the yardstick's best rate. Absolute rates drift on shared
-machines; the ratios are what to compare across runs.
+every rate is printed divided by the yardstick's best rate. Rates are per CPU second of this
+process (time.process_time; searches still stop on the wall clock, as in play): on a shared
+machine the wall clock also counts the time other processes hold the core. Absolute rates
+drift; the ratios are what to compare across runs.
 
 Then, unless `--no-peers`, the ratios to OpenSpiel's own algorithms (smaller budgets than the
 dedicated scripts bench_mcts.py, bench_expectimax.py, bench_einstein.py): our MCTS against
@@ -51,9 +53,10 @@ def star2_rate(game: pyspiel.Game, positions: list[Any], time_ms: float) -> Call
     def run(repeat: int) -> float:
         nodes, seconds = 0, 0.0
         for core in positions:
+            start = time.process_time()
             result = search(core.clone(), game, "star2", time_ms=time_ms)
+            seconds += time.process_time() - start
             nodes += result.nodes
-            seconds += result.time_s
         return nodes / seconds
 
     return run
@@ -67,6 +70,7 @@ def mcts_rate(
     def run(repeat: int) -> float:
         simulations, seconds = 0, 0.0
         for index, core in enumerate(positions):
+            start = time.process_time()
             result = mcts_search(
                 core.clone(),
                 game,
@@ -74,8 +78,8 @@ def mcts_rate(
                 time_ms=time_ms,
                 seed=1000 * repeat + index,
             )
+            seconds += time.process_time() - start
             simulations += result.simulations
-            seconds += result.time_s
         return simulations / seconds
 
     return run
@@ -86,7 +90,7 @@ def summary(games: list[str], time_ms: float, positions: int, repeats: int, seco
     cpp_pig = pyspiel.load_game("pig")
     rows: dict[str, Callable[[int], float]] = {
         YARDSTICK: lambda s: random_steps_per_second(
-            cpp_pig.new_initial_state, seconds, s, apply="apply_action"
+            cpp_pig.new_initial_state, seconds, s, apply="apply_action", clock=time.process_time
         )
     }
     for name in games:
@@ -96,13 +100,14 @@ def summary(games: list[str], time_ms: float, positions: int, repeats: int, seco
         rows[f"{name} mcts(rd=10)"] = mcts_rate(game, states, time_ms, 10)
         rows[f"{name} mcts(end)"] = mcts_rate(game, states, time_ms, None)
         rows[f"{name} random"] = lambda s, g=game: random_steps_per_second(
-            g.rules.initial_core, seconds, s
+            g.rules.initial_core, seconds, s, clock=time.process_time
         )
     start = time.perf_counter()
     best = best_of(rows, repeats)
     base = best[YARDSTICK]
     print(
-        f"Search speed per game as a ratio to C++ pig random play ({base:,.0f} steps/s), best of "
+        f"Search speed per game as a ratio to C++ pig random play ({base:,.0f} steps per CPU s), "
+        f"best of "
         f"{repeats} interleaved rounds, {positions} positions x {time_ms:g} ms per search "
         f"({time.perf_counter() - start:.0f} s)"
     )
@@ -110,7 +115,7 @@ def summary(games: list[str], time_ms: float, positions: int, repeats: int, seco
     for name in games:
         ratios = "".join(f"{best[f'{name} {agent}'] / base:13.4f}" for agent in AGENTS)
         print(f"  {name:32s}{ratios}")
-    print("  rates per second (star2: nodes, mcts: simulations, random: steps)")
+    print("  rates per CPU second (star2: nodes, mcts: simulations, random: steps)")
     for name in games:
         rates = "".join(f"{best[f'{name} {agent}']:13,.0f}" for agent in AGENTS)
         print(f"  {name:32s}{rates}")
