@@ -543,7 +543,33 @@ class CantStopCore(SlotsCore):
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
         phase = self.phase
         if phase == ROLLING:
-            self._apply_roll(action)
+            # The roll, its cached moves looked up in place: chance nodes apply every roll to
+            # a clone, so this is the hottest path of a classic search.
+            rules = self.rules
+            klass = rules.roll_class[action]
+            n = rules.num_columns
+            b = rules.class_bits
+            usable = self.usable & rules.class_masks[klass]
+            free = NUM_RUNNERS - self.nrun
+            options = rules._class_moves.get(
+                klass
+                | usable << b
+                | (self.rmask & usable) << b + n
+                | (self.two_steps & usable) << b + 2 * n
+                | (free if free < 2 else 2) << b + 3 * n
+            )
+            if options is None:
+                options = self._moves_for_class(klass)
+            if options:
+                self.phase = CHOOSING
+                self.roll = action
+                self.options = options
+            elif self.nrun:
+                self._end_turn()  # bust: the turn's progress is lost
+            else:
+                self.phase = PASSING
+                self.roll = action
+                self.options = _PASS_ONLY
             return
         self.moves += 1
         if phase == CHOOSING:
@@ -757,20 +783,6 @@ class CantStopCore(SlotsCore):
         """Bitmask of column indices where the turn player could use a sum right now."""
         return self.usable
 
-    def _apply_roll(self, roll: int) -> None:
-        rules = self.rules
-        options = self._moves_for_class(rules.roll_class[roll])
-        if options:
-            self.phase = CHOOSING
-            self.roll = roll
-            self.options = options
-        elif self.nrun:
-            self._end_turn()  # bust: the turn's progress is lost
-        else:
-            self.phase = PASSING
-            self.roll = roll
-            self.options = _PASS_ONLY
-
     def _advance(self, action: int) -> None:
         rules = self.rules
         heights = rules.heights
@@ -802,10 +814,6 @@ class CantStopCore(SlotsCore):
             self.options = _STOP_ONLY
         else:
             self.options = _ROLL_OR_STOP
-
-    def _stop_wins(self) -> bool:
-        topped = (self.rmask & ~self.usable).bit_count()
-        return self.won[self.player] + topped >= self.rules.columns_to_win
 
     def _stop(self) -> None:
         p = self.player
@@ -984,7 +992,9 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> 
     rules = core.rules
     w = rules.columns_to_win
     fracs, ranked, _ = summary
-    columns = rules.columns_of(core.rmask)
+    columns = rules._columns.get(core.rmask)
+    if columns is None:
+        columns = rules.columns_of(core.rmask)
     values = ranked[: w + len(columns)]
     for i in columns:
         banked = fracs[i]
@@ -1011,17 +1021,30 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
     set of usable columns.
     """
-    if core.phase == OVER:
+    phase = core.phase
+    if phase == OVER:
         return core.returns()[player]
     rules = core.rules
     mover = core.player
-    summary = rules.player_summary(core.squares[mover], core.blocked)
+    squares = core.squares
+    blocked = core.blocked
+    summaries = rules._summaries  # cache hits looked up in place: this runs at every leaf
+    summary = summaries.get((squares[mover], blocked))
+    if summary is None:
+        summary = rules.player_summary(squares[mover], blocked)
     if core.nrun:
-        keep = 1.0 - rules.bust_probability(core.usable) if core.phase == ROLLING else 1.0
+        if phase == ROLLING:
+            keep = rules._bust_cache.get(core.usable)
+            keep = 1.0 - (rules.bust_probability(core.usable) if keep is None else keep)
+        else:
+            keep = 1.0
         ours = _with_runners(core, summary, keep) if keep else summary[2]
     else:
         ours = summary[2]
-    theirs = rules.player_summary(core.squares[1 - mover], core.blocked)[2]
+    other = summaries.get((squares[1 - mover], blocked))
+    if other is None:
+        other = rules.player_summary(squares[1 - mover], blocked)
+    theirs = other[2]
     return ours - theirs if player == mover else theirs - ours
 
 
