@@ -610,7 +610,7 @@ class CantStopCore(SlotsCore):
         nrun, rmask = self.nrun, self.rmask
         usable, two_steps = self.usable, self.two_steps
         marks = list(self.runners)
-        squares = [list(self.squares[0]), list(self.squares[1])]
+        squares = list(self.squares)  # rows stay tuples; a stop replaces its player's row
         won = list(self.won)
         starts = list(self.starts)
         made = 0
@@ -681,7 +681,8 @@ class CantStopCore(SlotsCore):
                 options = ()
             else:
                 if action == STOP:
-                    mine, theirs = squares[player], squares[1 - player]
+                    mine = list(squares[player])
+                    theirs = None
                     start_usable, start_two = starts[2 * player], starts[2 * player + 1]
                     newly_won = 0
                     bits = rmask
@@ -694,10 +695,16 @@ class CantStopCore(SlotsCore):
                             won[player] += 1
                             newly_won |= low
                             start_usable &= ~low
-                            theirs[i] = 0  # the opponent's square leaves a won column
+                            if squares[1 - player][i]:  # the opponent's square leaves
+                                if theirs is None:
+                                    theirs = list(squares[1 - player])
+                                theirs[i] = 0
                         if h + 2 > heights[i]:
                             start_two &= ~low
                     starts[2 * player], starts[2 * player + 1] = start_usable, start_two
+                    squares[player] = tuple(mine)
+                    if theirs is not None:
+                        squares[1 - player] = tuple(theirs)
                     if newly_won:
                         blocked |= newly_won
                         starts[2 - 2 * player] &= ~newly_won
@@ -725,7 +732,7 @@ class CantStopCore(SlotsCore):
         self.nrun, self.rmask = nrun, rmask
         self.usable, self.two_steps = usable, two_steps
         self.runners = tuple(marks) if nrun else rules.no_runners
-        self.squares = (tuple(squares[0]), tuple(squares[1]))
+        self.squares = (squares[0], squares[1])
         self.won = (won[0], won[1])
         self.starts = (starts[0], starts[1], starts[2], starts[3])
         if phase == OVER:
