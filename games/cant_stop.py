@@ -41,16 +41,16 @@ Actions: a fixed encoding independent of the roll, with n = 2s - 1 columns.
   lexicographic order: (2,2), (2,3), ..., (2,2s), (3,3), ... So the real game has 3 + 11 + 66
   = 80 distinct actions. legal_actions() lists the moves of every pairing, merged and sorted.
 
-Parameters (all integers): `sides` (die faces, 2..12, default 6), `shortest` (height of columns
-2 and 2s, default 3), `height_step` (extra height per column towards the middle, default 2),
-so column a has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win`
-(default 3, at most s, so that a player can always still win the columns needed) and
-`horizon` (default 1000), and `ordered_dice` (boolean, default false): true enumerates the
-roll as the sides**4 ordered outcomes of four distinguishable dice (1296 with six sides, outcome
-((d1 - 1) * s + d2 - 1) * s ... in lexicographic order of (d1, d2, d3, d4), each 1 / s**4,
-"Roll 4-1-6-5" in the order drawn) instead of the merged multisets: the same game with the
-same probabilities, offered because classic search pays for every outcome of a chance node
-and sampling does not. A game small enough for exhaustive search:
+Parameters: `sides` (die faces, 2..12, default 6), `shortest` (height of columns 2 and 2s,
+default 3), `height_step` (extra height per column towards the middle, default 2), so column a
+has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win` (default 3, at
+most s, so that a player can always still win the columns needed), `horizon` (default 1000),
+all integers; and `ordered_dice` (boolean, default false): true enumerates the roll as the
+s**4 ordered outcomes of four distinguishable dice (1296 with six sides, numbered in
+lexicographic order of (d1, d2, d3, d4), each 1 / s**4, "Roll 4-1-6-5" in the order drawn)
+instead of the merged multisets: the same game with the same probabilities, offered because
+classic search pays for every outcome of a chance node and sampling does not. A game small
+enough for exhaustive search:
 `python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)` has columns
 2,3,4 of heights 1,2,1, 5 distinct rolls, and a full game tree of 43,281 nodes (expectimax value
 0.9212 for player 0; each 2 more moves of horizon multiply the tree by about 9).
@@ -1073,7 +1073,7 @@ register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,
         description="Can't Stop (Sackson): 11 columns, 4 dice, 3 runners; win 3 columns",
-        chance="a roll of 4 dice before every move: 126 distinct multisets",
+        chance="a roll of 4 dice before every move: 126 distinct multisets (or 1296 ordered)",
         status="done",
     )
 )
