@@ -337,6 +337,7 @@ def run_simulations(
     """
     rand = rng.random
     perf_counter = time.perf_counter
+    sqrt, log = math.sqrt, math.log
     uct_c = policy.uct_c
     widening = policy.widening
     pw_c = policy.pw_c if widening else 0.0
@@ -374,7 +375,28 @@ def run_simulations(
                     children.append(node)
                     path.append(node)
                     break
-                index = uct_select(children, 1.0 if player == 0 else -1.0, uct_c, node.visits)
+                # uct_select, inlined (the same floats and ties): it runs at every decision
+                # node of every simulation.
+                parent_visits = node.visits
+                explore = uct_c * sqrt(log(parent_visits)) if parent_visits > 1 else 0.0
+                best_score = -math.inf
+                index = i = 0
+                if player == 0:
+                    for child in children:
+                        visits = child.visits
+                        score = child.total / visits + explore / sqrt(visits)
+                        if score > best_score:
+                            best_score = score
+                            index = i
+                        i += 1
+                else:
+                    for child in children:
+                        visits = child.visits
+                        score = -1.0 * child.total / visits + explore / sqrt(visits)
+                        if score > best_score:
+                            best_score = score
+                            index = i
+                        i += 1
                 apply(actions[index])
                 node = children[index]
                 path.append(node)
@@ -415,7 +437,9 @@ def run_simulations(
             value = node.value
         else:  # a new leaf
             value = rollout(state, rollout_depth, rand, evaluate, cache)
-        backup(path, value)
+        for node in path:  # backup, inlined
+            node.visits += 1
+            node.total += value
         simulations += 1
         if plies > deepest:
             deepest = plies
