@@ -36,8 +36,10 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# One summary of search speed per game, as ratios to OpenSpiel measured in the same run; the
+# other benchmarks/bench_*.py scripts measure one thing each in more detail.
 bench: $(STAMP)
-	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/bench_summary.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

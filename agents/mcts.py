@@ -210,7 +210,14 @@ def rollout(
     tuple for every roll), keyed by identity: the cache keeps each tuple alive, so its id is
     not reused while it is cached, and a tuple cannot change. Other outcome sequences (fresh
     lists, as from Ra or the pyspiel adapter) are scanned linearly.
+
+    A state may offer the same loop as `random_rollout(max_moves, rand, evaluate)`, written
+    against its own fields (the Can't Stop core does): it is used instead, and must draw from
+    `rand` exactly as this loop does, so that results do not depend on which path ran.
     """
+    fast = getattr(state, "random_rollout", None)
+    if fast is not None:
+        return fast(max_moves, rand, evaluate)
     if cache is None:
         cache = {}
     current_player = state.current_player
@@ -275,12 +282,33 @@ def _expand_decision(
     return actions
 
 
-def _expand_chance(node: Node, state: SearchState, widening: bool) -> None:
-    """Lists the node's outcomes of positive probability and their cumulative probabilities."""
-    outcomes = [(o, p) for o, p in state.chance_outcomes() if p > 0.0]
-    node.actions = [o for o, _ in outcomes]
-    node.cum = list(accumulate(p for _, p in outcomes))
-    node.children = [None] * len(outcomes)
+def _expand_chance(
+    node: Node, state: SearchState, widening: bool, cache: dict[int, Any] | None = None
+) -> None:
+    """Lists the node's outcomes of positive probability and their cumulative probabilities.
+
+    With a `cache` (kept by the caller across the search), nodes whose state returns the same
+    shared outcome tuple share the two lists, built once; as in `rollout`, the cache keeps the
+    tuple alive, so its id stays its own. The lists are only read.
+    """
+    outcomes = state.chance_outcomes()
+    entry = None
+    if cache is not None and type(outcomes) is tuple:
+        entry = cache.get(id(outcomes))
+        if entry is None and len(cache) < MAX_CACHED_OUTCOMES:
+            kept = [(o, p) for o, p in outcomes if p > 0.0]
+            entry = cache[id(outcomes)] = (
+                [o for o, _ in kept],
+                list(accumulate(p for _, p in kept)),
+                outcomes,
+            )
+    if entry is None:
+        kept = [(o, p) for o, p in outcomes if p > 0.0]
+        node.actions = [o for o, _ in kept]
+        node.cum = list(accumulate(p for _, p in kept))
+    else:
+        node.actions, node.cum = entry[0], entry[1]
+    node.children = [None] * len(node.actions)
     if widening:
         node.present = []
         node.present_cum = []
@@ -309,6 +337,7 @@ def run_simulations(
     """
     rand = rng.random
     perf_counter = time.perf_counter
+    sqrt, log = math.sqrt, math.log
     uct_c = policy.uct_c
     widening = policy.widening
     pw_c = policy.pw_c if widening else 0.0
@@ -317,7 +346,8 @@ def run_simulations(
     limit = math.inf if max_simulations is None else max_simulations
     node_limit = math.inf if max_nodes is None else max_nodes
     nodes = count_nodes(root) if max_nodes is not None else 0
-    cache: dict[int, Any] = {}
+    cache: dict[int, Any] = {}  # outcome tuples -> cumulative tables, for rollouts
+    expand_cache: dict[int, Any] = {}  # outcome tuples -> lists for chance nodes of the tree
     simulations = 0
     deepest = 0
     while True:
@@ -348,14 +378,35 @@ def run_simulations(
                     children.append(node)
                     path.append(node)
                     break
-                index = uct_select(children, 1.0 if player == 0 else -1.0, uct_c, node.visits)
+                # uct_select, inlined (the same floats and ties): it runs at every decision
+                # node of every simulation.
+                parent_visits = node.visits
+                explore = uct_c * sqrt(log(parent_visits)) if parent_visits > 1 else 0.0
+                best_score = -math.inf
+                index = i = 0
+                if player == 0:
+                    for child in children:
+                        visits = child.visits
+                        score = child.total / visits + explore / sqrt(visits)
+                        if score > best_score:
+                            best_score = score
+                            index = i
+                        i += 1
+                else:
+                    for child in children:
+                        visits = child.visits
+                        score = -1.0 * child.total / visits + explore / sqrt(visits)
+                        if score > best_score:
+                            best_score = score
+                            index = i
+                        i += 1
                 apply(actions[index])
                 node = children[index]
                 path.append(node)
             elif player == CHANCE:
                 cum = node.cum
                 if cum is None:
-                    _expand_chance(node, state, widening)
+                    _expand_chance(node, state, widening, expand_cache)
                     cum = node.cum
                 if not widening:
                     index = bisect_right(cum, rand() * cum[-1])  # sample_index, inlined
@@ -390,7 +441,9 @@ def run_simulations(
             value = node.value
         else:  # a new leaf
             value = rollout(state, rollout_depth, rand, evaluate, cache)
-        backup(path, value)
+        for node in path:  # backup, inlined
+            node.visits += 1
+            node.total += value
         simulations += 1
         if plies > deepest:
             deepest = plies

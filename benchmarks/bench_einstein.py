@@ -38,14 +38,11 @@ def _set_up(make: Callable[[], object], apply: str, seed: int) -> Callable[[], o
     return made
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=2, help="interleaved rounds (best kept)")
-    args = parser.parse_args()
+def compare(seconds: float, repeats: int) -> None:
+    """Prints random-play steps per second of our core and the C++ game, and their ratio."""
     cpp = pyspiel.load_game("einstein_wurfelt_nicht")
     ours = pyspiel.load_game("python_einstein_wurfelt_nicht")
-    t = args.seconds
+    t = seconds
     cpp_whole, ours_whole = "C++ via pyspiel, whole games", "core, whole games"
     cpp_play, ours_play = "C++ via pyspiel, play phase", "core, play phase"
     rows = {
@@ -63,8 +60,8 @@ def main() -> None:
             _set_up(ours.rules.initial_core, "apply", s), t, s
         ),
     }
-    best = best_of(rows, args.repeats)
-    print(f"random games, steps per second (best of {args.repeats} x {args.seconds:g} s)")
+    best = best_of(rows, repeats)
+    print(f"random games, steps per second (best of {repeats} x {seconds:g} s)")
     for name, rate in best.items():
         base = best[cpp_play if "play" in name else cpp_whole]
         print(f"  {name:32s} {rate:12,.0f}   {rate / base:5.2f}x C++")
@@ -72,6 +69,14 @@ def main() -> None:
         f"ratio python_einstein_wurfelt_nicht core / C++: {best[ours_whole] / best[cpp_whole]:.2f}"
         f" whole games, {best[ours_play] / best[cpp_play]:.2f} play phase"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=2, help="interleaved rounds (best kept)")
+    args = parser.parse_args()
+    compare(args.seconds, args.repeats)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,12 @@ import argparse
 import time
 
 import pyspiel
+from common import decision_positions
 from open_spiel.python.algorithms.minimax import expectiminimax
 
 import chancespiel.agents  # noqa: F401
 from chancespiel.agents import search_state
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games import heuristic_for
 
 
@@ -25,7 +25,7 @@ def compare(game_string: str, positions: int, depth: int) -> None:
     """Prints nodes per second of both searches and their ratio on one game."""
     game = pyspiel.load_game(game_string)
     h = heuristic_for(game)
-    states = random_decision_positions(game, positions, seed=1)
+    states = decision_positions(game, positions, seed=1)
     nodes = 0
     ours_s = theirs_s = 0.0
     for state in states:

@@ -22,13 +22,12 @@ from collections.abc import Callable
 
 import numpy as np
 import pyspiel
-from common import best_of
+from common import best_of, decision_positions
 from open_spiel.python.algorithms import mcts as open_spiel_mcts
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents import search_state
 from chancespiel.agents.mcts import mcts_search
-from chancespiel.evaluation.positions import random_decision_positions
 
 UCT_C = 2.0
 
@@ -95,23 +94,17 @@ def openspiel_cpp(game: pyspiel.Game, states: list[pyspiel.State], simulations: 
     return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--positions", type=int, default=6)
-    parser.add_argument("--simulations", type=int, default=400)
-    parser.add_argument("--cpp-simulations", type=int, default=4000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
-
+def compare(positions: int, simulations: int, cpp_simulations: int, repeats: int) -> None:
+    """Prints our simulations per second against OpenSpiel's Python and C++ MCTSBot."""
     rows: dict[str, Callable[[int], float]] = {}
     for name in ("python_pig", "python_einstein_wurfelt_nicht"):
         game = pyspiel.load_game(name)
-        states = random_decision_positions(game, args.positions, seed=1)
-        rows[f"{name}: ours"] = ours(game, states, args.simulations)
-        rows[f"{name}: OpenSpiel Python"] = openspiel_python(game, states, args.simulations)
+        states = decision_positions(game, positions, seed=1)
+        rows[f"{name}: ours"] = ours(game, states, simulations)
+        rows[f"{name}: OpenSpiel Python"] = openspiel_python(game, states, simulations)
     cpp_game = pyspiel.load_game("pig")
     py_game = pyspiel.load_game("python_pig(dice=1)")
-    cpp_states = random_decision_positions(cpp_game, args.positions, seed=1)
+    cpp_states = decision_positions(cpp_game, positions, seed=1)
     py_states = []
     for state in cpp_states:
         mirror = py_game.new_initial_state()
@@ -119,17 +112,15 @@ def main() -> None:
             mirror.apply_action(action)
         assert str(mirror) == str(state)
         py_states.append(mirror)
-    rows["pig: OpenSpiel C++ on C++ pig"] = openspiel_cpp(
-        cpp_game, cpp_states, args.cpp_simulations
-    )
-    rows["pig: ours on python_pig(dice=1)"] = ours(py_game, py_states, args.cpp_simulations)
+    rows["pig: OpenSpiel C++ on C++ pig"] = openspiel_cpp(cpp_game, cpp_states, cpp_simulations)
+    rows["pig: ours on python_pig(dice=1)"] = ours(py_game, py_states, cpp_simulations)
 
-    best = best_of(rows, args.repeats)
+    best = best_of(rows, repeats)
     print(
         f"MCTS simulations per second (rollouts to the end, uct_c={UCT_C:g}, "
-        f"{args.positions} positions, best of {args.repeats} interleaved rounds; "
-        f"{args.simulations} simulations per search against Python, "
-        f"{args.cpp_simulations} against C++)"
+        f"{positions} positions, best of {repeats} interleaved rounds; "
+        f"{simulations} simulations per search against Python, "
+        f"{cpp_simulations} against C++)"
     )
     for name in ("python_pig", "python_einstein_wurfelt_nicht"):
         us, them = best[f"{name}: ours"], best[f"{name}: OpenSpiel Python"]
@@ -142,6 +133,16 @@ def main() -> None:
         f"  pig: ours on python_pig(dice=1) {us:,.0f}/s, OpenSpiel C++ MCTSBot on C++ pig "
         f"{them:,.0f}/s, ratio {us / them:.2f}x"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--simulations", type=int, default=400)
+    parser.add_argument("--cpp-simulations", type=int, default=4000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    compare(args.positions, args.simulations, args.cpp_simulations, args.repeats)
 
 
 if __name__ == "__main__":

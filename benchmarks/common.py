@@ -21,6 +21,7 @@ def random_steps_per_second(
     seed: int,
     apply: str = "apply",
     counts: dict[str, float] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> float:
     """Steps per second of uniformly random games (chance by its probabilities).
 
@@ -31,12 +32,14 @@ def random_steps_per_second(
       apply: the state's method that applies an action: "apply" for our cores,
         "apply_action" for pyspiel states.
       counts: if given, receives "games" (finished), "steps" and "seconds" of the run.
+      clock: the clock of the budget and the rate (time.process_time: CPU seconds of this
+        process, which other processes on a shared machine disturb much less).
     """
     rng = random.Random(seed)
     steps = games = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         state = make()
         do = getattr(state, apply)
         while not state.is_terminal():
@@ -54,7 +57,7 @@ def random_steps_per_second(
                 do(rng.choice(state.legal_actions()))
             steps += 1
         games += 1
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     if counts is not None:
         counts.update(games=games, steps=steps, seconds=elapsed)
     return steps / elapsed
@@ -67,3 +70,31 @@ def best_of(rows: dict[str, Callable[[int], float]], repeats: int) -> dict[str, 
         for name, run in rows.items():
             best[name] = max(best[name], run(repeat))
     return best
+
+
+def decision_positions(
+    game: pyspiel.Game, count: int, seed: int, max_moves: int = 30, choice: bool = False
+) -> list[pyspiel.State]:
+    """`count` decision nodes of random games (chance by probability, moves uniform).
+
+    Each game stops after a uniform number of 0..max_moves decision moves; games that end
+    first are replayed with the next random numbers. With `choice`, a position with a single
+    legal action is passed by (the game goes on to the next decision).
+    """
+    rng = random.Random(seed)
+    positions: list[pyspiel.State] = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        stop_after = rng.randint(0, max_moves)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                weights = [p for _, p in outcomes]
+                state.apply_action(rng.choices([a for a, _ in outcomes], weights)[0])
+                continue
+            if stop_after <= 0 and (not choice or len(state.legal_actions()) > 1):
+                positions.append(state)
+                break
+            stop_after -= 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    return positions

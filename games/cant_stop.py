@@ -42,11 +42,16 @@ Actions: a fixed encoding independent of the roll, with n = 2s - 1 columns.
   lexicographic order: (2,2), (2,3), ..., (2,2s), (3,3), ... So the real game has 3 + 11 + 66
   = 80 distinct actions. legal_actions() lists the moves of every pairing, merged and sorted.
 
-Parameters (all integers): `sides` (die faces, 2..12, default 6), `shortest` (height of columns
-2 and 2s, default 3), `height_step` (extra height per column towards the middle, default 2),
-so column a has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win`
-(default 3, at most s, so that a player can always still win the columns needed) and
-`horizon` (default 1000). A game small enough for exhaustive search:
+Parameters: `sides` (die faces, 2..12, default 6), `shortest` (height of columns 2 and 2s,
+default 3), `height_step` (extra height per column towards the middle, default 2), so column a
+has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win` (default 3, at
+most s, so that a player can always still win the columns needed), `horizon` (default 1000),
+all integers; and `ordered_dice` (boolean, default false): true enumerates the roll as the
+s**4 ordered outcomes of four distinguishable dice (1296 with six sides, numbered in
+lexicographic order of (d1, d2, d3, d4), each 1 / s**4, "Roll 4-1-6-5" in the order drawn)
+instead of the merged multisets: the same game with the same probabilities, offered because
+classic search pays for every outcome of a chance node and sampling does not. A game small
+enough for exhaustive search:
 `python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)` has columns
 2,3,4 of heights 1,2,1, 5 distinct rolls, and a full game tree of 43,281 nodes (expectimax value
 0.9212 for player 0; each 2 more moves of horizon multiply the tree by about 9).
@@ -58,7 +63,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -96,7 +103,15 @@ _STOP_ONLY = (STOP,)
 _PASS_ONLY = (PASS,)
 _PHASE_NAMES = ("roll", "choose", "decide", "pass")
 
-_DEFAULTS = {"sides": 6, "shortest": 3, "height_step": 2, "columns_to_win": 3, "horizon": 1000}
+_DEFAULTS = {
+    "sides": 6,
+    "shortest": 3,
+    "height_step": 2,
+    "columns_to_win": 3,
+    "horizon": 1000,
+    "ordered_dice": False,
+}
+MAX_CACHED = 200_000  # entries of a rules cache (move tables, player summaries) before a reset
 
 _GAME_TYPE = chance_game_type("python_cant_stop", "Python Can't Stop", _DEFAULTS)
 
@@ -111,7 +126,11 @@ class CantStopRules(SharedRules):
         height_step: int = 2,
         columns_to_win: int = 3,
         horizon: int = 1000,
+        ordered_dice: bool = False,
     ):
+        if not isinstance(ordered_dice, bool):
+            raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
+        self.ordered_dice = ordered_dice
         self.sides = s = check_int_param("sides", sides, 2, 12)
         self.shortest = check_int_param("shortest", shortest, 1, 99)
         self.height_step = check_int_param("height_step", height_step, 0, 10)
@@ -144,13 +163,14 @@ class CantStopRules(SharedRules):
         self.action_names: tuple[str, ...] = tuple(names)
         self.num_actions = len(cols)
 
-        # Rolls: distinct multisets of four faces with exact probabilities, their pairings as
-        # column-index pairs (i <= j, duplicates merged), and the mask of every sum they make.
+        # Roll classes: distinct multisets of four faces with exact probabilities, their
+        # pairings as column-index pairs (i <= j, duplicates merged), and the mask of every sum
+        # they make. The rules only ever look at a roll's class.
         total = s**NUM_DICE
-        rolls: list[tuple[int, ...]] = []
-        outcomes: list[tuple[int, float]] = []
-        pairings: list[tuple[tuple[int, int], ...]] = []
-        masks: list[int] = []
+        classes: list[tuple[int, ...]] = []
+        class_probs: list[float] = []
+        class_pairings: list[tuple[tuple[int, int], ...]] = []
+        class_masks: list[int] = []
         for dice in itertools.combinations_with_replacement(range(1, s + 1), NUM_DICE):
             ways = math.factorial(NUM_DICE)
             for face in set(dice):
@@ -162,21 +182,47 @@ class CantStopRules(SharedRules):
             mask = 0
             for i, j in pairs:
                 mask |= (1 << i) | (1 << j)
-            outcomes.append((len(rolls), ways / total))
-            rolls.append(dice)
-            pairings.append(tuple(sorted(pairs)))
-            masks.append(mask)
+            classes.append(dice)
+            class_probs.append(ways / total)
+            class_pairings.append(tuple(sorted(pairs)))
+            class_masks.append(mask)
+        self.class_probs: tuple[float, ...] = tuple(class_probs)
+        self.class_pairings = tuple(class_pairings)
+        self.class_masks: tuple[int, ...] = tuple(class_masks)
+        self._class_index = {dice: r for r, dice in enumerate(classes)}
+        # Chance outcomes: the classes themselves, or every ordered roll of four dice.
+        if ordered_dice:
+            rolls = list(itertools.product(range(1, s + 1), repeat=NUM_DICE))
+            roll_class = [self._class_index[tuple(sorted(dice))] for dice in rolls]
+            outcomes = [(r, 1.0 / total) for r in range(len(rolls))]
+        else:
+            rolls = classes
+            roll_class = list(range(len(classes)))
+            outcomes = list(enumerate(class_probs))
         self.rolls: tuple[tuple[int, ...], ...] = tuple(rolls)
+        self.roll_class: tuple[int, ...] = tuple(roll_class)
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
-        self.roll_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(pairings)
-        self.roll_masks: tuple[int, ...] = tuple(masks)
+        self.roll_pairings = tuple(class_pairings[r] for r in roll_class)
+        self.roll_masks: tuple[int, ...] = tuple(class_masks[r] for r in roll_class)
         self.roll_names: tuple[str, ...] = tuple(
             "Roll " + "-".join(map(str, dice)) for dice in rolls
         )
         self._roll_index = {dice: r for r, dice in enumerate(rolls)}
+        # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
+        self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
+        self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
         self._bust_cache: dict[int, float] = {}
+        # Legal moves by roll class and the turn masks they read (see `_moves_for_class`),
+        # and per-player summaries of the banked board (see `player_summary`). Both fill
+        # lazily.
+        self._class_moves: dict[int, tuple[int, ...]] = {}
+        self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
+        self.class_bits = len(classes).bit_length()
+        self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
+        # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
+        self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
 
-    def params(self) -> dict[str, int]:
+    def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
         return {
             "sides": self.sides,
@@ -184,6 +230,7 @@ class CantStopRules(SharedRules):
             "height_step": self.height_step,
             "columns_to_win": self.columns_to_win,
             "horizon": self.horizon,
+            "ordered_dice": self.ordered_dice,
         }
 
     # --- Encodings a person (or a test) can use ------------------------------------------
@@ -193,8 +240,9 @@ class CantStopRules(SharedRules):
         return self.heights[self._index(column)]
 
     def roll_id(self, dice: Sequence[int]) -> int:
-        """Chance outcome id of the four dice `dice`, in any order."""
-        key = tuple(sorted(dice))
+        """Chance outcome id of the four dice `dice`: in any order, or with `ordered_dice` the
+        outcome of exactly that order."""
+        key = tuple(dice) if self.ordered_dice else tuple(sorted(dice))
         if key not in self._roll_index:
             raise ValueError(f"not a roll of {NUM_DICE} dice with {self.sides} sides: {dice}")
         return self._roll_index[key]
@@ -217,10 +265,47 @@ class CantStopRules(SharedRules):
         """Probability that a roll makes no sum in the column-index bitmask `usable`."""
         p = self._bust_cache.get(usable)
         if p is None:
-            masks = self.roll_masks
-            p = sum(prob for r, prob in self.outcomes if not masks[r] & usable)
+            # Summed over the classes in either encoding, so both give the same float.
+            masks = self.class_masks
+            p = sum(prob for r, prob in enumerate(self.class_probs) if not masks[r] & usable)
             self._bust_cache[usable] = p
         return p
+
+    def columns_of(self, mask: int) -> tuple[int, ...]:
+        """The column indices in the bitmask `mask`, in increasing order (cached)."""
+        columns = self._columns.get(mask)
+        if columns is None:
+            columns = self._columns[mask] = tuple(
+                i for i in range(self.num_columns) if mask >> i & 1
+            )
+        return columns
+
+    def player_summary(
+        self, squares: tuple[int, ...], blocked: int
+    ) -> tuple[list[float], list[float], float]:
+        """What a player's banked squares are worth to the heuristic, given the won columns:
+        (each column's fraction, the fractions in decreasing order, their progress).
+
+        The progress is the mean of the `columns_to_win` best fractions (`player_progress`
+        without runners). It changes only when someone stops, so it is cached by
+        (squares, blocked) instead of being recomputed at every leaf. Do not mutate.
+        """
+        key = (squares, blocked)
+        summary = self._summaries.get(key)
+        if summary is None:
+            fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
+            bits = blocked
+            while bits:
+                low = bits & -bits
+                i = low.bit_length() - 1
+                bits ^= low
+                fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+            ranked = sorted(fracs, reverse=True)
+            w = self.columns_to_win
+            if len(self._summaries) >= MAX_CACHED:
+                self._summaries.clear()
+            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w)
+        return summary
 
     # --- States ------------------------------------------------------------------------
 
@@ -282,6 +367,7 @@ class CantStopRules(SharedRules):
         core.nrun = nrun
         core.player = player
         core.moves = check_int_param("moves", moves, 0, self.horizon - 1)
+        core.derive()
         return core
 
     # --- OpenSpiel facts -----------------------------------------------------------------
@@ -337,6 +423,12 @@ class CantStopCore(SlotsCore):
 
     Squares and runners are tuples indexed by column index (sum - 2) holding heights in cells
     (0 = not on the board); a player's square at the column's height means the column is won.
+    The other fields are derived and kept up to date by `apply`, so that move generation and
+    the heuristic read them instead of scanning the columns: `starts` (for each player, the
+    usable and two-step masks a turn of theirs starts with), and for the turn player `usable`
+    (columns a sum can be used in now),
+    `two_steps` (columns with two free cells above the marker) and `rmask` (columns with a
+    runner; a runner column is usable until the runner reaches the top).
     """
 
     __slots__ = (
@@ -346,10 +438,14 @@ class CantStopCore(SlotsCore):
         "options",
         "phase",
         "player",
+        "rmask",
         "roll",
         "rules",
         "runners",
         "squares",
+        "starts",
+        "two_steps",
+        "usable",
         "winner",
         "won",
     )
@@ -370,6 +466,35 @@ class CantStopCore(SlotsCore):
         self.options: tuple[int, ...] = ()  # legal actions at decision nodes
         self.moves = 0  # decision moves made, for the horizon
         self.winner = -1
+        self.derive()
+
+    def derive(self) -> None:
+        """Recomputes the derived fields from squares, blocked, runners and the player."""
+        heights = self.rules.heights
+        blocked = self.blocked
+        starts = []
+        for base in self.squares:
+            usable = two_steps = 0
+            for i, h in enumerate(heights):
+                if not blocked >> i & 1:
+                    if base[i] < h:
+                        usable |= 1 << i
+                    if base[i] + 2 <= h:
+                        two_steps |= 1 << i
+            starts += (usable, two_steps)
+        self.starts = tuple(starts)
+        usable, two_steps = starts[2 * self.player], starts[2 * self.player + 1]
+        rmask = 0
+        for i, h in enumerate(self.runners):
+            if h:
+                rmask |= 1 << i
+                if h >= heights[i]:
+                    usable &= ~(1 << i)
+                if h + 2 > heights[i]:
+                    two_steps &= ~(1 << i)
+        if self.nrun >= NUM_RUNNERS:
+            usable &= rmask
+        self.usable, self.two_steps, self.rmask = usable, two_steps, rmask
 
     def clone(self) -> CantStopCore:
         """An independent copy sharing the rules (every other field is immutable)."""
@@ -386,15 +511,20 @@ class CantStopCore(SlotsCore):
         c.options = self.options
         c.moves = self.moves
         c.winner = self.winner
+        c.starts = self.starts
+        c.usable = self.usable
+        c.two_steps = self.two_steps
+        c.rmask = self.rmask
         return c
 
     # --- Search protocol ------------------------------------------------------------------
 
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE before a roll, TERMINAL at the end."""
-        if self.phase == ROLLING:
+        phase = self.phase
+        if phase == ROLLING:
             return CHANCE
-        if self.phase == OVER:
+        if phase == OVER:
             return TERMINAL
         return self.player
 
@@ -414,7 +544,33 @@ class CantStopCore(SlotsCore):
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
         phase = self.phase
         if phase == ROLLING:
-            self._apply_roll(action)
+            # The roll, its cached moves looked up in place: chance nodes apply every roll to
+            # a clone, so this is the hottest path of a classic search.
+            rules = self.rules
+            klass = rules.roll_class[action]
+            n = rules.num_columns
+            b = rules.class_bits
+            usable = self.usable & rules.class_masks[klass]
+            free = NUM_RUNNERS - self.nrun
+            options = rules._class_moves.get(
+                klass
+                | usable << b
+                | (self.rmask & usable) << b + n
+                | (self.two_steps & usable) << b + 2 * n
+                | (free if free < 2 else 2) << b + 3 * n
+            )
+            if options is None:
+                options = self._moves_for_class(klass)
+            if options:
+                self.phase = CHOOSING
+                self.roll = action
+                self.options = options
+            elif self.nrun:
+                self._end_turn()  # bust: the turn's progress is lost
+            else:
+                self.phase = PASSING
+                self.roll = action
+                self.options = _PASS_ONLY
             return
         self.moves += 1
         if phase == CHOOSING:
@@ -429,6 +585,160 @@ class CantStopCore(SlotsCore):
         if self.moves >= self.rules.horizon and self.phase != OVER:
             self.phase = OVER
             self.options = ()
+
+    def random_rollout(
+        self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
+    ) -> float:
+        """Player 0's value after up to `max_moves` uniformly random decision moves (-1: to the
+        end): the return at the end, else `evaluate(self, 0)`.
+
+        The fast path of agents.mcts.rollout: the same rules and the same draws from `rand`
+        (one per decision, forced ones included, and one per roll, found by bisection of the
+        cumulative probabilities), so a search gives the same result either way. The turn is
+        played on local variables and written back to the core before the value is taken.
+        """
+        rules = self.rules
+        ids, cum = rules.outcome_ids, rules.outcome_cum
+        total = cum[-1]
+        roll_class, class_masks = rules.roll_class, rules.class_masks
+        class_moves = rules._class_moves
+        action_columns = rules.action_columns
+        heights = rules.heights
+        horizon, need = rules.horizon, rules.columns_to_win
+        n, b = rules.num_columns, rules.class_bits
+        phase, player, moves, roll = self.phase, self.player, self.moves, self.roll
+        options, winner, blocked = self.options, self.winner, self.blocked
+        nrun, rmask = self.nrun, self.rmask
+        usable, two_steps = self.usable, self.two_steps
+        marks = list(self.runners)
+        squares = list(self.squares)  # rows stay tuples; a stop replaces its player's row
+        won = list(self.won)
+        starts = list(self.starts)
+        made = 0
+        while True:
+            if phase == ROLLING:
+                roll = ids[bisect_right(cum, rand() * total)]
+                klass = roll_class[roll]
+                used = usable & class_masks[klass]
+                free = NUM_RUNNERS - nrun
+                key = (
+                    klass
+                    | used << b
+                    | (rmask & used) << b + n
+                    | (two_steps & used) << b + 2 * n
+                    | (free if free < 2 else 2) << b + 3 * n
+                )
+                options = class_moves.get(key)
+                if options is None:
+                    options = generate_moves(rules, klass, usable, rmask, two_steps, free)
+                    if len(class_moves) >= MAX_CACHED:
+                        class_moves.clear()
+                    class_moves[key] = options
+                if options:
+                    phase = CHOOSING
+                    continue
+                if not nrun:
+                    phase = PASSING
+                    options = _PASS_ONLY
+                    continue
+                # A bust: the runners come off and the turn passes.
+                marks = [0] * n
+                nrun = rmask = 0
+                roll = -1
+                player = 1 - player
+                usable, two_steps = starts[2 * player], starts[2 * player + 1]
+                options = ()
+                continue
+            if phase == OVER:
+                break
+            if made == max_moves:
+                break
+            action = options[int(rand() * len(options))]
+            made += 1
+            moves += 1
+            if phase == CHOOSING:
+                base = squares[player]
+                for i in action_columns[action]:
+                    h = marks[i]
+                    if h:
+                        h += 1
+                    else:
+                        h = base[i] + 1
+                        nrun += 1
+                        rmask |= 1 << i
+                    marks[i] = h
+                    if h >= heights[i]:
+                        usable &= ~(1 << i)
+                    if h + 2 > heights[i]:
+                        two_steps &= ~(1 << i)
+                if nrun >= NUM_RUNNERS:
+                    usable &= rmask
+                roll = -1
+                phase = DECIDING
+                topped = (rmask & ~usable).bit_count()
+                options = _STOP_ONLY if won[player] + topped >= need else _ROLL_OR_STOP
+            elif action == ROLL:
+                phase = ROLLING
+                options = ()
+            else:
+                if action == STOP:
+                    mine = list(squares[player])
+                    theirs = None
+                    start_usable, start_two = starts[2 * player], starts[2 * player + 1]
+                    newly_won = 0
+                    bits = rmask
+                    while bits:
+                        low = bits & -bits
+                        i = low.bit_length() - 1
+                        bits ^= low
+                        h = mine[i] = marks[i]
+                        if h == heights[i]:
+                            won[player] += 1
+                            newly_won |= low
+                            start_usable &= ~low
+                            if squares[1 - player][i]:  # the opponent's square leaves
+                                if theirs is None:
+                                    theirs = list(squares[1 - player])
+                                theirs[i] = 0
+                        if h + 2 > heights[i]:
+                            start_two &= ~low
+                    starts[2 * player], starts[2 * player + 1] = start_usable, start_two
+                    squares[player] = tuple(mine)
+                    if theirs is not None:
+                        squares[1 - player] = tuple(theirs)
+                    if newly_won:
+                        blocked |= newly_won
+                        starts[2 - 2 * player] &= ~newly_won
+                        starts[3 - 2 * player] &= ~newly_won
+                    marks = [0] * n
+                    nrun = rmask = 0
+                    if won[player] >= need:
+                        winner = player
+                        phase = OVER
+                        options = ()
+                        continue
+                # The turn passes (after a stop or a pass).
+                marks = [0] * n
+                nrun = rmask = 0
+                roll = -1
+                player = 1 - player
+                usable, two_steps = starts[2 * player], starts[2 * player + 1]
+                phase = ROLLING
+                options = ()
+            if moves >= horizon and phase != OVER:
+                phase = OVER
+                options = ()
+        self.phase, self.player, self.moves, self.roll = phase, player, moves, roll
+        self.options, self.winner, self.blocked = options, winner, blocked
+        self.nrun, self.rmask = nrun, rmask
+        self.usable, self.two_steps = usable, two_steps
+        self.runners = tuple(marks) if nrun else rules.no_runners
+        self.squares = (squares[0], squares[1])
+        self.won = (won[0], won[1])
+        self.starts = (starts[0], starts[1], starts[2], starts[3])
+        if phase == OVER:
+            return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
+        return evaluate(self, 0)
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) or (-1, +1) for a win, (0, 0) at the horizon or before the end."""
@@ -448,105 +758,112 @@ class CantStopCore(SlotsCore):
 
     def moves_for_roll(self, roll: int) -> tuple[int, ...]:
         """Sorted legal moves for the roll `roll` in the current turn (empty: a bust)."""
+        return self._moves_for_class(self.rules.roll_class[roll])
+
+    def _moves_for_class(self, klass: int) -> tuple[int, ...]:
+        """Sorted legal moves for the roll class `klass`, cached by all they depend on: the
+        class, the usable columns among its sums, which of those hold a runner or have two
+        free cells (for doubles), and the free runners (0, 1, or 2 or more: a pair of new
+        columns needs two). The key recurs across boards, so the cache stays small."""
         rules = self.rules
-        heights = rules.heights
-        runners = self.runners
-        base = self.squares[self.player]
-        blocked = self.blocked
+        n = rules.num_columns
+        b = rules.class_bits
+        usable = self.usable & rules.class_masks[klass]
         free = NUM_RUNNERS - self.nrun
-        found: set[int] = set()
-        for i, j in rules.roll_pairings[roll]:
-            pos_i = runners[i] or base[i]
-            ok_i = not blocked >> i & 1 and pos_i < heights[i] and (runners[i] or free)
-            if i == j:
-                if ok_i:
-                    if pos_i + 2 <= heights[i]:
-                        found.add(rules.pair_actions[(i, i)])
-                    else:  # one cell below the top: a single step only
-                        found.add(FIRST_MOVE + i)
-                continue
-            pos_j = runners[j] or base[j]
-            ok_j = not blocked >> j & 1 and pos_j < heights[j] and (runners[j] or free)
-            if ok_i and ok_j and (not runners[i]) + (not runners[j]) <= free:
-                found.add(rules.pair_actions[(i, j)])  # both usable: the only option
-            else:
-                if ok_i:
-                    found.add(FIRST_MOVE + i)
-                if ok_j:
-                    found.add(FIRST_MOVE + j)
-        return tuple(sorted(found))
+        key = (
+            klass
+            | usable << b
+            | (self.rmask & usable) << b + n
+            | (self.two_steps & usable) << b + 2 * n
+            | (free if free < 2 else 2) << b + 3 * n
+        )
+        cache = rules._class_moves
+        moves = cache.get(key)
+        if moves is None:
+            if len(cache) >= MAX_CACHED:
+                cache.clear()
+            moves = cache[key] = generate_moves(
+                rules, klass, self.usable, self.rmask, self.two_steps, free
+            )
+        return moves
 
     def usable_mask(self) -> int:
         """Bitmask of column indices where the turn player could use a sum right now."""
-        heights = self.rules.heights
-        runners = self.runners
-        base = self.squares[self.player]
-        mask = 0
-        if self.nrun < NUM_RUNNERS:
-            for i in range(self.rules.num_columns):
-                if not self.blocked >> i & 1 and (runners[i] or base[i]) < heights[i]:
-                    mask |= 1 << i
-        else:
-            for i, h in enumerate(runners):
-                if h and h < heights[i]:
-                    mask |= 1 << i
-        return mask
-
-    def _apply_roll(self, roll: int) -> None:
-        options = self.moves_for_roll(roll)
-        if options:
-            self.phase = CHOOSING
-            self.roll = roll
-            self.options = options
-        elif self.nrun:
-            self._end_turn()  # bust: the turn's progress is lost
-        else:
-            self.phase = PASSING
-            self.roll = roll
-            self.options = _PASS_ONLY
+        return self.usable
 
     def _advance(self, action: int) -> None:
+        rules = self.rules
+        heights = rules.heights
         base = self.squares[self.player]
         marks = list(self.runners)
-        for i in self.rules.action_columns[action]:
-            if marks[i]:
-                marks[i] += 1
+        nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
+        for i in rules.action_columns[action]:
+            h = marks[i]
+            if h:
+                h += 1
             else:
-                marks[i] = base[i] + 1
-                self.nrun += 1
+                h = base[i] + 1
+                nrun += 1
+                rmask |= 1 << i
+            marks[i] = h
+            if h >= heights[i]:
+                usable &= ~(1 << i)
+            if h + 2 > heights[i]:
+                two_steps &= ~(1 << i)
+        if nrun >= NUM_RUNNERS:
+            usable &= rmask
         self.runners = tuple(marks)
+        self.nrun, self.rmask, self.usable, self.two_steps = nrun, rmask, usable, two_steps
         self.roll = -1
         self.phase = DECIDING
-        self.options = _STOP_ONLY if self._stop_wins() else _ROLL_OR_STOP
-
-    def _stop_wins(self) -> bool:
-        won = self.won[self.player]
-        need = self.rules.columns_to_win
-        if won + self.nrun < need:  # cheap exit: not enough runners to top
-            return False
-        heights = self.rules.heights
-        topped = sum(1 for i, h in enumerate(self.runners) if h == heights[i])
-        return won + topped >= need
+        # Stopping wins once the columns won and the runners on top (runner columns no longer
+        # usable) reach the goal.
+        if self.won[self.player] + (rmask & ~usable).bit_count() >= rules.columns_to_win:
+            self.options = _STOP_ONLY
+        else:
+            self.options = _ROLL_OR_STOP
 
     def _stop(self) -> None:
         p = self.player
-        heights = self.rules.heights
+        rules = self.rules
+        heights = rules.heights
         mine = list(self.squares[p])
-        theirs = list(self.squares[1 - p])
+        theirs = self.squares[1 - p]
         won = self.won[p]
-        for i, h in enumerate(self.runners):
-            if h:
-                mine[i] = h
-                if h == heights[i]:
-                    won += 1
-                    self.blocked |= 1 << i
-                    theirs[i] = 0  # the opponent's square leaves a won column
-        mine_t, theirs_t = tuple(mine), tuple(theirs)
-        self.squares = (mine_t, theirs_t) if p == 0 else (theirs_t, mine_t)
-        self.won = (won, self.won[1]) if p == 0 else (self.won[0], won)
-        if won >= self.rules.columns_to_win:
-            self.runners = self.rules.no_runners
+        blocked = self.blocked
+        starts = self.starts
+        usable, two_steps = starts[2 * p], starts[2 * p + 1]
+        rmask = self.rmask
+        runners = self.runners
+        while rmask:
+            low = rmask & -rmask
+            i = low.bit_length() - 1
+            rmask ^= low
+            h = mine[i] = runners[i]
+            if h == heights[i]:
+                won += 1
+                blocked |= low
+                usable &= ~low
+                if theirs[i]:  # the opponent's square leaves a won column
+                    theirs = (*theirs[:i], 0, *theirs[i + 1 :])
+            if h + 2 > heights[i]:
+                two_steps &= ~low
+        mine_t = tuple(mine)
+        # Columns won now are closed to the opponent too.
+        closed = ~(blocked ^ self.blocked)
+        self.blocked = blocked
+        if p == 0:
+            self.squares = (mine_t, theirs)
+            self.won = (won, self.won[1])
+            self.starts = (usable, two_steps, starts[2] & closed, starts[3] & closed)
+        else:
+            self.squares = (theirs, mine_t)
+            self.won = (self.won[0], won)
+            self.starts = (starts[0] & closed, starts[1] & closed, usable, two_steps)
+        if won >= rules.columns_to_win:
+            self.runners = rules.no_runners
             self.nrun = 0
+            self.rmask = 0
             self.winner = p
             self.phase = OVER
             self.options = ()
@@ -560,6 +877,14 @@ class CantStopCore(SlotsCore):
         self.player = 1 - self.player
         self.phase = ROLLING
         self.options = ()
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        """Derived fields of a turn with no runners out, for `self.player`."""
+        p = self.player
+        self.usable = self.starts[2 * p]
+        self.two_steps = self.starts[2 * p + 1]
+        self.rmask = 0
 
     def __str__(self) -> str:
         rules = self.rules
@@ -603,6 +928,32 @@ class CantStopCore(SlotsCore):
         return "\n".join(lines) + "\n"
 
 
+def generate_moves(
+    rules: CantStopRules, klass: int, usable: int, rmask: int, two_steps: int, free: int
+) -> tuple[int, ...]:
+    """Sorted legal moves for the roll class `klass`, read from the turn's masks: `usable`
+    columns, those with a runner (`rmask`) or two free cells (`two_steps`), `free` runners."""
+    found: set[int] = set()
+    for i, j in rules.class_pairings[klass]:
+        ok_i = usable >> i & 1
+        if i == j:
+            if ok_i:
+                if two_steps >> i & 1:
+                    found.add(rules.pair_actions[(i, i)])
+                else:  # one cell below the top: a single step only
+                    found.add(FIRST_MOVE + i)
+            continue
+        ok_j = usable >> j & 1
+        if ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
+            found.add(rules.pair_actions[(i, j)])  # both usable: the only option
+        else:
+            if ok_i:
+                found.add(FIRST_MOVE + i)
+            if ok_j:
+                found.add(FIRST_MOVE + j)
+    return tuple(sorted(found))
+
+
 class CantStopState(CoreState):
     """OpenSpiel state of python_cant_stop; everything lives in `self.core`."""
 
@@ -629,24 +980,46 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     weighted by the chance of not busting when the next roll is pending. The
     `columns_to_win` best columns are averaged.
     """
+    summary = core.rules.player_summary(core.squares[player], core.blocked)
+    if player != core.player or not core.nrun:
+        return summary[2]
+    keep = 1.0 - core.rules.bust_probability(core.usable) if risk and core.phase == ROLLING else 1.0
+    if not keep:
+        return summary[2]
+    return _with_runners(core, summary, keep)
+
+
+def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
+    """`player_progress` of the turn player whose runners count with weight `keep`.
+
+    Only the runners' columns change: the best `columns_to_win` fractions are among theirs
+    and the best banked fractions of the other columns, found by taking the runners' banked
+    values out of the best few (equal values are interchangeable). The values and their order
+    of summation are those of sorting every column, so the float is the same.
+    """
     rules = core.rules
-    heights = rules.heights
-    base = core.squares[player]
-    fracs = []
-    keep = 0.0
-    if player == core.player and core.nrun:
-        keep = 1.0 - bust_probability(core) if risk and core.phase == ROLLING else 1.0
-    for i, h in enumerate(heights):
-        if core.blocked >> i & 1:
-            fracs.append(1.0 if base[i] == h else 0.0)
-            continue
-        height = float(base[i])
-        if keep and core.runners[i]:
-            height += keep * (core.runners[i] - base[i])
-        fracs.append(height / h)
-    fracs.sort(reverse=True)
     w = rules.columns_to_win
-    return sum(fracs[:w]) / w
+    fracs, ranked, _ = summary
+    columns = rules._columns.get(core.rmask)
+    if columns is None:
+        columns = rules.columns_of(core.rmask)
+    values = ranked[: w + len(columns)]
+    for i in columns:
+        banked = fracs[i]
+        if banked in values:
+            values.remove(banked)
+    runners = core.runners
+    if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
+        rows = rules.fraction_rows
+        for i in columns:
+            values.append(rows[i][runners[i]])
+    else:
+        heights = rules.heights
+        base = core.squares[core.player]
+        for i in columns:
+            values.append((float(base[i]) + keep * (runners[i] - base[i])) / heights[i])
+    values.sort(reverse=True)
+    return sum(values[:w]) / w
 
 
 def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
@@ -656,9 +1029,31 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
     set of usable columns.
     """
-    if core.phase == OVER:
+    phase = core.phase
+    if phase == OVER:
         return core.returns()[player]
-    return player_progress(core, player) - player_progress(core, 1 - player)
+    rules = core.rules
+    mover = core.player
+    squares = core.squares
+    blocked = core.blocked
+    summaries = rules._summaries  # cache hits looked up in place: this runs at every leaf
+    summary = summaries.get((squares[mover], blocked))
+    if summary is None:
+        summary = rules.player_summary(squares[mover], blocked)
+    if core.nrun:
+        if phase == ROLLING:
+            keep = rules._bust_cache.get(core.usable)
+            keep = 1.0 - (rules.bust_probability(core.usable) if keep is None else keep)
+        else:
+            keep = 1.0
+        ours = _with_runners(core, summary, keep) if keep else summary[2]
+    else:
+        ours = summary[2]
+    other = summaries.get((squares[1 - mover], blocked))
+    if other is None:
+        other = rules.player_summary(squares[1 - mover], blocked)
+    theirs = other[2]
+    return ours - theirs if player == mover else theirs - ours
 
 
 def cant_stop_progress_heuristic(core: CantStopCore, player: int) -> float:
@@ -679,7 +1074,7 @@ register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,
         description="Can't Stop (Sackson): 11 columns, 4 dice, 3 runners; win 3 columns",
-        chance="a roll of 4 dice before every move: 126 distinct multisets",
+        chance="a roll of 4 dice before every move: 126 distinct multisets (or 1296 ordered)",
         status="done",
     )
 )

@@ -39,7 +39,9 @@ only chance nodes are die rolls.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -172,6 +174,9 @@ class EinsteinRules(SharedRules):
         self.permutations = tuple(itertools.permutations(range(1, NUM_CUBES + 1)))
         self.setup_outcomes = tuple((a, 1.0 / len(self.permutations)) for a in range(720))
         self.roll_outcomes = tuple((x, 1.0 / 6) for x in range(6))
+        # For samplers: cumulative probabilities (the form bisection needs).
+        self.roll_cum = list(accumulate(p for _, p in self.roll_outcomes))
+        self.setup_cum = list(accumulate(p for _, p in self.setup_outcomes))
 
     def params(self) -> dict[str, str]:
         """The game parameters these rules were built from."""
@@ -420,6 +425,34 @@ class EinsteinCore(SlotsCore):
         if mask == 63:
             self.stage += 1
             self.cur = WHITE if player == BLACK else CHANCE
+
+    def random_rollout(
+        self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
+    ) -> float:
+        """Player 0's value after up to `max_moves` uniformly random decision moves (-1: to the
+        end): the return at the end, else `evaluate(self, 0)`.
+
+        The fast path of agents.mcts.rollout: the same draws from `rand` (one per decision,
+        forced ones included, and one per chance node, found by bisection of the cumulative
+        probabilities; outcome ids are their indices), without the protocol's dispatch.
+        """
+        rules = self.rules
+        apply = self.apply
+        legal_actions = self.legal_actions
+        made = 0
+        while True:
+            cur = self.cur
+            if cur >= 0:
+                if made == max_moves:
+                    return evaluate(self, 0)
+                actions = legal_actions()
+                apply(actions[int(rand() * len(actions))])
+                made += 1
+            elif cur == CHANCE:
+                cum = rules.roll_cum if self.stage == _PLAY else rules.setup_cum
+                apply(bisect_right(cum, rand() * cum[-1]))
+            else:
+                return self.returns()[0]
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) if Black won, (-1, +1) if White won, (0, 0) before the end."""

@@ -20,14 +20,20 @@ Conventions follow OpenSpiel's C++ `pig` so that `python_pig(dice=1)` equals it 
 - Returns: +1 to the winner, -1 to the loser, 0 to both at the horizon.
 
 Parameters: `dice` (1 or 2, default 2), `winscore` (>= 1, default 100), `horizon` (>= 1,
-default 1000) and `diceoutcomes` (sides per die, >= 2, default 6; small dice and goals give
-games small enough for exhaustive search in tests).
+default 1000), `diceoutcomes` (sides per die, >= 2, default 6; small dice and goals give
+games small enough for exhaustive search in tests) and `ordered_dice` (boolean, default false):
+with two dice, true enumerates the 36 ordered rolls (a, b), outcome (a - 1) * sides + b - 1,
+each 1/36, "Roll 5+2" in the order drawn, instead of the 21 merged pairs: the same game with
+the same probabilities, offered because classic search pays for every outcome of a chance
+node and sampling does not. With one die it changes nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -62,7 +68,13 @@ _RESET = 2  # lose the turn total and the banked score, the turn passes
 _ROLL_OR_STOP = (ROLL, STOP)
 _STOP_ONLY = (STOP,)
 
-_DEFAULTS = {"dice": 2, "winscore": 100, "horizon": 1000, "diceoutcomes": 6}
+_DEFAULTS = {
+    "dice": 2,
+    "winscore": 100,
+    "horizon": 1000,
+    "diceoutcomes": 6,
+    "ordered_dice": False,
+}
 
 _GAME_TYPE = chance_game_type("python_pig", "Python Pig (one or two dice)", _DEFAULTS)
 
@@ -76,7 +88,11 @@ class PigRules(SharedRules):
         winscore: int = 100,
         horizon: int = 1000,
         diceoutcomes: int = 6,
+        ordered_dice: bool = False,
     ):
+        if not isinstance(ordered_dice, bool):
+            raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
+        self.ordered_dice = ordered_dice
         self.dice = check_int_param("dice", dice, 1, 2)
         self.winscore = check_int_param("winscore", winscore, 1)
         self.horizon = check_int_param("horizon", horizon, 1)
@@ -91,25 +107,29 @@ class PigRules(SharedRules):
                 names.append(f"Roll {face}")
         else:
             for a in range(1, self.sides + 1):
-                for b in range(a, self.sides + 1):
-                    ways = 1 if a == b else 2
+                for b in range(1 if ordered_dice else a, self.sides + 1):
+                    ways = 1 if a == b or ordered_dice else 2
                     outcomes.append((len(outcomes), ways / self.sides**2))
-                    if a == 1:
-                        effects.append((_RESET, 0) if b == 1 else (_BUST, 0))
+                    if a == 1 or b == 1:
+                        effects.append((_RESET, 0) if a == b else (_BUST, 0))
                     else:
                         effects.append((_ADD, a + b))
                     names.append(f"Roll {a}+{b}")
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         self.effects: tuple[tuple[int, int], ...] = tuple(effects)
         self.outcome_names: tuple[str, ...] = tuple(names)
+        # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
+        self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
+        self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
 
-    def params(self) -> dict[str, int]:
+    def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
         return {
             "dice": self.dice,
             "winscore": self.winscore,
             "horizon": self.horizon,
             "diceoutcomes": self.sides,
+            "ordered_dice": self.ordered_dice,
         }
 
     def initial_core(self) -> PigCore:
@@ -225,6 +245,62 @@ class PigCore(SlotsCore):
         if self.moves >= self.rules.horizon:
             self.over = True
 
+    def random_rollout(
+        self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
+    ) -> float:
+        """Player 0's value after up to `max_moves` uniformly random decision moves (-1: to the
+        end): the return at the end, else `evaluate(self, 0)`.
+
+        The fast path of agents.mcts.rollout: the same rules and the same draws from `rand`
+        (one per decision, forced ones included, and one per roll, found by bisection of the
+        cumulative probabilities), played on local variables and written back to the core.
+        """
+        rules = self.rules
+        ids, cum, effects = rules.outcome_ids, rules.outcome_cum, rules.effects
+        total = cum[-1]
+        winscore, horizon = rules.winscore, rules.horizon
+        over, rolling = self.over, self.rolling
+        player, turn_total, moves = self.turn_player, self.turn_total, self.moves
+        scores = list(self.scores)
+        made = 0
+        while not over:
+            if rolling:
+                rolling = False
+                kind, amount = effects[ids[bisect_right(cum, rand() * total)]]
+                if kind == _ADD:
+                    turn_total += amount
+                    continue
+                turn_total = 0
+                if kind == _RESET:
+                    scores[player] = 0
+                player = 1 - player
+                continue
+            if made == max_moves:
+                break
+            made += 1
+            moves += 1
+            if scores[player] + turn_total >= winscore:
+                rand()  # stop is the only action, drawn as any forced move is
+                action = STOP
+            else:
+                action = ROLL if rand() < 0.5 else STOP  # int(rand() * 2) == 0
+            if action == ROLL:
+                rolling = True
+            else:
+                scores[player] += turn_total
+                turn_total = 0
+                if scores[player] >= winscore:
+                    over = True
+                player = 1 - player  # also on a win, as the C++ game does
+            if moves >= horizon:
+                over = True
+        self.over, self.rolling, self.turn_player = over, rolling, player
+        self.turn_total, self.moves = turn_total, moves
+        self.scores = (scores[0], scores[1])
+        if over:
+            return self.returns()[0]
+        return evaluate(self, 0)
+
     def returns(self) -> tuple[float, float]:
         """(+1, -1) or (-1, +1) for a win, (0, 0) at the horizon or before the end."""
         if self.over:
@@ -337,7 +413,7 @@ register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,
         description="Pig: one die (= OpenSpiel's pig) or two dice (MCMS paper, default)",
-        chance="a roll after every 'roll': 6 faces or 21 unordered pairs",
+        chance="a roll after every 'roll': 6 faces, 21 unordered pairs or 36 ordered rolls",
         status="done",
     )
 )

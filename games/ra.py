@@ -65,6 +65,7 @@ the last one. Fewer epochs give shorter games for tests and search.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -499,6 +500,41 @@ class RaCore(SlotsCore):
             else:
                 self.pending_monuments -= 1
             self._settle_discards()
+
+    def random_rollout(
+        self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
+    ) -> float:
+        """Player 0's value after up to `max_moves` uniformly random decision moves (-1: to the
+        end): the return at the end, else `evaluate(self, 0)`.
+
+        The fast path of agents.mcts.rollout: the same draws from `rand` (one per decision,
+        forced ones included; a tile by scanning the bag's kinds in order, as the general loop
+        scans `chance_outcomes()`), without building the outcome list at every draw.
+        """
+        apply = self.apply
+        legal_actions = self.legal_actions
+        made = 0
+        while True:
+            phase = self.phase
+            if phase == OVER:
+                return self.returns()[0]
+            if phase == DRAWING:
+                size = self.bag_size
+                u = rand()
+                kind = -1
+                for k, count in enumerate(self.bag):
+                    if count:
+                        kind = k  # the last kind left if rounding leaves u >= 0
+                        u -= count / size
+                        if u < 0.0:
+                            break
+                apply(kind)
+                continue
+            if made == max_moves:
+                return evaluate(self, 0)
+            actions = legal_actions()
+            apply(actions[int(rand() * len(actions))])
+            made += 1
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) or (-1, +1) by fame at the end, (0, 0) on a tie or before the end."""

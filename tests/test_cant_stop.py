@@ -89,6 +89,7 @@ def test_game_facts():
         "height_step": 2,
         "columns_to_win": 3,
         "horizon": 1000,
+        "ordered_dice": False,
     }
 
 

@@ -1,0 +1,155 @@
+"""Fast paths of the game cores agree exactly with the general code they stand in for.
+
+- `random_rollout` (a core's own random-play loop) against agents.mcts.rollout over the plain
+  search protocol: the same value, the same final state, the same draws from the generator.
+- Cached and incremental evaluation terms against a direct reading of their definition.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pyspiel
+import pytest
+
+import chancespiel.agents  # noqa: F401  (registers the games and agents)
+from chancespiel.agents.mcts import rollout
+from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
+from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.registry import evaluation_for
+
+GAMES = [
+    "python_cant_stop",
+    "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)",
+    "python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)",
+    "python_cant_stop(ordered_dice=true)",
+    "python_pig",
+    "python_pig(dice=1,winscore=30)",
+    "python_pig(ordered_dice=true)",
+    "python_einstein_wurfelt_nicht",
+    "python_einstein_wurfelt_nicht(setup=free)",
+    "python_ra",
+]
+
+
+class Plain:
+    """The search protocol of a core without its fast paths (so the general code runs)."""
+
+    def __init__(self, core):
+        self.core = core
+
+    def current_player(self):
+        return self.core.current_player()
+
+    def legal_actions(self):
+        return self.core.legal_actions()
+
+    def chance_outcomes(self):
+        return self.core.chance_outcomes()
+
+    def apply(self, action):
+        self.core.apply(action)
+
+    def returns(self):
+        return self.core.returns()
+
+
+def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
+    """`count` cores of every kind of node (decision, chance, terminal) from random games."""
+    rng = random.Random(seed)
+    cores = []
+    while len(cores) < count:
+        core = game.rules.initial_core()
+        for _ in range(rng.randrange(0, 150)):
+            if core.is_terminal():
+                break
+            if core.current_player() == pyspiel.PlayerId.CHANCE:
+                outcomes = core.chance_outcomes()
+                core.apply(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                actions = core.legal_actions()
+                core.apply(actions[rng.randrange(len(actions))])
+        cores.append(core)
+    return cores
+
+
+def fields(core) -> dict:
+    return {name: getattr(core, name) for name in type(core).__slots__ if name != "rules"}
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_random_rollout_equals_the_general_rollout(game_string):
+    game = pyspiel.load_game(game_string)
+    heuristic = evaluation_for(game)
+
+    def evaluate(state, player):
+        return heuristic(getattr(state, "core", state), player)
+
+    cores = random_cores(game, 60, seed=len(game_string))
+    if not hasattr(cores[0], "random_rollout"):
+        pytest.skip("no fast rollout")
+    for index, core in enumerate(cores):
+        for max_moves in (-1, 0, 1, 3, 10):
+            fast_rng, plain_rng = random.Random(index), random.Random(index)
+            fast_core, plain_core = core.clone(), core.clone()
+            fast = fast_core.random_rollout(max_moves, fast_rng.random, evaluate)
+            plain = rollout(Plain(plain_core), max_moves, plain_rng.random, evaluate, {})
+            assert fast == plain, (str(core), max_moves)
+            assert fields(fast_core) == fields(plain_core), (str(core), max_moves)
+            assert fast_rng.random() == plain_rng.random()
+
+
+def reference_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
+    """player_progress as defined: every column's fraction, sorted, the best averaged."""
+    rules = core.rules
+    heights = rules.heights
+    base = core.squares[player]
+    fracs = []
+    keep = 0.0
+    if player == core.player and core.nrun:
+        if risk and core.phase == ROLLING:
+            keep = 1.0 - rules.bust_probability(reference_usable(core))
+        else:
+            keep = 1.0
+    for i, h in enumerate(heights):
+        if core.blocked >> i & 1:
+            fracs.append(1.0 if base[i] == h else 0.0)
+            continue
+        height = float(base[i])
+        if keep and core.runners[i]:
+            height += keep * (core.runners[i] - base[i])
+        fracs.append(height / h)
+    fracs.sort(reverse=True)
+    w = rules.columns_to_win
+    return sum(fracs[:w]) / w
+
+
+def reference_usable(core: CantStopCore) -> int:
+    """Columns where the turn player can use a sum, from the squares and runners."""
+    heights = core.rules.heights
+    base = core.squares[core.player]
+    mask = 0
+    for i, h in enumerate(heights):
+        pos = core.runners[i] or base[i]
+        if core.blocked >> i & 1 or pos >= h:
+            continue
+        if core.runners[i] or core.nrun < 3:
+            mask |= 1 << i
+    return mask
+
+
+@pytest.mark.parametrize("game_string", [g for g in GAMES if "cant_stop" in g])
+def test_cant_stop_incremental_terms_equal_their_definition(game_string):
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 300, seed=5):
+        if core.phase == OVER:
+            continue
+        assert core.usable_mask() == reference_usable(core), str(core)
+        for player in (0, 1):
+            for risk in (True, False):
+                assert fast_progress(core, player, risk) == reference_progress(core, player, risk)
+            expected = reference_progress(core, player) - reference_progress(core, 1 - player)
+            assert cant_stop_heuristic(core, player) == expected
+        rebuilt = core.clone()
+        rebuilt.derive()
+        assert fields(rebuilt) == fields(core), str(core)
