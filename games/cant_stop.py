@@ -138,7 +138,7 @@ class CantStopRules(SharedRules):
         # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
         # is open, and each player can still win the columns they lack (see the docstring).
         self.columns_to_win = check_int_param("columns_to_win", columns_to_win, 1, s)
-        self.horizon = check_int_param("horizon", horizon, 1)
+        self.horizon = check_int_param("horizon", horizon, 1, 100_000)
         # Column index i holds the sum i + 2.
         self.heights: tuple[int, ...] = tuple(
             shortest + height_step * (s - 1 - abs(s - 1 - i)) for i in range(n)

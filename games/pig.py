@@ -68,6 +68,12 @@ _RESET = 2  # lose the turn total and the banked score, the turn passes
 _ROLL_OR_STOP = (ROLL, STOP)
 _STOP_ONLY = (STOP,)
 
+# Parameter ranges: wide enough for every variant studied, small enough that no table or
+# game becomes unbounded (a die of 20 faces gives 210 unordered or 400 ordered rolls).
+MAX_WINSCORE = 1000
+MAX_HORIZON = 100_000
+MAX_SIDES = 20
+
 _DEFAULTS = {
     "dice": 2,
     "winscore": 100,
@@ -94,9 +100,9 @@ class PigRules(SharedRules):
             raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
         self.ordered_dice = ordered_dice
         self.dice = check_int_param("dice", dice, 1, 2)
-        self.winscore = check_int_param("winscore", winscore, 1)
-        self.horizon = check_int_param("horizon", horizon, 1)
-        self.sides = check_int_param("diceoutcomes", diceoutcomes, 2)
+        self.winscore = check_int_param("winscore", winscore, 1, MAX_WINSCORE)
+        self.horizon = check_int_param("horizon", horizon, 1, MAX_HORIZON)
+        self.sides = check_int_param("diceoutcomes", diceoutcomes, 2, MAX_SIDES)
         outcomes: list[tuple[int, float]] = []
         effects: list[tuple[int, int]] = []
         names: list[str] = []

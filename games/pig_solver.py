@@ -143,10 +143,26 @@ class PigSolution:
         return p if player == mover else 1.0 - p
 
 
-def _check_rules(rules: PigRules, goal_limit: int = 1000) -> None:
-    if rules.winscore > goal_limit:
+MEMORY_LIMIT_BYTES = 2 * 1024**3  # the solver refuses goals whose arrays would exceed this
+
+
+def solver_bytes(winscore: int) -> int:
+    """Memory the solver needs for goal `winscore`: its (goal, goal, goal) arrays of win
+    probabilities (float64) and decisions (bool), and the sweep's temporaries of the same
+    shape, about 24 bytes per cell."""
+    return 24 * winscore**3
+
+
+MAX_SOLVER_WINSCORE = int((MEMORY_LIMIT_BYTES / 24) ** (1 / 3))
+
+
+def _check_rules(rules: PigRules) -> None:
+    needed = solver_bytes(rules.winscore)
+    if needed > MEMORY_LIMIT_BYTES:
         raise ValueError(
-            f"winscore {rules.winscore} is too large for the exact solver (<= {goal_limit})"
+            f"winscore {rules.winscore} needs about {needed / 1024**3:.1f} GiB in the exact "
+            f"solver (limit {MEMORY_LIMIT_BYTES / 1024**3:.0f} GiB: "
+            f"winscore <= {MAX_SOLVER_WINSCORE})"
         )
 
 

@@ -4,6 +4,8 @@ traceback, and nothing written or changed."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,8 +95,13 @@ CASES = [
     (["experiment", "uct-convergence", "--studies", "nope"], 2, "--studies: unknown"),
     (["experiment", "uct-convergence", "--pgame-trees", "0"], 2, "--pgame-trees must be >= 1"),
     (["experiment", "uct-convergence", "--uct-c", "nan"], 2, "--uct-c"),
-    # solving
+    # solving, and parameters that would allocate without bound
     (["solve", "pig", "--dice", "3"], 2, "dice"),
+    (["solve", "pig", "--winscore", "500"], 2, "needs about 2.8 GiB"),
+    (["solve", "pig", "--sides", "100"], 2, "diceoutcomes must be in [2, 20]"),
+    (["play", "python_pig(diceoutcomes=100000)", "random", "random"], 2, "must be in [2, 20]"),
+    (["play", "python_pig(winscore=10000000)", "random", "random"], 2, "must be in [1, 1000]"),
+    (["play", "python_cant_stop(horizon=10000000)", "random", "random"], 2, "[1, 100000]"),
 ]
 
 
@@ -118,3 +125,23 @@ def test_bad_input_is_one_line_and_writes_nothing(
     assert message, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records.jsonl"]  # nothing written
     assert records.read_bytes() == before  # existing records untouched
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "pig", "--winscore", "1000"],
+        ["play", "python_pig(diceoutcomes=100000)", "random", "random"],
+    ],
+)
+def test_oversized_parameters_are_refused_under_a_memory_limit(argv):
+    """Refused before allocating: the command runs in 2 GiB of address space."""
+    code = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); "
+        "from chancespiel.evaluation.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("chancespiel: error:") and "Traceback" not in done.stderr
