@@ -178,9 +178,9 @@ def test_illegal_actions_raise_and_change_nothing():
     "game_string, message",
     [
         ("python_pig(dice=3)", "dice must be in \\[1, 2\\]"),
-        ("python_pig(winscore=0)", "winscore must be >= 1"),
-        ("python_pig(horizon=0)", "horizon must be >= 1"),
-        ("python_pig(diceoutcomes=1)", "diceoutcomes must be >= 2"),
+        ("python_pig(winscore=0)", r"winscore must be in \[1, 1000\]"),
+        ("python_pig(horizon=0)", r"horizon must be in \[1, 100000\]"),
+        ("python_pig(diceoutcomes=1)", r"diceoutcomes must be in \[2, 20\]"),
         ("python_pig(winscore=1.5)", "parameter winscore"),
         ("python_pig(players=3)", "players"),
         ("python_pig(dice=2", "bracket"),

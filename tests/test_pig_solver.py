@@ -164,7 +164,9 @@ def test_two_dice_value_matches_optimal_self_play_many_games():
 def test_solver_rejects_bad_variants():
     with pytest.raises(ValueError, match="dice"):
         solve_pig(dice=3)
-    with pytest.raises(ValueError, match="too large"):
+    with pytest.raises(ValueError, match="must be in"):
         solve_pig(winscore=5000)
+    with pytest.raises(ValueError, match=r"needs about 2\.8 GiB"):  # before allocating it
+        solve_pig(winscore=500)
     with pytest.raises(ValueError, match="policy"):
         policy_win_probability(hold_at_policy(20, 50), hold_at_policy(20, 100), winscore=100)
