@@ -104,9 +104,23 @@ def record_key(record: Record) -> tuple[str, str, int, int]:
     return (record["a"], record["b"], record["match"], record["game_index"])
 
 
-@functools.lru_cache(maxsize=16)
-def _load_game(game_string: str) -> pyspiel.Game:
+@functools.lru_cache(maxsize=64)
+def load_game_cached(game_string: str) -> pyspiel.Game:
+    """pyspiel.load_game, cached per game string."""
     return pyspiel.load_game(game_string)
+
+
+_load_game = load_game_cached
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_game(game_string: str) -> str:
+    """The loaded game's own string, which names equivalent game strings alike
+    (`python_pig` and `python_pig(dice=2)`); the string itself if it does not load."""
+    try:
+        return str(load_game_cached(game_string))
+    except pyspiel.SpielError:
+        return game_string
 
 
 def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from chancespiel.evaluation.match import Record, a_score
+from chancespiel.evaluation.match import Record, a_score, canonical_game
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
-from chancespiel.evaluation.stats import Z95, wilson_interval
+from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
 
 
 @dataclass
@@ -34,6 +34,14 @@ class PairSummary:
     losses: int = 0
     unscored: int = 0
     matches: int = 0  # distinct match indices
+    match_scores: list[float] = field(default_factory=list)  # A's mean score per whole match
+
+    @property
+    def pentanomial_interval(self) -> tuple[float, float]:
+        """Normal 95% interval of the rate from whole matches (both games scored), as
+        fastchess and OpenBench compute it from pentanomial counts ((nan, nan) below two)."""
+        interval = match_interval(self.match_scores)
+        return interval.low, interval.high
 
     @property
     def score(self) -> float:
@@ -66,18 +74,21 @@ class PairSummary:
             "score": self.score,
             "rate": self.rate,
             "wilson95": [low, high],
+            "whole_matches": len(self.match_scores),
+            "pentanomial95": list(self.pentanomial_interval),
         }
 
 
 def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
-    """One summary per (game, A, B), in order of first appearance."""
+    """One summary per (game, A, B), in order of first appearance; equivalent game strings
+    are one game (named by the loaded game's string)."""
     summaries: dict[tuple[str, str, str], PairSummary] = {}
-    match_ids: dict[tuple[str, str, str], set[int]] = {}
+    match_ids: dict[tuple[str, str, str], dict[int, list[float | None]]] = {}
     for record in records:
-        key = (record["game"], record["a"], record["b"])
+        key = (canonical_game(record["game"]), record["a"], record["b"])
         summary = summaries.setdefault(key, PairSummary(*key))
-        match_ids.setdefault(key, set()).add(record["match"])
         score = a_score(record)
+        match_ids.setdefault(key, {}).setdefault(record["match"], []).append(score)
         if score is None:
             summary.unscored += 1
             continue
@@ -90,6 +101,11 @@ def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
             summary.draws += 1
     for key, summary in summaries.items():
         summary.matches = len(match_ids[key])
+        summary.match_scores = [
+            sum(scores) / 2.0
+            for _, scores in sorted(match_ids[key].items())
+            if len(scores) == 2 and None not in scores
+        ]
     return list(summaries.values())
 
 
@@ -133,8 +149,9 @@ def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
     """One AgentStats per (game, spec), in order of first appearance."""
     stats: dict[tuple[str, str], AgentStats] = {}
     for record in records:
+        game = canonical_game(record["game"])
         for seat, spec in enumerate(record["seats"]):
-            entry = stats.setdefault((record["game"], spec), AgentStats(record["game"], spec))
+            entry = stats.setdefault((game, spec), AgentStats(game, spec))
             entry.games += 1
             entry.move_ms.extend(record["move_ms"][seat])
             if record["nodes"][seat] is not None:
@@ -167,6 +184,12 @@ def format_pair(summary: PairSummary) -> str:
         f"{_pct(summary.rate)} (95% Wilson interval {_pct(low)} to {_pct(high)}; "
         f"{summary.wins} wins, {summary.draws} draws, {summary.losses} losses)"
     )
+    low, high = summary.pentanomial_interval
+    if not math.isnan(low):
+        text += (
+            f"; from {len(summary.match_scores)} whole matches (pentanomial): "
+            f"{_pct(low)} to {_pct(high)}"
+        )
     if summary.unscored:
         text += f"; CRASHED: {summary.unscored} unscored games (their worker process died)"
     return text
@@ -278,20 +301,72 @@ def format_ratings(ratings: Ratings) -> str:
     return "\n".join(lines)
 
 
-def summarize(records: Sequence[Record]) -> dict[str, Any]:
-    """Everything `report --json` prints: per game, the pairs, the agents and the ratings."""
+def _by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Records grouped by game, equivalent game strings as one (the loaded game's string)."""
     games: dict[str, list[Record]] = {}
     for record in records:
-        games.setdefault(record["game"], []).append(record)
+        games.setdefault(canonical_game(record["game"]), []).append(record)
+    return games
+
+
+def pair_luck(
+    game_records: Sequence[Record], value: str | None = None
+) -> dict[tuple[str, str], Any]:
+    """LuckSummary of each pair (A, B) of one game's records (see evaluation.luck)."""
+    from chancespiel.evaluation.luck import luck_summary
+
+    pairs: dict[tuple[str, str], list[Record]] = {}
+    for record in game_records:
+        pairs.setdefault((record["a"], record["b"]), []).append(record)
+    return {key: luck_summary(pair, value) for key, pair in pairs.items()}
+
+
+def format_luck(a: str, b: str, luck: Any) -> str:
+    """Raw and luck-corrected match-level rates of A side by side, with the games saved."""
+    raw, cor = luck.raw, luck.corrected
+    text = (
+        f"{a} vs {b}, luck-corrected (value {luck.value}, {luck.matches} whole matches): "
+        f"raw {_pct(raw.mean)} [{_pct(raw.low).strip()}, {_pct(raw.high).strip()}], "
+        f"corrected {_pct(cor.mean)} [{_pct(cor.low).strip()}, {_pct(cor.high).strip()}]"
+    )
+    ratio = luck.variance_ratio
+    if not luck.used:
+        text += "; the correction does not lower the variance here: raw scores kept"
+    elif not math.isnan(ratio):
+        text += (
+            f"; variance ratio {ratio:.2f} (a corrected match is worth {ratio:.1f} raw ones: "
+            f"{100 * (1 - 1 / ratio):.0f}% fewer games for the same interval)"
+        )
+    excluded = []
+    if luck.forfeits:
+        excluded.append(f"{luck.forfeits} forfeited")
+    if luck.crashes:
+        excluded.append(f"{luck.crashes} crashed")
+    if luck.excluded_matches:
+        what = ", ".join(excluded) if excluded else "incomplete"
+        text += f"; {luck.excluded_matches} matches left out ({what} games)"
+    return text
+
+
+def summarize(
+    records: Sequence[Record], luck: bool = False, value: str | None = None
+) -> dict[str, Any]:
+    """Everything `report --json` prints: per game, the pairs, the agents and the ratings;
+    with `luck`, each pair gets a "luck" object (evaluation.luck.LuckSummary.as_dict)."""
     out: dict[str, Any] = {"games": []}
-    for game, game_records in games.items():
+    for game, game_records in _by_game(records).items():
         pairs = pair_summaries(game_records)
         ratings = fit_ratings(pairs)
+        pair_dicts = [p.as_dict() for p in pairs]
+        if luck:
+            lucks = pair_luck(game_records, value)
+            for entry in pair_dicts:
+                entry["luck"] = lucks[(entry["a"], entry["b"])].as_dict()
         out["games"].append(
             {
                 "game": game,
                 "records": len(game_records),
-                "pairs": [p.as_dict() for p in pairs],
+                "pairs": pair_dicts,
                 "agents": [a.as_dict() for a in agent_stats(game_records)],
                 "ratings": None
                 if ratings is None
@@ -305,13 +380,11 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     return out
 
 
-def format_report(records: Sequence[Record]) -> str:
-    """The text of `chancespiel report`: per game, the pairs or the table, times, failures."""
-    games: dict[str, list[Record]] = {}
-    for record in records:
-        games.setdefault(record["game"], []).append(record)
+def format_report(records: Sequence[Record], luck: bool = False, value: str | None = None) -> str:
+    """The text of `chancespiel report`: per game, the pairs or the table, times, failures;
+    with `luck`, raw and luck-corrected rates of every pair."""
     blocks = []
-    for game, game_records in games.items():
+    for game, game_records in _by_game(records).items():
         pairs = pair_summaries(game_records)
         names = specs_in_order(pairs)
         lines = [f"{game}: {len(game_records)} games"]
@@ -322,6 +395,9 @@ def format_report(records: Sequence[Record]) -> str:
             ratings = fit_ratings(pairs, names)
             if ratings is not None:
                 lines.append(format_ratings(ratings))
+        if luck:
+            for (a, b), summary in pair_luck(game_records, value).items():
+                lines.append("  " + format_luck(a, b, summary))
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))

@@ -94,13 +94,19 @@ def cmd_tournament(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """Summarizes record files: score rates, tables, ratings, times, failures."""
+    from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.report import format_report, summarize
 
+    if args.value is not None and not args.luck:
+        raise UsageError("--value needs --luck")
     records = read_all(args.files)
-    if args.json:
-        print(json.dumps(summarize(records)))
-    else:
-        print(format_report(records))
+    try:
+        if args.json:
+            print(json.dumps(summarize(records, args.luck, args.value)))
+        else:
+            print(format_report(records, args.luck, args.value))
+    except LuckError as e:
+        raise UsageError(f"--luck: {e}") from None
 
 
 def cmd_plot(args: argparse.Namespace) -> None:
@@ -208,6 +214,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     report = sub.add_parser("report", help="summarize game record files")
     report.add_argument("files", nargs="+", help="JSON Lines files of games")
     report.add_argument("--json", action="store_true", help="print one JSON object")
+    report.add_argument(
+        "--luck",
+        action="store_true",
+        help="also luck-corrected score rates (control variates over the chance nodes)",
+    )
+    report.add_argument(
+        "--value",
+        metavar="NAME",
+        help="value function of --luck: exact (Pig's solver), lookahead, heuristic, zero "
+        "(default: exact on Pig, else lookahead)",
+    )
     report.set_defaults(func=cmd_report)
 
     plot = sub.add_parser("plot", help="bar chart of pairwise score rates (PNG)")
