@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +40,13 @@ import numpy as np
 import pyspiel
 
 from chancespiel.agents.protocol import SearchState, search_state
-from chancespiel.evaluation.match import Record, a_score, canonical_game, load_game_cached
+from chancespiel.evaluation.match import (
+    Record,
+    a_score,
+    canonical_game,
+    load_game_cached,
+    rules_digest,
+)
 from chancespiel.evaluation.stats import MatchInterval, match_interval
 from chancespiel.games.registry import evaluation_for
 
@@ -209,10 +216,32 @@ def game_correction(game: pyspiel.Game, history: Sequence[int], value: ValueFunc
 
 
 def record_correction(record: Record, value: ValueFunction) -> float:
-    """The correction of a record, in A's score units (a score is (return + 1) / 2)."""
+    """The correction of a record, in A's score units (a score is (return + 1) / 2).
+
+    Raises:
+      LuckError: naming the record, if its history does not replay.
+    """
     game = load_game_cached(record["game"])
-    correction = game_correction(game, record["history"], value) / 2.0
+    digest = record.get("rules")  # absent in records of format 1
+    if digest is not None and digest != rules_digest(record["game"]):
+        _warn_rules(record["game"], digest)
+    try:
+        correction = game_correction(game, record["history"], value) / 2.0
+    except LuckError as e:
+        raise LuckError(
+            f"the game of match {record['match']} (game index {record['game_index']}, "
+            f"{record['a']} vs {record['b']}) does not replay: {e}"
+        ) from None
     return correction if record["game_index"] == 0 else -correction
+
+
+@functools.lru_cache(maxsize=64)
+def _warn_rules(game: str, digest: str) -> None:
+    warnings.warn(
+        f"records of {game} were played under other rules or parameters (digest {digest}, "
+        f"now {rules_digest(game)}); replaying them anyway",
+        stacklevel=3,
+    )
 
 
 def cross_fitted(

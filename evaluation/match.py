@@ -41,6 +41,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import hashlib
+import importlib.metadata
 import json
 import os
 import time
@@ -56,7 +58,7 @@ from chancespiel.agents import make_bot
 from chancespiel.agents.registry import resolve_spec
 from chancespiel.evaluation.play import bot_seed, play_game, score_of
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
@@ -132,9 +134,37 @@ def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
     return None if limit is None else float(limit)
 
 
+@functools.lru_cache(maxsize=1)
+def package_version() -> str:
+    """The installed chancespiel version ('unknown' when run from a source tree)."""
+    try:
+        return importlib.metadata.version("chancespiel")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=64)
+def rules_digest(game_string: str) -> str:
+    """A short digest of what a replay depends on: the loaded game's string (every parameter,
+    defaults included) and its sizes (actions, chance outcomes, length, utilities), so that a
+    record replayed under other rules or parameters can be told apart."""
+    game = load_game_cached(game_string)
+    info = [
+        str(game),
+        game.num_distinct_actions(),
+        game.max_chance_outcomes(),
+        game.max_game_length(),
+        game.min_utility(),
+        game.max_utility(),
+    ]
+    return hashlib.sha256(json.dumps(info).encode()).hexdigest()[:16]
+
+
 def _base_record(task: GameTask) -> Record:
     return {
         "v": FORMAT_VERSION,
+        "version": package_version(),
+        "rules": rules_digest(task.game),
         "game": task.game,
         "a": task.a,
         "b": task.b,
@@ -268,7 +298,7 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     unique = []
     repeats = 0
     for record in records:
-        key = (record["game"], record["seed"], *record_key(record))
+        key = (canonical_game(record["game"]), record["seed"], *record_key(record))
         if key in seen:
             repeats += 1
         else:
@@ -288,9 +318,10 @@ class RunIdentity:
     def check(self, records: Iterable[Record], path: str) -> None:
         """Raises RecordFileError if a record belongs to another run."""
         pairs = set(self.pairs)
+        game = canonical_game(self.game)
         for number, record in enumerate(records, start=1):
             problem = None
-            if record["game"] != self.game:
+            if canonical_game(record["game"]) != game:
                 problem = f"game {record['game']!r}, not {self.game!r}"
             elif record["seed"] != self.seed:
                 problem = f"seed {record['seed']}, not {self.seed}"

@@ -162,3 +162,31 @@ def test_luck_summary_on_a_match(tmp_path) -> None:
     records[0]["error"] = {"seat": 0, "spec": "pig_optimal", "kind": "X", "message": "m"}
     luck = luck_summary(records)
     assert (luck.matches, luck.excluded_matches, luck.forfeits) == (29, 1, 1)
+
+
+def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
+    from chancespiel.evaluation.match import RunIdentity
+    from chancespiel.evaluation.report import summarize
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    out = tmp_path / "m.jsonl"
+    config = RunConfig(
+        "python_pig(winscore=20)", [("hold(n=8)", "hold(n=12)")], 4, workers=1, out=str(out)
+    )
+    run(config)
+    records = _records(out)
+    assert records[0]["v"] == 2 and len(records[0]["rules"]) == 16
+    for record in records[:3]:
+        record["game"] = "python_pig(dice=2,winscore=20,horizon=1000)"
+    summary = summarize(records, luck=True)
+    (game,) = summary["games"]
+    assert game["game"] == str(pyspiel.load_game("python_pig(winscore=20)"))
+    (pair,) = game["pairs"]
+    assert pair["games"] == 8 and pair["luck"]["matches"] == 4
+    assert set(pair["luck"]) >= {"rate", "ci95", "variance_ratio", "value"}
+    RunIdentity("python_pig(dice=2,winscore=20)", 0, (("hold(n=8)", "hold(n=12)"),)).check(
+        records, "x"
+    )
+    # resuming under an equivalent game string plays nothing new
+    again = run(RunConfig("python_pig(winscore=20,dice=2)", config.pairs, 4, out=str(out)))
+    assert again.played == 0

@@ -63,7 +63,8 @@ def test_record_fields_and_seat_swap():
     assert first["seats"] == [SEARCHER, "hold(n=20)"]
     assert second["seats"] == ["hold(n=20)", SEARCHER]
     for record in (first, second):
-        assert record["error"] is None and record["v"] == 1
+        assert record["error"] is None and record["v"] == 2
+        assert record["version"] and len(record["rules"]) == 16
         assert record["moves"] == len(record["move_ms"][0]) + len(record["move_ms"][1])
         searcher = record["seats"].index(SEARCHER)
         assert len(record["nodes"][searcher]) == len(record["move_ms"][searcher])
