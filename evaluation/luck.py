@@ -244,30 +244,33 @@ def _warn_rules(game: str, digest: str) -> None:
     )
 
 
+def fitted_beta(raw: Sequence[float], corrections: Sequence[float]) -> float:
+    """The variance-minimizing coefficient Cov(raw, c) / Var(c) (0 below two points or when
+    the corrections do not vary)."""
+    x = np.asarray(raw, dtype=float)
+    c = np.asarray(corrections, dtype=float)
+    if len(x) < 2:
+        return 0.0
+    cm = c - c.mean()
+    var = float(cm @ cm)
+    return float(cm @ (x - x.mean())) / var if var > 1e-15 else 0.0
+
+
 def cross_fitted(
     raw: Sequence[float], corrections: Sequence[float], folds: int = FOLDS
 ) -> tuple[np.ndarray, float]:
-    """Corrected scores raw - beta_k * correction with beta_k = Cov/Var fitted on the other
-    folds (match m is in fold m mod folds), and the beta fitted on all matches (for display).
-    """
+    """Corrected scores raw - beta_k * correction with beta_k fitted on the other folds (match
+    m is in fold m mod folds), and the beta fitted on all matches (for display)."""
     x = np.asarray(raw, dtype=float)
     c = np.asarray(corrections, dtype=float)
     n = len(x)
-
-    def beta(mask: np.ndarray) -> float:
-        if mask.sum() < 2:
-            return 0.0
-        cm = c[mask] - c[mask].mean()
-        var = float(cm @ cm)
-        return float(cm @ (x[mask] - x[mask].mean())) / var if var > 1e-15 else 0.0
-
     folds = max(1, min(folds, n))
     fold = np.arange(n) % folds
     corrected = x.copy()
     for k in range(folds):
         inside = fold == k
-        corrected[inside] = x[inside] - beta(~inside) * c[inside]
-    return corrected, beta(np.ones(n, dtype=bool))
+        corrected[inside] = x[inside] - fitted_beta(x[~inside], c[~inside]) * c[inside]
+    return corrected, fitted_beta(x, c)
 
 
 @dataclass

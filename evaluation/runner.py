@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 
 import tqdm
 
+from chancespiel.evaluation.luck import (
+    ValueFunction,
+    fitted_beta,
+    record_correction,
+    value_function,
+)
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
@@ -23,14 +29,17 @@ from chancespiel.evaluation.match import (
     RecordWriter,
     RunIdentity,
     a_score,
+    canonical_game,
     plan_tasks,
     record_key,
     unique_records,
 )
 from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
-from chancespiel.evaluation.sprt import Sprt, SprtParams, SprtResult
+from chancespiel.evaluation.sprt import CorrectedSprt, Sprt, SprtParams, SprtResult
 
 tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
+
+MIN_BETA_MATCHES = 8  # matches before a fitted coefficient is used in the SPRT (0 until then)
 
 ExecutorFactory = Callable[[str, "int | None", "str | None"], Executor]
 
@@ -50,6 +59,8 @@ class RunConfig:
     overrun_ms: float = DEFAULT_OVERRUN_MS
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
     sprt: SprtParams | None = None  # one pair only
+    luck: bool = False  # the SPRT tests luck-corrected match scores (evaluation.luck)
+    value: str | None = None  # value function of the correction (default: the game's best)
     file_pairs: Sequence[tuple[str, str]] | None = None  # pairs the file may hold (default: pairs)
     progress: bool | None = None  # None: when stderr is a terminal
     label: str = "games"
@@ -80,21 +91,48 @@ def match_points(first: Record, second: Record) -> float | None:
 
 
 class _SprtTracker:
-    """Feeds the SPRT matches in index order, so its decision does not depend on timing."""
+    """Feeds the SPRT matches in index order, so its decision does not depend on timing.
 
-    def __init__(self, params: SprtParams):
-        self.test = Sprt(params)
+    With a value function, each match enters as its luck-corrected score x - beta c, where
+    beta is fitted on the matches before it only: given the past, c has mean zero, so every
+    corrected score keeps the raw expectation whatever beta is (a predictable coefficient).
+    A match with a forfeit enters raw (c = 0).
+    """
+
+    def __init__(self, params: SprtParams, game: str = "", value: str | None = None):
+        self.test: Sprt | CorrectedSprt = Sprt(params)
+        self.value: ValueFunction | None = None
+        if value is not None:
+            self.test = CorrectedSprt(params)
+            self.value = value_function(canonical_game(game), value or None)[1]
+        self.raw: list[float] = []
+        self.corrections: list[float] = []
         self.games: dict[int, dict[int, Record]] = {}
         self.next_match = 0
 
     def add(self, record: Record) -> None:
         self.games.setdefault(record["match"], {})[record["game_index"]] = record
         while len(self.games.get(self.next_match, {})) == 2 and self.test.decision is None:
-            pair = self.games[self.next_match]
+            pair = self.games.pop(self.next_match)
             points = match_points(pair[0], pair[1])
             if points is not None:
-                self.test.add(points)
+                if self.value is None:
+                    self.test.add(points)
+                else:
+                    self.test.add(self._corrected(pair[0], pair[1], points / 2.0))
             self.next_match += 1
+
+    def _corrected(self, first: Record, second: Record, raw: float) -> float:
+        assert self.value is not None
+        if first["error"] is not None or second["error"] is not None:
+            return raw
+        c = (record_correction(first, self.value) + record_correction(second, self.value)) / 2
+        beta = 0.0
+        if len(self.raw) >= MIN_BETA_MATCHES:
+            beta = fitted_beta(self.raw, self.corrections)
+        self.raw.append(raw)
+        self.corrections.append(c)
+        return raw - beta * c
 
 
 def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) -> RunResult:
@@ -123,7 +161,10 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         ours = [r for r in existing if r["match"] < config.matches]
         extra = [r for r in existing if r["match"] >= config.matches]
         records = list(ours)
-        tracker = _SprtTracker(config.sprt) if config.sprt is not None else None
+        tracker = None
+        if config.sprt is not None:
+            value = (config.value or "") if config.luck else None
+            tracker = _SprtTracker(config.sprt, config.game, value)
         for record in sorted(ours, key=lambda r: (r["match"], r["game_index"])):
             if tracker is not None:
                 tracker.add(record)
