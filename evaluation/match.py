@@ -47,7 +47,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -356,7 +356,9 @@ if hasattr(os, "register_at_fork"):
 class RecordWriter:
     """Appends records to a file, one whole line per write, under an exclusive lock.
 
-    Opening repairs a torn last line (truncating it, with a warning) so that the next record
+    `records` holds the records the file had when opened (written ones are not kept, so a
+    long run's memory does not grow with its games). Opening repairs a torn last line
+    (truncating it, with a warning) so that the next record
     starts on a line of its own. Data is fsynced at least every FSYNC_EVERY_S and on close.
     """
 
@@ -403,7 +405,6 @@ class RecordWriter:
         while view:
             written = os.write(self.fd, view)
             view = view[written:]
-        self.records.append(record)
         now = time.monotonic()
         if now - self.last_sync >= FSYNC_EVERY_S:
             os.fsync(self.fd)
@@ -434,17 +435,16 @@ def plan_tasks(
     done: Iterable[tuple[str, str, int, int]] = (),
     overrun_ms: float = DEFAULT_OVERRUN_MS,
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S,
-) -> list[GameTask]:
-    """The games of `matches` matches of every pair that are not `done`, match-major.
+) -> Iterator[GameTask]:
+    """The games of `matches` matches of every pair that are not `done`, match-major, made
+    one at a time (a run of a million games does not hold a million tasks).
 
     Match-major order (match 0 of every pair, then match 1, ...) keeps an interrupted run
     balanced across pairs and lets sequential tests see whole matches early.
     """
     finished = set(done)
-    return [
-        GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)
-        for match in range(matches)
-        for a, b in pairs
-        for game_index in (0, 1)
-        if (a, b, match, game_index) not in finished
-    ]
+    for match in range(matches):
+        for a, b in pairs:
+            for game_index in (0, 1):
+                if (a, b, match, game_index) not in finished:
+                    yield GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)

@@ -9,6 +9,7 @@ can be blamed) and is counted apart.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ import numpy as np
 from chancespiel.evaluation.match import Record, a_score, canonical_game
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
 from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
+
+MOVE_SAMPLE = 100_000  # move times kept per agent for the p99
 
 
 @dataclass
@@ -34,7 +37,36 @@ class PairSummary:
     losses: int = 0
     unscored: int = 0
     matches: int = 0  # distinct match indices
-    match_scores: list[float] = field(default_factory=list)  # A's mean score per whole match
+    # whole matches (both games scored) by A's points 0, 0.5, 1, 1.5, 2: the pentanomial counts
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    pending: dict[int, float | None] = field(default_factory=dict, repr=False)  # first games
+
+    def add(self, record: Record) -> None:
+        """Counts one game (records of one game and pair; memory: the unfinished matches)."""
+        score = a_score(record)
+        match = record["match"]
+        if match in self.pending:
+            first = self.pending.pop(match)
+            if first is not None and score is not None:
+                self.pentanomial[round(2 * (first + score))] += 1
+        else:
+            self.pending[match] = score
+            self.matches += 1
+        if score is None:
+            self.unscored += 1
+            return
+        self.games += 1
+        if score == 1.0:
+            self.wins += 1
+        elif score == 0.0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+    @property
+    def match_scores(self) -> list[float]:
+        """A's mean score in each whole match (ordered by score, not by match)."""
+        return [k / 4 for k, count in enumerate(self.pentanomial) for _ in range(count)]
 
     @property
     def pentanomial_interval(self) -> tuple[float, float]:
@@ -82,31 +114,10 @@ class PairSummary:
 def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
     """One summary per (game, A, B), in order of first appearance; equivalent game strings
     are one game (named by the loaded game's string)."""
-    summaries: dict[tuple[str, str, str], PairSummary] = {}
-    match_ids: dict[tuple[str, str, str], dict[int, list[float | None]]] = {}
+    tally = Tally()
     for record in records:
-        key = (canonical_game(record["game"]), record["a"], record["b"])
-        summary = summaries.setdefault(key, PairSummary(*key))
-        score = a_score(record)
-        match_ids.setdefault(key, {}).setdefault(record["match"], []).append(score)
-        if score is None:
-            summary.unscored += 1
-            continue
-        summary.games += 1
-        if score == 1.0:
-            summary.wins += 1
-        elif score == 0.0:
-            summary.losses += 1
-        else:
-            summary.draws += 1
-    for key, summary in summaries.items():
-        summary.matches = len(match_ids[key])
-        summary.match_scores = [
-            sum(scores) / 2.0
-            for _, scores in sorted(match_ids[key].items())
-            if len(scores) == 2 and None not in scores
-        ]
-    return list(summaries.values())
+        tally.add_pair(record)
+    return tally.pairs()
 
 
 @dataclass
@@ -116,26 +127,46 @@ class AgentStats:
     game: str
     spec: str
     games: int = 0
-    move_ms: list[float] = field(default_factory=list)
-    nodes: list[int] = field(default_factory=list)
+    moves: int = 0
+    total_ms: float = 0.0
+    max_ms: float | None = None
+    # the move times, or a uniform sample of MOVE_SAMPLE of them (Algorithm R) for p99
+    move_ms: list[float] = field(default_factory=list, repr=False)
+    node_moves: int = 0
+    total_nodes: int = 0
     limit_ms: float | None = None
     overrun_ms: float | None = None  # the tolerance of the records
     overruns: int = 0
     worst_overrun_ms: float | None = None  # max(move time - limit) over all moves
     failures: Counter[str] = field(default_factory=Counter)  # 'Kind: message' -> games
 
+    def add_moves(self, times: Sequence[float]) -> None:
+        """Counts move times, keeping at most MOVE_SAMPLE of them."""
+        for ms in times:
+            self.moves += 1
+            self.total_ms += ms
+            if self.max_ms is None or ms > self.max_ms:
+                self.max_ms = ms
+            if len(self.move_ms) < MOVE_SAMPLE:
+                self.move_ms.append(ms)
+            else:  # seeded per agent: a report is the same every time
+                rng = self.__dict__.setdefault("_rng", random.Random(self.spec))
+                slot = rng.randrange(self.moves)
+                if slot < MOVE_SAMPLE:
+                    self.move_ms[slot] = ms
+
     def as_dict(self) -> dict[str, Any]:
-        """For JSON."""
+        """For JSON (p99 is exact up to MOVE_SAMPLE moves, from a uniform sample beyond)."""
         times = np.asarray(self.move_ms) if self.move_ms else None
         return {
             "game": self.game,
             "spec": self.spec,
             "games": self.games,
-            "moves": len(self.move_ms),
-            "mean_ms": float(times.mean()) if times is not None else None,
+            "moves": self.moves,
+            "mean_ms": self.total_ms / self.moves if self.moves else None,
             "p99_ms": float(np.percentile(times, 99)) if times is not None else None,
-            "max_ms": float(times.max()) if times is not None else None,
-            "mean_nodes": float(np.mean(self.nodes)) if self.nodes else None,
+            "max_ms": self.max_ms,
+            "mean_nodes": self.total_nodes / self.node_moves if self.node_moves else None,
             "limit_ms": self.limit_ms,
             "overrun_ms": self.overrun_ms,
             "overruns": self.overruns,
@@ -147,15 +178,50 @@ class AgentStats:
 
 def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
     """One AgentStats per (game, spec), in order of first appearance."""
-    stats: dict[tuple[str, str], AgentStats] = {}
+    tally = Tally()
     for record in records:
+        tally.add_agents(record)
+    return tally.agents()
+
+
+class Tally:
+    """Pair summaries and agent statistics fed one record at a time: a run can summarize any
+    number of games in memory bounded by the agents, pairs and unfinished matches."""
+
+    def __init__(self) -> None:
+        self._pairs: dict[tuple[str, str, str], PairSummary] = {}
+        self._agents: dict[tuple[str, str], AgentStats] = {}
+
+    def add(self, record: Record) -> None:
+        """Counts one game record."""
+        self.add_pair(record)
+        self.add_agents(record)
+
+    def add_pair(self, record: Record) -> None:
+        """Counts a record in its pair's summary."""
+        key = (canonical_game(record["game"]), record["a"], record["b"])
+        self._pairs.setdefault(key, PairSummary(*key)).add(record)
+
+    def pairs(self) -> list[PairSummary]:
+        """One summary per (game, A, B), in order of first appearance."""
+        return list(self._pairs.values())
+
+    def agents(self) -> list[AgentStats]:
+        """One AgentStats per (game, spec), in order of first appearance."""
+        return list(self._agents.values())
+
+    def add_agents(self, record: Record) -> None:
+        """Counts a record's moves, nodes and failures per agent."""
+        stats = self._agents
         game = canonical_game(record["game"])
         for seat, spec in enumerate(record["seats"]):
             entry = stats.setdefault((game, spec), AgentStats(game, spec))
             entry.games += 1
-            entry.move_ms.extend(record["move_ms"][seat])
+            entry.add_moves(record["move_ms"][seat])
             if record["nodes"][seat] is not None:
-                entry.nodes.extend(n for n in record["nodes"][seat] if n is not None)
+                counted = [n for n in record["nodes"][seat] if n is not None]
+                entry.node_moves += len(counted)
+                entry.total_nodes += sum(counted)
             limit = record["limit_ms"][seat]
             if limit is not None:
                 entry.limit_ms = limit
@@ -169,7 +235,6 @@ def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
             if error is not None and error["seat"] == seat:
                 first_line = error["message"].splitlines()[0] if error["message"] else ""
                 entry.failures[f"{error['kind']}: {first_line}"] += 1
-    return list(stats.values())
 
 
 def _pct(x: float) -> str:

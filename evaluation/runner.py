@@ -10,7 +10,7 @@ import sys
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import tqdm
@@ -35,6 +35,7 @@ from chancespiel.evaluation.match import (
     unique_records,
 )
 from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
+from chancespiel.evaluation.report import Tally
 from chancespiel.evaluation.sprt import CorrectedSprt, Sprt, SprtParams, SprtResult
 
 tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
@@ -63,12 +64,14 @@ class RunConfig:
     value: str | None = None  # value function of the correction (default: the game's best)
     file_pairs: Sequence[tuple[str, str]] | None = None  # pairs the file may hold (default: pairs)
     progress: bool | None = None  # None: when stderr is a terminal
+    keep_records: bool = True  # False: only the tally (memory bounded by the workers)
     label: str = "games"
 
 
 @dataclass
 class RunResult:
-    """The records of a run (the file's and the new ones, matches < config.matches)."""
+    """The records of a run (the file's and the new ones, matches < config.matches; empty
+    unless config.keep_records) and their tally (always)."""
 
     records: list[Record]
     resumed: int  # games found already played
@@ -77,6 +80,7 @@ class RunResult:
     executor: str
     sprt: SprtResult | None = None
     extra: list[Record] = field(default_factory=list)  # file records of matches >= matches
+    tally: Tally = field(default_factory=Tally)
 
     @property
     def matches_per_second(self) -> float:
@@ -159,8 +163,12 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         pairs = set(config.pairs)
         existing = [r for r in existing if (r["a"], r["b"]) in pairs]
         ours = [r for r in existing if r["match"] < config.matches]
+        resumed = len(ours)
         extra = [r for r in existing if r["match"] >= config.matches]
-        records = list(ours)
+        records = list(ours) if config.keep_records else []
+        tally = Tally()
+        for record in ours:
+            tally.add(record)
         tracker = None
         if config.sprt is not None:
             value = (config.value or "") if config.luck else None
@@ -168,7 +176,7 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         for record in sorted(ours, key=lambda r: (r["match"], r["game_index"])):
             if tracker is not None:
                 tracker.add(record)
-        queue = deque(
+        source = _TaskSource(
             plan_tasks(
                 config.game,
                 config.pairs,
@@ -177,21 +185,23 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
                 (record_key(r) for r in existing),
                 config.overrun_ms,
                 config.move_timeout_s,
-            )
+            ),
+            2 * config.matches * len(config.pairs) - len(ours),
+            tracker,
+            {r["match"] for r in ours} if tracker is not None else set(),
         )
-        started = {r["match"] for r in ours}
-        if tracker is not None and tracker.test.decision is not None:
-            _keep_partners(queue, started)
+        del existing, ours  # the file's records are in `records` if kept, else counted only
         start = time.perf_counter()
         description = "nothing to play"
-        if queue:
+        played = 0
+        if source.left():
             workers = config.workers
             if config.backend == "local":  # no idle processes for a short resume
-                workers = min(workers or default_workers(), len(queue))
+                workers = min(workers or default_workers(), source.left())
             executor = executor_factory(config.backend, workers, config.address)
             description = executor.description
             try:
-                _play(queue, executor, writer, records, tracker, started, config)
+                played = _play(source, executor, writer, records, tally, tracker, config)
             finally:
                 executor.close()
         seconds = time.perf_counter() - start
@@ -200,47 +210,90 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             writer.close()
     return RunResult(
         records,
-        resumed=len(ours),
-        played=len(records) - len(ours),
+        resumed=resumed,
+        played=played,
         seconds=seconds,
         executor=description,
         sprt=tracker.test.result() if tracker is not None else None,
         extra=extra,
+        tally=tally,
     )
 
 
-def _keep_partners(queue: deque[GameTask], started: set[int]) -> None:
-    """Drops the queued games of matches not started yet (the SPRT has decided)."""
-    kept = [task for task in queue if task.match in started]
-    queue.clear()
-    queue.extend(kept)
+class _TaskSource:
+    """The games still to play, pulled one at a time from the plan; once the SPRT has decided,
+    only the partner games of started matches are left (so the file holds whole matches)."""
+
+    def __init__(
+        self,
+        tasks: Iterator[GameTask],
+        count: int,
+        tracker: _SprtTracker | None,
+        started: set[int],
+    ):
+        self.tasks = tasks
+        self.count = count
+        self.started = started  # kept only for the SPRT
+        self.tracking = tracker is not None
+        self.partners: deque[GameTask] | None = None
+        if tracker is not None and tracker.test.decision is not None:
+            self.decided()
+
+    def decided(self) -> None:
+        """Keeps only the partner games of matches already started."""
+        self.partners = deque(task for task in self.tasks if task.match in self.started)
+        self.count = len(self.partners)
+
+    def pop(self) -> GameTask | None:
+        """The next game to play, or None."""
+        if self.partners is not None:
+            task = self.partners.popleft() if self.partners else None
+        else:
+            task = next(self.tasks, None)
+        if task is None:
+            self.count = 0
+            return None
+        self.count -= 1
+        if self.tracking:
+            self.started.add(task.match)
+        return task
+
+    def left(self) -> int:
+        """Games left to play."""
+        return self.count
 
 
 def _play(
-    queue: deque[GameTask],
+    source: _TaskSource,
     executor: Executor,
     writer: RecordWriter | None,
     records: list[Record],
+    tally: Tally,
     tracker: _SprtTracker | None,
-    started: set[int],
     config: RunConfig,
-) -> None:
+) -> int:
+    """Plays the source's games; returns how many were played."""
     disable = None if config.progress is None else not config.progress
+    played = 0
     with tqdm.tqdm(
-        total=len(queue), unit="game", file=sys.stderr, disable=disable, desc=config.label
+        total=source.left(), unit="game", file=sys.stderr, disable=disable, desc=config.label
     ) as bar:
         points, scored = 0.0, 0
         while True:
-            while queue and executor.in_flight < executor.capacity:
-                task = queue.popleft()
-                started.add(task.match)
+            while executor.in_flight < executor.capacity:
+                task = source.pop()
+                if task is None:
+                    break
                 executor.submit(task)
             if executor.in_flight == 0:
                 break
             record = executor.next_result()
+            played += 1
             if writer is not None:
                 writer.write(record)
-            records.append(record)
+            if config.keep_records:
+                records.append(record)
+            tally.add(record)
             score = a_score(record)
             if score is not None and len(config.pairs) == 1:
                 points += score
@@ -251,6 +304,7 @@ def _play(
                 decided = tracker.test.decision
                 tracker.add(record)
                 if decided is None and tracker.test.decision is not None:
-                    _keep_partners(queue, started)
-                    bar.total = bar.n + len(queue) + executor.in_flight
+                    source.decided()
+                    bar.total = bar.n + source.left() + executor.in_flight
                     bar.refresh()
+    return played

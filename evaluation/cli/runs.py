@@ -23,10 +23,8 @@ from chancespiel.evaluation.cli.common import (
 def cmd_match(args: argparse.Namespace) -> None:
     """Plays N seat-swapped matches of A against B, appending one JSON line per game."""
     from chancespiel.evaluation.report import (
-        agent_stats,
         format_agent_stats,
         format_pair,
-        pair_summaries,
     )
     from chancespiel.evaluation.sprt import SprtParams
 
@@ -43,20 +41,21 @@ def cmd_match(args: argparse.Namespace) -> None:
         raise UsageError("--luck in match is for --sprt (report --luck shows corrected rates)")
     out_or_fresh(args, "match")
     config = run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
-    config = dataclasses.replace(config, luck=luck, value=args.value)
+    # the tally is enough here: memory stays bounded by the workers however many matches
+    config = dataclasses.replace(config, luck=luck, value=args.value, keep_records=False)
     result = run_games(config)
     print(
         f"{args.game}: {args.spec_a} (A) vs {args.spec_b} (B), seed {args.seed}, "
         f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}"
     )
     print(speed_line(result))
-    (summary,) = pair_summaries(result.records) or [None]
+    (summary,) = result.tally.pairs() or [None]
     if summary is not None:
         print("  " + format_pair(summary))
     if result.sprt is not None:
         print("  " + result.sprt.describe())
     print("  per-move time and nodes:")
-    print(format_agent_stats(agent_stats(result.records)))
+    print(format_agent_stats(result.tally.agents()))
     if result.extra:
         print(
             f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
@@ -95,12 +94,10 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
 def cmd_tournament(args: argparse.Namespace) -> None:
     """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
     from chancespiel.evaluation.report import (
-        agent_stats,
         fit_ratings,
         format_agent_stats,
         format_ratings,
         format_table,
-        pair_summaries,
     )
 
     game = two_player_game(args.game)
@@ -109,19 +106,20 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     checked_specs(game, args.specs)
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
-    result = run_games(run_config(args, args.game, pairs, label="tournament"))
+    config = run_config(args, args.game, pairs, label="tournament")
+    result = run_games(dataclasses.replace(config, keep_records=False))
     print(
         f"{args.game}: round robin of {len(args.specs)} agents, {args.matches} matches "
         f"(two games, seats swapped, same dice) per pair, seed {args.seed}; records in {args.out}"
     )
     print(speed_line(result))
-    summaries = pair_summaries(result.records)
+    summaries = result.tally.pairs()
     print(format_table(summaries, args.specs))
     ratings = fit_ratings(summaries, args.specs)
     if ratings is not None:
         print(format_ratings(ratings))
     print("  per-move time and nodes:")
-    print(format_agent_stats(agent_stats(result.records)))
+    print(format_agent_stats(result.tally.agents()))
 
 
 def cmd_report(args: argparse.Namespace) -> None:
