@@ -225,8 +225,21 @@ def play_task(task: GameTask) -> Record:
     }
 
 
-def crash_record(task: GameTask, message: str, seat: int | None = None) -> Record:
-    """The record of a game that could not be played (worker died, bot could not be built).
+LOST = "Lost"  # error kind of a game the infrastructure lost (a cluster node died)
+
+
+def is_lost(record: Record) -> bool:
+    """True for the record of a game lost by the infrastructure, not by an agent: a resumed
+    run plays it again, and a record of the same game played later supersedes it."""
+    error = record.get("error")
+    return error is not None and error.get("kind") == LOST
+
+
+def crash_record(
+    task: GameTask, message: str, seat: int | None = None, kind: str = "Crash"
+) -> Record:
+    """The record of a game that could not be played (worker died, bot could not be built,
+    or with kind LOST, a cluster node died under it).
 
     With a seat, the game is that seat's forfeit; without one it is not scored.
     """
@@ -247,7 +260,7 @@ def crash_record(task: GameTask, message: str, seat: int | None = None) -> Recor
         "error": {
             "seat": seat,
             "spec": None if seat is None else task.seats[seat],
-            "kind": "Crash" if seat is None else "BuildError",
+            "kind": kind if seat is None else "BuildError",
             "message": message,
         },
         "seconds": 0.0,
@@ -293,12 +306,21 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
 
 def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     """The records without repeats of a game (same game, specs, seed, match and game index),
-    and the number of repeats dropped: the same game read from two files counts once."""
+    and the number of repeats dropped: the same game read from two files counts once. A game
+    lost by the infrastructure (is_lost) and played again later counts as the later game."""
+    records = list(records)
+
+    def key_of(record: Record) -> tuple[Any, ...]:
+        return (canonical_game(record["game"]), record["seed"], *record_key(record))
+
+    played = {key_of(r) for r in records if not is_lost(r)}
     seen: set[tuple[Any, ...]] = set()
     unique = []
     repeats = 0
     for record in records:
-        key = (canonical_game(record["game"]), record["seed"], *record_key(record))
+        key = key_of(record)
+        if is_lost(record) and key in played:
+            continue  # superseded by the game played again
         if key in seen:
             repeats += 1
         else:

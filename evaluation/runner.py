@@ -30,6 +30,7 @@ from chancespiel.evaluation.match import (
     RunIdentity,
     a_score,
     canonical_game,
+    is_lost,
     plan_tasks,
     record_key,
     unique_records,
@@ -161,7 +162,8 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
                 stacklevel=2,
             )
         pairs = set(config.pairs)
-        existing = [r for r in existing if (r["a"], r["b"]) in pairs]
+        # games the infrastructure lost are played again (their records are superseded)
+        existing = [r for r in existing if (r["a"], r["b"]) in pairs and not is_lost(r)]
         ours = [r for r in existing if r["match"] < config.matches]
         resumed = len(ours)
         extra = [r for r in existing if r["match"] >= config.matches]

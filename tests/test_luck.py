@@ -190,3 +190,18 @@ def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
     # resuming under an equivalent game string plays nothing new
     again = run(RunConfig("python_pig(winscore=20,dice=2)", config.pairs, 4, out=str(out)))
     assert again.played == 0
+
+
+def test_games_lost_by_the_infrastructure_are_played_again(tmp_path) -> None:
+    from chancespiel.evaluation.match import LOST, GameTask, crash_record, unique_records
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    out = tmp_path / "m.jsonl"
+    pairs = [("hold(n=8)", "hold(n=12)")]
+    lost = crash_record(GameTask("python_pig(winscore=20)", *pairs[0], 0, 1, 0), "x", kind=LOST)
+    out.write_text(json.dumps(lost) + "\n")
+    result = run(RunConfig("python_pig(winscore=20)", pairs, 2, workers=1, out=str(out)))
+    assert result.played == 4  # the lost game too
+    records, repeats = unique_records(_records(out))
+    assert len(records) == 4 and repeats == 0
+    assert all(r["error"] is None for r in records)
