@@ -205,3 +205,23 @@ def test_games_lost_by_the_infrastructure_are_played_again(tmp_path) -> None:
     records, repeats = unique_records(_records(out))
     assert len(records) == 4 and repeats == 0
     assert all(r["error"] is None for r in records)
+
+
+def test_corrected_sprt_by_hand() -> None:
+    from chancespiel.evaluation.sprt import (
+        CorrectedSprt,
+        SprtParams,
+        logistic_score,
+        normal_llr,
+    )
+
+    scores = [0.9, 0.7, 0.8, 0.6]  # mean 3/4, variance (2 * 0.15^2 + 2 * 0.05^2) / 3
+    s0, s1 = 0.5, logistic_score(40)
+    expected = 4 * (s1 - s0) * (2 * 0.75 - s0 - s1) / (2 * (0.05 / 3))
+    assert normal_llr(scores, 0, 40) == pytest.approx(expected)
+    assert math.isnan(normal_llr([0.5, 0.5], 0, 40))
+    test = CorrectedSprt(SprtParams(0, 40))
+    for score in scores * 2:  # LLR already above the bound, but 8 < 10 matches
+        assert test.add(score) is None
+    assert test.add(0.9) is None and test.add(0.7) == "H1"
+    assert test.result().pairs == 10 and "normal approximation" in test.result().describe()
