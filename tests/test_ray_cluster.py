@@ -33,12 +33,16 @@ A, B = "expectimax(max_depth=3)", "hold(n=20)"
 MATCHES = 30
 
 
+# a throwaway cluster on loopback: no token (Ray's token authentication is for real clusters)
+ENV = {**os.environ, "RAY_ADDRESS": "", "RAY_AUTH_MODE": "disabled"}
+
+
 def _ray(*args: str, temp: Path) -> None:
     subprocess.run(
         [str(BIN / "ray"), "start", *args, "--temp-dir", str(temp), "--disable-usage-stats"],
         check=True,
         capture_output=True,
-        env={**os.environ, "RAY_ADDRESS": ""},
+        env=ENV,
     )
 
 
@@ -66,6 +70,7 @@ def _match(out: Path) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=ENV,
     )
 
 
