@@ -112,8 +112,6 @@ def load_game_cached(game_string: str) -> pyspiel.Game:
     return pyspiel.load_game(game_string)
 
 
-_load_game = load_game_cached
-
 
 @functools.lru_cache(maxsize=256)
 def canonical_game(game_string: str) -> str:
@@ -178,7 +176,7 @@ def _base_record(task: GameTask) -> Record:
 def play_task(task: GameTask) -> Record:
     """Plays one game of a run and returns its record; bot failures are recorded, not raised."""
     start = time.perf_counter()
-    game = _load_game(task.game)
+    game = load_game_cached(task.game)
     match_seed = task.seed + task.match
     sides = ("a", "b") if task.game_index == 0 else ("b", "a")
     bots: list[pyspiel.Bot] = []

@@ -400,7 +400,7 @@ def format_luck(a: str, b: str, luck: Any) -> str:
     elif not math.isnan(ratio):
         text += (
             f"; variance ratio {ratio:.2f} (a corrected match is worth {ratio:.1f} raw ones: "
-            f"{100 * (1 - 1 / ratio):.0f}% fewer games for the same interval)"
+            f"{100 * (1 - 1 / ratio):.1f}% fewer games for the same interval)"
         )
     excluded = []
     if luck.forfeits:
