@@ -112,7 +112,6 @@ def load_game_cached(game_string: str) -> pyspiel.Game:
     return pyspiel.load_game(game_string)
 
 
-
 @functools.lru_cache(maxsize=256)
 def canonical_game(game_string: str) -> str:
     """The loaded game's own string, which names equivalent game strings alike
