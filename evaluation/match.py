@@ -47,7 +47,7 @@ import json
 import os
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the s
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
+LOAD_CHUNK = 1 << 20
 
 Record = dict[str, Any]
 
@@ -267,6 +268,19 @@ def crash_record(
 _REQUIRED = ("game", "a", "b", "seed", "match", "game_index", "returns")
 
 
+def _parse_line(line: bytes, number: int, path: str) -> Record | None:
+    """The record of one complete line (None for a blank one)."""
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
+    if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
+        raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+    return record
+
+
 def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
     """The records in the bytes of a record file, and where a torn last line starts (or None).
 
@@ -277,15 +291,9 @@ def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
     end = data.rfind(b"\n") + 1  # bytes after the last newline are a torn line
     torn_at = end if end < len(data) else None
     for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
-        if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
-            raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
-        records.append(record)
+        record = _parse_line(line, number, path)
+        if record is not None:
+            records.append(record)
     return records, torn_at
 
 
@@ -336,24 +344,26 @@ class RunIdentity:
 
     def check(self, records: Iterable[Record], path: str) -> None:
         """Raises RecordFileError if a record belongs to another run."""
+        for number, record in enumerate(records, start=1):
+            self.check_one(record, number, path)
+
+    def check_one(self, record: Record, number: int, path: str) -> None:
+        """Raises RecordFileError if the `number`-th record belongs to another run."""
         pairs = set(self.pairs)
         game = canonical_game(self.game)
-        for number, record in enumerate(records, start=1):
-            problem = None
-            if canonical_game(record["game"]) != game:
-                problem = f"game {record['game']!r}, not {self.game!r}"
-            elif record["seed"] != self.seed:
-                problem = f"seed {record['seed']}, not {self.seed}"
-            elif (record["a"], record["b"]) not in pairs:
-                problem = (
-                    f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
-                )
-            if problem is not None:
-                raise RecordFileError(
-                    f"{path} holds games of another run (record {number} has {problem}); "
-                    "resume with the same game, specs (in the same order) and seed, "
-                    "or write to another file"
-                )
+        problem = None
+        if canonical_game(record["game"]) != game:
+            problem = f"game {record['game']!r}, not {self.game!r}"
+        elif record["seed"] != self.seed:
+            problem = f"seed {record['seed']}, not {self.seed}"
+        elif (record["a"], record["b"]) not in pairs:
+            problem = f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
+        if problem is not None:
+            raise RecordFileError(
+                f"{path} holds games of another run (record {number} has {problem}); "
+                "resume with the same game, specs (in the same order) and seed, "
+                "or write to another file"
+            )
 
 
 _WRITER_FDS: set[int] = set()
@@ -381,8 +391,15 @@ class RecordWriter:
     starts on a line of its own. Data is fsynced at least every FSYNC_EVERY_S and on close.
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        on_record: Callable[[Record], None] | None = None,
+    ):
+        """Opens (creating) and locks `path`; with `on_record`, the file's records are passed
+        to it one at a time as they are read instead of being kept in `records`."""
         self.path = str(path)
+        self.on_record = on_record
         try:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as e:
@@ -405,16 +422,30 @@ class RecordWriter:
 
     def _load(self) -> None:
         size = os.fstat(self.fd).st_size
-        data = os.pread(self.fd, size, 0) if size else b""
-        self.records, torn_at = parse_lines(data, self.path)
-        if torn_at is not None:
-            lines = data[:torn_at].count(b"\n")
+        offset, number, rest = 0, 0, b""
+        while offset < size:  # in chunks: a large file is never in memory at once
+            chunk = os.pread(self.fd, min(LOAD_CHUNK, size - offset), offset)
+            if not chunk:
+                break
+            offset += len(chunk)
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                number += 1
+                record = _parse_line(line, number, self.path)
+                if record is None:
+                    continue
+                if self.on_record is not None:
+                    self.on_record(record)
+                else:
+                    self.records.append(record)
+        if rest:  # bytes after the last newline: a torn line
             warnings.warn(
-                f"{self.path}: line {lines + 1} is incomplete (torn by an interrupted write): "
-                f"dropped ({len(data) - torn_at} bytes); its game will be played again",
+                f"{self.path}: line {number + 1} is incomplete (torn by an interrupted write): "
+                f"dropped ({len(rest)} bytes); its game will be played again",
                 stacklevel=3,
             )
-            os.ftruncate(self.fd, torn_at)
+            os.ftruncate(self.fd, size - len(rest))
             os.fsync(self.fd)
 
     def write(self, record: Record) -> None:

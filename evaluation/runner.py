@@ -10,7 +10,7 @@ import sys
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import tqdm
@@ -151,26 +151,42 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
     if config.sprt is not None and len(config.pairs) != 1:
         raise ValueError("SPRT tests one pair of agents")
     identity = RunIdentity(config.game, config.seed, tuple(config.file_pairs or config.pairs))
-    writer = RecordWriter(config.out) if config.out else None
+    # without kept records or an SPRT, the file is counted as it is read (bounded memory)
+    counted = _Counted(identity, config) if not config.keep_records and not config.sprt else None
+    writer = None
+    if config.out:
+        writer = RecordWriter(config.out, counted.add if counted is not None else None)
     try:
-        existing = writer.records if writer is not None else []
-        identity.check(existing, config.out or "")
-        existing, repeats = unique_records(existing)
+        if counted is not None:
+            ours: list[Record] = []
+            done: Iterable[tuple[str, str, int, int]] = counted.done
+            repeats, resumed, extra, tally = (
+                counted.repeats,
+                counted.resumed,
+                counted.extra,
+                counted.tally,
+            )
+        else:
+            existing = writer.records if writer is not None else []
+            identity.check(existing, config.out or "")
+            existing, repeats = unique_records(existing)
+            pairs = set(config.pairs)
+            # games the infrastructure lost are played again (their records are superseded)
+            existing = [r for r in existing if (r["a"], r["b"]) in pairs and not is_lost(r)]
+            ours = [r for r in existing if r["match"] < config.matches]
+            resumed = len(ours)
+            extra = [r for r in existing if r["match"] >= config.matches]
+            done = {record_key(r) for r in existing}
+            tally = Tally()
+            for record in ours:
+                tally.add(record)
+            del existing
         if repeats:
             warnings.warn(
                 f"{config.out}: {repeats} game(s) appear more than once; each is counted once",
                 stacklevel=2,
             )
-        pairs = set(config.pairs)
-        # games the infrastructure lost are played again (their records are superseded)
-        existing = [r for r in existing if (r["a"], r["b"]) in pairs and not is_lost(r)]
-        ours = [r for r in existing if r["match"] < config.matches]
-        resumed = len(ours)
-        extra = [r for r in existing if r["match"] >= config.matches]
         records = list(ours) if config.keep_records else []
-        tally = Tally()
-        for record in ours:
-            tally.add(record)
         tracker = None
         if config.sprt is not None:
             value = (config.value or "") if config.luck else None
@@ -184,15 +200,15 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
                 config.pairs,
                 config.matches,
                 config.seed,
-                (record_key(r) for r in existing),
+                done,
                 config.overrun_ms,
                 config.move_timeout_s,
             ),
-            2 * config.matches * len(config.pairs) - len(ours),
+            2 * config.matches * len(config.pairs) - resumed,
             tracker,
             {r["match"] for r in ours} if tracker is not None else set(),
         )
-        del existing, ours  # the file's records are in `records` if kept, else counted only
+        del ours, done  # the file's records are in `records` if kept, else counted only
         start = time.perf_counter()
         description = "nothing to play"
         played = 0
@@ -220,6 +236,42 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         extra=extra,
         tally=tally,
     )
+
+
+class _Counted:
+    """The records of a file, checked and counted as they are read and then dropped: the games
+    done, the repeats, the tally; a game lost by the infrastructure is not done (played
+    again), and a repeat of a game counts once (as unique_records)."""
+
+    def __init__(self, identity: RunIdentity, config: RunConfig):
+        self.identity = identity
+        self.path = config.out or ""
+        self.pairs = set(config.pairs)
+        self.matches = config.matches
+        self.number = 0
+        self.done: set[tuple[str, str, int, int]] = set()
+        self.repeats = 0
+        self.resumed = 0
+        self.extra: list[Record] = []
+        self.tally = Tally()
+
+    def add(self, record: Record) -> None:
+        self.number += 1
+        self.identity.check_one(record, self.number, self.path)
+        if is_lost(record):
+            return
+        key = record_key(record)
+        if key in self.done:
+            self.repeats += 1
+            return
+        self.done.add(key)
+        if (record["a"], record["b"]) not in self.pairs:
+            return
+        if record["match"] >= self.matches:
+            self.extra.append(record)
+            return
+        self.tally.add(record)
+        self.resumed += 1
 
 
 class _TaskSource:
