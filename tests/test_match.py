@@ -399,7 +399,10 @@ def test_our_bots_play_in_openspiel_evaluate_bots(game_string):
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     out = tmp_path / "interrupted.jsonl"
-    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, SEARCHER]
+    # a searcher slow enough (about 30 ms a game) that the run cannot end between the 10th
+    # line and the signal
+    slow = "expectimax(max_depth=3)"
+    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, slow]
     command += ["hold(n=20)", "--matches", "150", "--out", str(out), "--workers", "2"]
     # a terminal sends SIGINT to the whole foreground process group
     process = subprocess.Popen(
