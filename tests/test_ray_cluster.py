@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray")
-
 from chancespiel.evaluation.match import is_lost, unique_records
 
 pytestmark = pytest.mark.slow
@@ -75,6 +73,7 @@ def _match(out: Path) -> subprocess.Popen:
 
 
 def test_a_dead_worker_node_loses_no_game(tmp_path: Path) -> None:
+    pytest.importorskip("ray")  # here, not at collection: importing ray changes the process
     temp = Path("/tmp") / f"cs_ray_{os.getpid()}"  # short: Ray's socket paths have a limit
     out = tmp_path / "m.jsonl"
     try:
