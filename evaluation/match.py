@@ -43,11 +43,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import hashlib
+import importlib.metadata
 import json
 import os
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,10 +60,11 @@ from chancespiel.agents import make_bot
 from chancespiel.agents.registry import resolve_spec
 from chancespiel.evaluation.play import bot_seed, play_game, score_of
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
+LOAD_CHUNK = 1 << 20
 
 Record = dict[str, Any]
 
@@ -106,9 +109,20 @@ def record_key(record: Record) -> tuple[str, str, int, int]:
     return (record["a"], record["b"], record["match"], record["game_index"])
 
 
-@functools.lru_cache(maxsize=16)
-def _load_game(game_string: str) -> pyspiel.Game:
+@functools.lru_cache(maxsize=64)
+def load_game_cached(game_string: str) -> pyspiel.Game:
+    """pyspiel.load_game, cached per game string."""
     return pyspiel.load_game(game_string)
+
+
+@functools.lru_cache(maxsize=256)
+def canonical_game(game_string: str) -> str:
+    """The loaded game's own string, which names equivalent game strings alike
+    (`python_pig` and `python_pig(dice=2)`); the string itself if it does not load."""
+    try:
+        return str(load_game_cached(game_string))
+    except pyspiel.SpielError:
+        return game_string
 
 
 def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
@@ -120,9 +134,37 @@ def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
     return None if limit is None else float(limit)
 
 
+@functools.lru_cache(maxsize=1)
+def package_version() -> str:
+    """The installed chancespiel version ('unknown' when run from a source tree)."""
+    try:
+        return importlib.metadata.version("chancespiel")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=64)
+def rules_digest(game_string: str) -> str:
+    """A short digest of what a replay depends on: the loaded game's string (every parameter,
+    defaults included) and its sizes (actions, chance outcomes, length, utilities), so that a
+    record replayed under other rules or parameters can be told apart."""
+    game = load_game_cached(game_string)
+    info = [
+        str(game),
+        game.num_distinct_actions(),
+        game.max_chance_outcomes(),
+        game.max_game_length(),
+        game.min_utility(),
+        game.max_utility(),
+    ]
+    return hashlib.sha256(json.dumps(info).encode()).hexdigest()[:16]
+
+
 def _base_record(task: GameTask) -> Record:
     return {
         "v": FORMAT_VERSION,
+        "version": package_version(),
+        "rules": rules_digest(task.game),
         "game": task.game,
         "a": task.a,
         "b": task.b,
@@ -136,7 +178,7 @@ def _base_record(task: GameTask) -> Record:
 def play_task(task: GameTask) -> Record:
     """Plays one game of a run and returns its record; bot failures are recorded, not raised."""
     start = time.perf_counter()
-    game = _load_game(task.game)
+    game = load_game_cached(task.game)
     match_seed = task.seed + task.match
     sides = ("a", "b") if task.game_index == 0 else ("b", "a")
     bots: list[pyspiel.Bot] = []
@@ -190,8 +232,21 @@ def play_task(task: GameTask) -> Record:
     }
 
 
-def crash_record(task: GameTask, message: str, seat: int | None = None) -> Record:
-    """The record of a game that could not be played (worker died, bot could not be built).
+LOST = "Lost"  # error kind of a game the infrastructure lost (a cluster node died)
+
+
+def is_lost(record: Record) -> bool:
+    """True for the record of a game lost by the infrastructure, not by an agent: a resumed
+    run plays it again, and a record of the same game played later supersedes it."""
+    error = record.get("error")
+    return error is not None and error.get("kind") == LOST
+
+
+def crash_record(
+    task: GameTask, message: str, seat: int | None = None, kind: str = "Crash"
+) -> Record:
+    """The record of a game that could not be played (worker died, bot could not be built,
+    or with kind LOST, a cluster node died under it).
 
     With a seat, the game is that seat's forfeit; without one it is not scored.
     """
@@ -213,7 +268,7 @@ def crash_record(task: GameTask, message: str, seat: int | None = None) -> Recor
         "error": {
             "seat": seat,
             "spec": None if seat is None else task.seats[seat],
-            "kind": "Crash" if seat is None else "BuildError",
+            "kind": kind if seat is None else "BuildError",
             "message": message,
         },
         "seconds": 0.0,
@@ -221,6 +276,19 @@ def crash_record(task: GameTask, message: str, seat: int | None = None) -> Recor
 
 
 _REQUIRED = ("game", "a", "b", "seed", "match", "game_index", "returns")
+
+
+def _parse_line(line: bytes, number: int, path: str) -> Record | None:
+    """The record of one complete line (None for a blank one)."""
+    if not line.strip():
+        return None
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
+    if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
+        raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+    return record
 
 
 def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
@@ -233,15 +301,9 @@ def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
     end = data.rfind(b"\n") + 1  # bytes after the last newline are a torn line
     torn_at = end if end < len(data) else None
     for number, line in enumerate(data[:end].split(b"\n")[:-1], start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
-        if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
-            raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
-        records.append(record)
+        record = _parse_line(line, number, path)
+        if record is not None:
+            records.append(record)
     return records, torn_at
 
 
@@ -259,12 +321,21 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
 
 def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     """The records without repeats of a game (same game, specs, seed, match and game index),
-    and the number of repeats dropped: the same game read from two files counts once."""
+    and the number of repeats dropped: the same game read from two files counts once. A game
+    lost by the infrastructure (is_lost) and played again later counts as the later game."""
+    records = list(records)
+
+    def key_of(record: Record) -> tuple[Any, ...]:
+        return (canonical_game(record["game"]), record["seed"], *record_key(record))
+
+    played = {key_of(r) for r in records if not is_lost(r)}
     seen: set[tuple[Any, ...]] = set()
     unique = []
     repeats = 0
     for record in records:
-        key = (record["game"], record["seed"], *record_key(record))
+        key = key_of(record)
+        if is_lost(record) and key in played:
+            continue  # superseded by the game played again
         if key in seen:
             repeats += 1
         else:
@@ -283,23 +354,26 @@ class RunIdentity:
 
     def check(self, records: Iterable[Record], path: str) -> None:
         """Raises RecordFileError if a record belongs to another run."""
-        pairs = set(self.pairs)
         for number, record in enumerate(records, start=1):
-            problem = None
-            if record["game"] != self.game:
-                problem = f"game {record['game']!r}, not {self.game!r}"
-            elif record["seed"] != self.seed:
-                problem = f"seed {record['seed']}, not {self.seed}"
-            elif (record["a"], record["b"]) not in pairs:
-                problem = (
-                    f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
-                )
-            if problem is not None:
-                raise RecordFileError(
-                    f"{path} holds games of another run (record {number} has {problem}); "
-                    "resume with the same game, specs (in the same order) and seed, "
-                    "or write to another file"
-                )
+            self.check_one(record, number, path)
+
+    def check_one(self, record: Record, number: int, path: str) -> None:
+        """Raises RecordFileError if the `number`-th record belongs to another run."""
+        pairs = set(self.pairs)
+        game = canonical_game(self.game)
+        problem = None
+        if canonical_game(record["game"]) != game:
+            problem = f"game {record['game']!r}, not {self.game!r}"
+        elif record["seed"] != self.seed:
+            problem = f"seed {record['seed']}, not {self.seed}"
+        elif (record["a"], record["b"]) not in pairs:
+            problem = f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
+        if problem is not None:
+            raise RecordFileError(
+                f"{path} holds games of another run (record {number} has {problem}); "
+                "resume with the same game, specs (in the same order) and seed, "
+                "or write to another file"
+            )
 
 
 _WRITER_FDS: set[int] = set()
@@ -321,12 +395,21 @@ if hasattr(os, "register_at_fork"):
 class RecordWriter:
     """Appends records to a file, one whole line per write, under an exclusive lock.
 
-    Opening repairs a torn last line (truncating it, with a warning) so that the next record
+    `records` holds the records the file had when opened (written ones are not kept, so a
+    long run's memory does not grow with its games). Opening repairs a torn last line
+    (truncating it, with a warning) so that the next record
     starts on a line of its own. Data is fsynced at least every FSYNC_EVERY_S and on close.
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        on_record: Callable[[Record], None] | None = None,
+    ):
+        """Opens (creating) and locks `path`; with `on_record`, the file's records are passed
+        to it one at a time as they are read instead of being kept in `records`."""
         self.path = str(path)
+        self.on_record = on_record
         try:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as e:
@@ -349,16 +432,30 @@ class RecordWriter:
 
     def _load(self) -> None:
         size = os.fstat(self.fd).st_size
-        data = os.pread(self.fd, size, 0) if size else b""
-        self.records, torn_at = parse_lines(data, self.path)
-        if torn_at is not None:
-            lines = data[:torn_at].count(b"\n")
+        offset, number, rest = 0, 0, b""
+        while offset < size:  # in chunks: a large file is never in memory at once
+            chunk = os.pread(self.fd, min(LOAD_CHUNK, size - offset), offset)
+            if not chunk:
+                break
+            offset += len(chunk)
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                number += 1
+                record = _parse_line(line, number, self.path)
+                if record is None:
+                    continue
+                if self.on_record is not None:
+                    self.on_record(record)
+                else:
+                    self.records.append(record)
+        if rest:  # bytes after the last newline: a torn line
             warnings.warn(
-                f"{self.path}: line {lines + 1} is incomplete (torn by an interrupted write): "
-                f"dropped ({len(data) - torn_at} bytes); its game will be played again",
+                f"{self.path}: line {number + 1} is incomplete (torn by an interrupted write): "
+                f"dropped ({len(rest)} bytes); its game will be played again",
                 stacklevel=3,
             )
-            os.ftruncate(self.fd, torn_at)
+            os.ftruncate(self.fd, size - len(rest))
             os.fsync(self.fd)
 
     def write(self, record: Record) -> None:
@@ -368,7 +465,6 @@ class RecordWriter:
         while view:
             written = os.write(self.fd, view)
             view = view[written:]
-        self.records.append(record)
         now = time.monotonic()
         if now - self.last_sync >= FSYNC_EVERY_S:
             os.fsync(self.fd)
@@ -399,17 +495,16 @@ def plan_tasks(
     done: Iterable[tuple[str, str, int, int]] = (),
     overrun_ms: float = DEFAULT_OVERRUN_MS,
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S,
-) -> list[GameTask]:
-    """The games of `matches` matches of every pair that are not `done`, match-major.
+) -> Iterator[GameTask]:
+    """The games of `matches` matches of every pair that are not `done`, match-major, made
+    one at a time (a run of a million games does not hold a million tasks).
 
     Match-major order (match 0 of every pair, then match 1, ...) keeps an interrupted run
     balanced across pairs and lets sequential tests see whole matches early.
     """
     finished = set(done)
-    return [
-        GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)
-        for match in range(matches)
-        for a, b in pairs
-        for game_index in (0, 1)
-        if (a, b, match, game_index) not in finished
-    ]
+    for match in range(matches):
+        for a, b in pairs:
+            for game_index in (0, 1):
+                if (a, b, match, game_index) not in finished:
+                    yield GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)

@@ -24,9 +24,10 @@ from abc import ABC, abstractmethod
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from chancespiel.evaluation.match import GameTask, Record, crash_record, play_task
+from chancespiel.evaluation.match import LOST, GameTask, Record, crash_record, play_task
 
 BACKENDS = ("local", "ray")
+RAY_RETRIES = 3
 
 
 class BackendError(Exception):
@@ -223,20 +224,24 @@ class RayPool(Executor):
                 "log_to_driver": False,
                 "logging_level": "ERROR",
             }
-            if address is None and workers:
+            # RAY_ADDRESS joins a cluster as --address does: Ray refuses num_cpus then
+            joining = address or os.environ.get("RAY_ADDRESS") or None
+            if joining is None and workers:
                 options["num_cpus"] = workers
             if address is not None:
                 check_reachable(address)
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:
-                where = f"at {address!r}" if address else "locally"
+                where = f"at {joining!r}" if joining else "locally"
                 raise BackendError(f"cannot start or reach a Ray cluster {where}: {e}") from None
             self.started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.capacity = workers or max(1, cpus)
         self.description = f"Ray ({cpus} CPUs, {self.capacity} games at a time)"
-        self.remote = ray.remote(num_cpus=1, max_retries=0)(safe_play_task)
+        # a task whose worker or node dies is retried by Ray (agent errors are records, so
+        # they are never retried); one lost more often than that is recorded as LOST
+        self.remote = ray.remote(num_cpus=1, max_retries=RAY_RETRIES)(safe_play_task)
         self.pending: dict[Any, GameTask] = {}
 
     @property
@@ -252,7 +257,9 @@ class RayPool(Executor):
         try:
             return self.ray.get(ready[0])
         except self.ray.exceptions.RayError as e:
-            return crash_record(task, f"the Ray task failed: {type(e).__name__}: {e}")
+            # the game never reached an agent's verdict: a resumed run plays it again
+            message = f"the Ray task was lost: {type(e).__name__}: {e}"
+            return crash_record(task, message, kind=LOST)
 
     def close(self) -> None:
         for ref in self.pending:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from chancespiel.evaluation.match import Record
+from chancespiel.evaluation.match import Record, canonical_game
 from chancespiel.evaluation.report import PairSummary, pair_summaries
 
 
@@ -52,8 +52,9 @@ def plot_pairs(
     import matplotlib.pyplot as plt
 
     labels = labels or {}
-    titles = titles or {}
-    rank = {pair: i for i, pair in enumerate(order or ())}
+    # summaries name games by the loaded game's string: key titles and order alike
+    titles = {canonical_game(game): text for game, text in (titles or {}).items()}
+    rank = {(canonical_game(game), a, b): i for i, (game, a, b) in enumerate(order or ())}
 
     def _label(summary: PairSummary) -> str:
         name = labels.get((summary.a, summary.b)) or _spec_label(summary)

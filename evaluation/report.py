@@ -9,6 +9,7 @@ can be blamed) and is counted apart.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from chancespiel.evaluation.match import Record, a_score
+from chancespiel.evaluation.match import Record, a_score, canonical_game
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
-from chancespiel.evaluation.stats import Z95, wilson_interval
+from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
+
+MOVE_SAMPLE = 100_000  # move times kept per agent for the p99
 
 
 @dataclass
@@ -34,6 +37,43 @@ class PairSummary:
     losses: int = 0
     unscored: int = 0
     matches: int = 0  # distinct match indices
+    # whole matches (both games scored) by A's points 0, 0.5, 1, 1.5, 2: the pentanomial counts
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    pending: dict[int, float | None] = field(default_factory=dict, repr=False)  # first games
+
+    def add(self, record: Record) -> None:
+        """Counts one game (records of one game and pair; memory: the unfinished matches)."""
+        score = a_score(record)
+        match = record["match"]
+        if match in self.pending:
+            first = self.pending.pop(match)
+            if first is not None and score is not None:
+                self.pentanomial[round(2 * (first + score))] += 1
+        else:
+            self.pending[match] = score
+            self.matches += 1
+        if score is None:
+            self.unscored += 1
+            return
+        self.games += 1
+        if score == 1.0:
+            self.wins += 1
+        elif score == 0.0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+    @property
+    def match_scores(self) -> list[float]:
+        """A's mean score in each whole match (ordered by score, not by match)."""
+        return [k / 4 for k, count in enumerate(self.pentanomial) for _ in range(count)]
+
+    @property
+    def pentanomial_interval(self) -> tuple[float, float]:
+        """Normal 95% interval of the rate from whole matches (both games scored), as
+        fastchess and OpenBench compute it from pentanomial counts ((nan, nan) below two)."""
+        interval = match_interval(self.match_scores)
+        return interval.low, interval.high
 
     @property
     def score(self) -> float:
@@ -66,31 +106,18 @@ class PairSummary:
             "score": self.score,
             "rate": self.rate,
             "wilson95": [low, high],
+            "whole_matches": len(self.match_scores),
+            "pentanomial95": list(self.pentanomial_interval),
         }
 
 
 def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
-    """One summary per (game, A, B), in order of first appearance."""
-    summaries: dict[tuple[str, str, str], PairSummary] = {}
-    match_ids: dict[tuple[str, str, str], set[int]] = {}
+    """One summary per (game, A, B), in order of first appearance; equivalent game strings
+    are one game (named by the loaded game's string)."""
+    tally = Tally()
     for record in records:
-        key = (record["game"], record["a"], record["b"])
-        summary = summaries.setdefault(key, PairSummary(*key))
-        match_ids.setdefault(key, set()).add(record["match"])
-        score = a_score(record)
-        if score is None:
-            summary.unscored += 1
-            continue
-        summary.games += 1
-        if score == 1.0:
-            summary.wins += 1
-        elif score == 0.0:
-            summary.losses += 1
-        else:
-            summary.draws += 1
-    for key, summary in summaries.items():
-        summary.matches = len(match_ids[key])
-    return list(summaries.values())
+        tally.add_pair(record)
+    return tally.pairs()
 
 
 @dataclass
@@ -100,26 +127,46 @@ class AgentStats:
     game: str
     spec: str
     games: int = 0
-    move_ms: list[float] = field(default_factory=list)
-    nodes: list[int] = field(default_factory=list)
+    moves: int = 0
+    total_ms: float = 0.0
+    max_ms: float | None = None
+    # the move times, or a uniform sample of MOVE_SAMPLE of them (Algorithm R) for p99
+    move_ms: list[float] = field(default_factory=list, repr=False)
+    node_moves: int = 0
+    total_nodes: int = 0
     limit_ms: float | None = None
     overrun_ms: float | None = None  # the tolerance of the records
     overruns: int = 0
     worst_overrun_ms: float | None = None  # max(move time - limit) over all moves
     failures: Counter[str] = field(default_factory=Counter)  # 'Kind: message' -> games
 
+    def add_moves(self, times: Sequence[float]) -> None:
+        """Counts move times, keeping at most MOVE_SAMPLE of them."""
+        for ms in times:
+            self.moves += 1
+            self.total_ms += ms
+            if self.max_ms is None or ms > self.max_ms:
+                self.max_ms = ms
+            if len(self.move_ms) < MOVE_SAMPLE:
+                self.move_ms.append(ms)
+            else:  # seeded per agent: a report is the same every time
+                rng = self.__dict__.setdefault("_rng", random.Random(self.spec))
+                slot = rng.randrange(self.moves)
+                if slot < MOVE_SAMPLE:
+                    self.move_ms[slot] = ms
+
     def as_dict(self) -> dict[str, Any]:
-        """For JSON."""
+        """For JSON (p99 is exact up to MOVE_SAMPLE moves, from a uniform sample beyond)."""
         times = np.asarray(self.move_ms) if self.move_ms else None
         return {
             "game": self.game,
             "spec": self.spec,
             "games": self.games,
-            "moves": len(self.move_ms),
-            "mean_ms": float(times.mean()) if times is not None else None,
+            "moves": self.moves,
+            "mean_ms": self.total_ms / self.moves if self.moves else None,
             "p99_ms": float(np.percentile(times, 99)) if times is not None else None,
-            "max_ms": float(times.max()) if times is not None else None,
-            "mean_nodes": float(np.mean(self.nodes)) if self.nodes else None,
+            "max_ms": self.max_ms,
+            "mean_nodes": self.total_nodes / self.node_moves if self.node_moves else None,
             "limit_ms": self.limit_ms,
             "overrun_ms": self.overrun_ms,
             "overruns": self.overruns,
@@ -131,14 +178,50 @@ class AgentStats:
 
 def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
     """One AgentStats per (game, spec), in order of first appearance."""
-    stats: dict[tuple[str, str], AgentStats] = {}
+    tally = Tally()
     for record in records:
+        tally.add_agents(record)
+    return tally.agents()
+
+
+class Tally:
+    """Pair summaries and agent statistics fed one record at a time: a run can summarize any
+    number of games in memory bounded by the agents, pairs and unfinished matches."""
+
+    def __init__(self) -> None:
+        self._pairs: dict[tuple[str, str, str], PairSummary] = {}
+        self._agents: dict[tuple[str, str], AgentStats] = {}
+
+    def add(self, record: Record) -> None:
+        """Counts one game record."""
+        self.add_pair(record)
+        self.add_agents(record)
+
+    def add_pair(self, record: Record) -> None:
+        """Counts a record in its pair's summary."""
+        key = (canonical_game(record["game"]), record["a"], record["b"])
+        self._pairs.setdefault(key, PairSummary(*key)).add(record)
+
+    def pairs(self) -> list[PairSummary]:
+        """One summary per (game, A, B), in order of first appearance."""
+        return list(self._pairs.values())
+
+    def agents(self) -> list[AgentStats]:
+        """One AgentStats per (game, spec), in order of first appearance."""
+        return list(self._agents.values())
+
+    def add_agents(self, record: Record) -> None:
+        """Counts a record's moves, nodes and failures per agent."""
+        stats = self._agents
+        game = canonical_game(record["game"])
         for seat, spec in enumerate(record["seats"]):
-            entry = stats.setdefault((record["game"], spec), AgentStats(record["game"], spec))
+            entry = stats.setdefault((game, spec), AgentStats(game, spec))
             entry.games += 1
-            entry.move_ms.extend(record["move_ms"][seat])
+            entry.add_moves(record["move_ms"][seat])
             if record["nodes"][seat] is not None:
-                entry.nodes.extend(n for n in record["nodes"][seat] if n is not None)
+                counted = [n for n in record["nodes"][seat] if n is not None]
+                entry.node_moves += len(counted)
+                entry.total_nodes += sum(counted)
             limit = record["limit_ms"][seat]
             if limit is not None:
                 entry.limit_ms = limit
@@ -152,7 +235,6 @@ def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
             if error is not None and error["seat"] == seat:
                 first_line = error["message"].splitlines()[0] if error["message"] else ""
                 entry.failures[f"{error['kind']}: {first_line}"] += 1
-    return list(stats.values())
 
 
 def _pct(x: float) -> str:
@@ -167,6 +249,12 @@ def format_pair(summary: PairSummary) -> str:
         f"{_pct(summary.rate)} (95% Wilson interval {_pct(low)} to {_pct(high)}; "
         f"{summary.wins} wins, {summary.draws} draws, {summary.losses} losses)"
     )
+    low, high = summary.pentanomial_interval
+    if not math.isnan(low):
+        text += (
+            f"; from {len(summary.match_scores)} whole matches (pentanomial): "
+            f"{_pct(low)} to {_pct(high)}"
+        )
     if summary.unscored:
         text += f"; CRASHED: {summary.unscored} unscored games (their worker process died)"
     return text
@@ -278,20 +366,72 @@ def format_ratings(ratings: Ratings) -> str:
     return "\n".join(lines)
 
 
-def summarize(records: Sequence[Record]) -> dict[str, Any]:
-    """Everything `report --json` prints: per game, the pairs, the agents and the ratings."""
+def _by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Records grouped by game, equivalent game strings as one (the loaded game's string)."""
     games: dict[str, list[Record]] = {}
     for record in records:
-        games.setdefault(record["game"], []).append(record)
+        games.setdefault(canonical_game(record["game"]), []).append(record)
+    return games
+
+
+def pair_luck(
+    game_records: Sequence[Record], value: str | None = None
+) -> dict[tuple[str, str], Any]:
+    """LuckSummary of each pair (A, B) of one game's records (see evaluation.luck)."""
+    from chancespiel.evaluation.luck import luck_summary
+
+    pairs: dict[tuple[str, str], list[Record]] = {}
+    for record in game_records:
+        pairs.setdefault((record["a"], record["b"]), []).append(record)
+    return {key: luck_summary(pair, value) for key, pair in pairs.items()}
+
+
+def format_luck(a: str, b: str, luck: Any) -> str:
+    """Raw and luck-corrected match-level rates of A side by side, with the games saved."""
+    raw, cor = luck.raw, luck.corrected
+    text = (
+        f"{a} vs {b}, luck-corrected (value {luck.value}, {luck.matches} whole matches): "
+        f"raw {_pct(raw.mean)} [{_pct(raw.low).strip()}, {_pct(raw.high).strip()}], "
+        f"corrected {_pct(cor.mean)} [{_pct(cor.low).strip()}, {_pct(cor.high).strip()}]"
+    )
+    ratio = luck.variance_ratio
+    if not luck.used:
+        text += "; the correction does not lower the variance here: raw scores kept"
+    elif not math.isnan(ratio):
+        text += (
+            f"; variance ratio {ratio:.2f} (a corrected match is worth {ratio:.1f} raw ones: "
+            f"{100 * (1 - 1 / ratio):.1f}% fewer games for the same interval)"
+        )
+    excluded = []
+    if luck.forfeits:
+        excluded.append(f"{luck.forfeits} forfeited")
+    if luck.crashes:
+        excluded.append(f"{luck.crashes} crashed")
+    if luck.excluded_matches:
+        what = ", ".join(excluded) if excluded else "incomplete"
+        text += f"; {luck.excluded_matches} matches left out ({what} games)"
+    return text
+
+
+def summarize(
+    records: Sequence[Record], luck: bool = False, value: str | None = None
+) -> dict[str, Any]:
+    """Everything `report --json` prints: per game, the pairs, the agents and the ratings;
+    with `luck`, each pair gets a "luck" object (evaluation.luck.LuckSummary.as_dict)."""
     out: dict[str, Any] = {"games": []}
-    for game, game_records in games.items():
+    for game, game_records in _by_game(records).items():
         pairs = pair_summaries(game_records)
         ratings = fit_ratings(pairs)
+        pair_dicts = [p.as_dict() for p in pairs]
+        if luck:
+            lucks = pair_luck(game_records, value)
+            for entry in pair_dicts:
+                entry["luck"] = lucks[(entry["a"], entry["b"])].as_dict()
         out["games"].append(
             {
                 "game": game,
                 "records": len(game_records),
-                "pairs": [p.as_dict() for p in pairs],
+                "pairs": pair_dicts,
                 "agents": [a.as_dict() for a in agent_stats(game_records)],
                 "ratings": None
                 if ratings is None
@@ -305,13 +445,11 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     return out
 
 
-def format_report(records: Sequence[Record]) -> str:
-    """The text of `chancespiel report`: per game, the pairs or the table, times, failures."""
-    games: dict[str, list[Record]] = {}
-    for record in records:
-        games.setdefault(record["game"], []).append(record)
+def format_report(records: Sequence[Record], luck: bool = False, value: str | None = None) -> str:
+    """The text of `chancespiel report`: per game, the pairs or the table, times, failures;
+    with `luck`, raw and luck-corrected rates of every pair."""
     blocks = []
-    for game, game_records in games.items():
+    for game, game_records in _by_game(records).items():
         pairs = pair_summaries(game_records)
         names = specs_in_order(pairs)
         lines = [f"{game}: {len(game_records)} games"]
@@ -322,6 +460,9 @@ def format_report(records: Sequence[Record]) -> str:
             ratings = fit_ratings(pairs, names)
             if ratings is not None:
                 lines.append(format_ratings(ratings))
+        if luck:
+            for (a, b), summary in pair_luck(game_records, value).items():
+                lines.append("  " + format_luck(a, b, summary))
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))

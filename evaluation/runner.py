@@ -10,11 +10,17 @@ import sys
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import tqdm
 
+from chancespiel.evaluation.luck import (
+    ValueFunction,
+    fitted_beta,
+    record_correction,
+    value_function,
+)
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
@@ -23,14 +29,19 @@ from chancespiel.evaluation.match import (
     RecordWriter,
     RunIdentity,
     a_score,
+    canonical_game,
+    is_lost,
     plan_tasks,
     record_key,
     unique_records,
 )
 from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
-from chancespiel.evaluation.sprt import Sprt, SprtParams, SprtResult
+from chancespiel.evaluation.report import Tally
+from chancespiel.evaluation.sprt import CorrectedSprt, Sprt, SprtParams, SprtResult
 
 tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
+
+MIN_BETA_MATCHES = 8  # matches before a fitted coefficient is used in the SPRT (0 until then)
 
 ExecutorFactory = Callable[[str, "int | None", "str | None"], Executor]
 
@@ -50,14 +61,18 @@ class RunConfig:
     overrun_ms: float = DEFAULT_OVERRUN_MS
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
     sprt: SprtParams | None = None  # one pair only
+    luck: bool = False  # the SPRT tests luck-corrected match scores (evaluation.luck)
+    value: str | None = None  # value function of the correction (default: the game's best)
     file_pairs: Sequence[tuple[str, str]] | None = None  # pairs the file may hold (default: pairs)
     progress: bool | None = None  # None: when stderr is a terminal
+    keep_records: bool = True  # False: only the tally (memory bounded by the workers)
     label: str = "games"
 
 
 @dataclass
 class RunResult:
-    """The records of a run (the file's and the new ones, matches < config.matches)."""
+    """The records of a run (the file's and the new ones, matches < config.matches; empty
+    unless config.keep_records) and their tally (always)."""
 
     records: list[Record]
     resumed: int  # games found already played
@@ -66,6 +81,7 @@ class RunResult:
     executor: str
     sprt: SprtResult | None = None
     extra: list[Record] = field(default_factory=list)  # file records of matches >= matches
+    tally: Tally = field(default_factory=Tally)
 
     @property
     def matches_per_second(self) -> float:
@@ -80,21 +96,48 @@ def match_points(first: Record, second: Record) -> float | None:
 
 
 class _SprtTracker:
-    """Feeds the SPRT matches in index order, so its decision does not depend on timing."""
+    """Feeds the SPRT matches in index order, so its decision does not depend on timing.
 
-    def __init__(self, params: SprtParams):
-        self.test = Sprt(params)
+    With a value function, each match enters as its luck-corrected score x - beta c, where
+    beta is fitted on the matches before it only: given the past, c has mean zero, so every
+    corrected score keeps the raw expectation whatever beta is (a predictable coefficient).
+    A match with a forfeit enters raw (c = 0).
+    """
+
+    def __init__(self, params: SprtParams, game: str = "", value: str | None = None):
+        self.test: Sprt | CorrectedSprt = Sprt(params)
+        self.value: ValueFunction | None = None
+        if value is not None:
+            self.test = CorrectedSprt(params)
+            self.value = value_function(canonical_game(game), value or None)[1]
+        self.raw: list[float] = []
+        self.corrections: list[float] = []
         self.games: dict[int, dict[int, Record]] = {}
         self.next_match = 0
 
     def add(self, record: Record) -> None:
         self.games.setdefault(record["match"], {})[record["game_index"]] = record
         while len(self.games.get(self.next_match, {})) == 2 and self.test.decision is None:
-            pair = self.games[self.next_match]
+            pair = self.games.pop(self.next_match)
             points = match_points(pair[0], pair[1])
             if points is not None:
-                self.test.add(points)
+                if self.value is None:
+                    self.test.add(points)
+                else:
+                    self.test.add(self._corrected(pair[0], pair[1], points / 2.0))
             self.next_match += 1
+
+    def _corrected(self, first: Record, second: Record, raw: float) -> float:
+        assert self.value is not None
+        if first["error"] is not None or second["error"] is not None:
+            return raw
+        c = (record_correction(first, self.value) + record_correction(second, self.value)) / 2
+        beta = 0.0
+        if len(self.raw) >= MIN_BETA_MATCHES:
+            beta = fitted_beta(self.raw, self.corrections)
+        self.raw.append(raw)
+        self.corrections.append(c)
+        return raw - beta * c
 
 
 def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) -> RunResult:
@@ -108,49 +151,75 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
     if config.sprt is not None and len(config.pairs) != 1:
         raise ValueError("SPRT tests one pair of agents")
     identity = RunIdentity(config.game, config.seed, tuple(config.file_pairs or config.pairs))
-    writer = RecordWriter(config.out) if config.out else None
+    # without kept records or an SPRT, the file is counted as it is read (bounded memory)
+    counted = _Counted(identity, config) if not config.keep_records and not config.sprt else None
+    writer = None
+    if config.out:
+        writer = RecordWriter(config.out, counted.add if counted is not None else None)
     try:
-        existing = writer.records if writer is not None else []
-        identity.check(existing, config.out or "")
-        existing, repeats = unique_records(existing)
+        if counted is not None:
+            ours: list[Record] = []
+            done: Iterable[tuple[str, str, int, int]] = counted.done
+            repeats, resumed, extra, tally = (
+                counted.repeats,
+                counted.resumed,
+                counted.extra,
+                counted.tally,
+            )
+        else:
+            existing = writer.records if writer is not None else []
+            identity.check(existing, config.out or "")
+            existing, repeats = unique_records(existing)
+            pairs = set(config.pairs)
+            # games the infrastructure lost are played again (their records are superseded)
+            existing = [r for r in existing if (r["a"], r["b"]) in pairs and not is_lost(r)]
+            ours = [r for r in existing if r["match"] < config.matches]
+            resumed = len(ours)
+            extra = [r for r in existing if r["match"] >= config.matches]
+            done = {record_key(r) for r in existing}
+            tally = Tally()
+            for record in ours:
+                tally.add(record)
+            del existing
         if repeats:
             warnings.warn(
                 f"{config.out}: {repeats} game(s) appear more than once; each is counted once",
                 stacklevel=2,
             )
-        pairs = set(config.pairs)
-        existing = [r for r in existing if (r["a"], r["b"]) in pairs]
-        ours = [r for r in existing if r["match"] < config.matches]
-        extra = [r for r in existing if r["match"] >= config.matches]
-        records = list(ours)
-        tracker = _SprtTracker(config.sprt) if config.sprt is not None else None
+        records = list(ours) if config.keep_records else []
+        tracker = None
+        if config.sprt is not None:
+            value = (config.value or "") if config.luck else None
+            tracker = _SprtTracker(config.sprt, config.game, value)
         for record in sorted(ours, key=lambda r: (r["match"], r["game_index"])):
             if tracker is not None:
                 tracker.add(record)
-        queue = deque(
+        source = _TaskSource(
             plan_tasks(
                 config.game,
                 config.pairs,
                 config.matches,
                 config.seed,
-                (record_key(r) for r in existing),
+                done,
                 config.overrun_ms,
                 config.move_timeout_s,
-            )
+            ),
+            2 * config.matches * len(config.pairs) - resumed,
+            tracker,
+            {r["match"] for r in ours} if tracker is not None else set(),
         )
-        started = {r["match"] for r in ours}
-        if tracker is not None and tracker.test.decision is not None:
-            _keep_partners(queue, started)
+        del ours, done  # the file's records are in `records` if kept, else counted only
         start = time.perf_counter()
         description = "nothing to play"
-        if queue:
+        played = 0
+        if source.left():
             workers = config.workers
             if config.backend == "local":  # no idle processes for a short resume
-                workers = min(workers or default_workers(), len(queue))
+                workers = min(workers or default_workers(), source.left())
             executor = executor_factory(config.backend, workers, config.address)
             description = executor.description
             try:
-                _play(queue, executor, writer, records, tracker, started, config)
+                played = _play(source, executor, writer, records, tally, tracker, config)
             finally:
                 executor.close()
         seconds = time.perf_counter() - start
@@ -159,47 +228,126 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             writer.close()
     return RunResult(
         records,
-        resumed=len(ours),
-        played=len(records) - len(ours),
+        resumed=resumed,
+        played=played,
         seconds=seconds,
         executor=description,
         sprt=tracker.test.result() if tracker is not None else None,
         extra=extra,
+        tally=tally,
     )
 
 
-def _keep_partners(queue: deque[GameTask], started: set[int]) -> None:
-    """Drops the queued games of matches not started yet (the SPRT has decided)."""
-    kept = [task for task in queue if task.match in started]
-    queue.clear()
-    queue.extend(kept)
+class _Counted:
+    """The records of a file, checked and counted as they are read and then dropped: the games
+    done, the repeats, the tally; a game lost by the infrastructure is not done (played
+    again), and a repeat of a game counts once (as unique_records)."""
+
+    def __init__(self, identity: RunIdentity, config: RunConfig):
+        self.identity = identity
+        self.path = config.out or ""
+        self.pairs = set(config.pairs)
+        self.matches = config.matches
+        self.number = 0
+        self.done: set[tuple[str, str, int, int]] = set()
+        self.repeats = 0
+        self.resumed = 0
+        self.extra: list[Record] = []
+        self.tally = Tally()
+
+    def add(self, record: Record) -> None:
+        self.number += 1
+        self.identity.check_one(record, self.number, self.path)
+        if is_lost(record):
+            return
+        key = record_key(record)
+        if key in self.done:
+            self.repeats += 1
+            return
+        self.done.add(key)
+        if (record["a"], record["b"]) not in self.pairs:
+            return
+        if record["match"] >= self.matches:
+            self.extra.append(record)
+            return
+        self.tally.add(record)
+        self.resumed += 1
+
+
+class _TaskSource:
+    """The games still to play, pulled one at a time from the plan; once the SPRT has decided,
+    only the partner games of started matches are left (so the file holds whole matches)."""
+
+    def __init__(
+        self,
+        tasks: Iterator[GameTask],
+        count: int,
+        tracker: _SprtTracker | None,
+        started: set[int],
+    ):
+        self.tasks = tasks
+        self.count = count
+        self.started = started  # kept only for the SPRT
+        self.tracking = tracker is not None
+        self.partners: deque[GameTask] | None = None
+        if tracker is not None and tracker.test.decision is not None:
+            self.decided()
+
+    def decided(self) -> None:
+        """Keeps only the partner games of matches already started."""
+        self.partners = deque(task for task in self.tasks if task.match in self.started)
+        self.count = len(self.partners)
+
+    def pop(self) -> GameTask | None:
+        """The next game to play, or None."""
+        if self.partners is not None:
+            task = self.partners.popleft() if self.partners else None
+        else:
+            task = next(self.tasks, None)
+        if task is None:
+            self.count = 0
+            return None
+        self.count -= 1
+        if self.tracking:
+            self.started.add(task.match)
+        return task
+
+    def left(self) -> int:
+        """Games left to play."""
+        return self.count
 
 
 def _play(
-    queue: deque[GameTask],
+    source: _TaskSource,
     executor: Executor,
     writer: RecordWriter | None,
     records: list[Record],
+    tally: Tally,
     tracker: _SprtTracker | None,
-    started: set[int],
     config: RunConfig,
-) -> None:
+) -> int:
+    """Plays the source's games; returns how many were played."""
     disable = None if config.progress is None else not config.progress
+    played = 0
     with tqdm.tqdm(
-        total=len(queue), unit="game", file=sys.stderr, disable=disable, desc=config.label
+        total=source.left(), unit="game", file=sys.stderr, disable=disable, desc=config.label
     ) as bar:
         points, scored = 0.0, 0
         while True:
-            while queue and executor.in_flight < executor.capacity:
-                task = queue.popleft()
-                started.add(task.match)
+            while executor.in_flight < executor.capacity:
+                task = source.pop()
+                if task is None:
+                    break
                 executor.submit(task)
             if executor.in_flight == 0:
                 break
             record = executor.next_result()
+            played += 1
             if writer is not None:
                 writer.write(record)
-            records.append(record)
+            if config.keep_records:
+                records.append(record)
+            tally.add(record)
             score = a_score(record)
             if score is not None and len(config.pairs) == 1:
                 points += score
@@ -210,6 +358,7 @@ def _play(
                 decided = tracker.test.decision
                 tracker.add(record)
                 if decided is None and tracker.test.decision is not None:
-                    _keep_partners(queue, started)
-                    bar.total = bar.n + len(queue) + executor.in_flight
+                    source.decided()
+                    bar.total = bar.n + source.left() + executor.in_flight
                     bar.refresh()
+    return played

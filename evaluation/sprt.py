@@ -21,6 +21,10 @@ so no regularization is needed: a single drawn match is weak evidence, not a cer
 normal approximation N (s1 - s0)(2 mean - s0 - s1) / (2 var), which this approaches for large
 N, is undefined while all matches so far have the same result).
 
+Luck-corrected matches (evaluation.luck): a match's corrected score is continuous, so the
+pentanomial model does not apply; `CorrectedSprt` uses the normal approximation above, with the
+sample variance of the corrected scores, and decides nothing before MIN_NORMAL_MATCHES.
+
 Wald's bounds: accept H1 when LLR >= ln((1 - beta) / alpha), H0 when LLR <= ln(beta /
 (1 - alpha)).
 """
@@ -162,13 +166,14 @@ class SprtResult:
     llr: float
     decision: str | None  # 'H1' (A is stronger by elo1), 'H0' (not stronger than elo0), None
     pairs: int  # pairs used when the decision was reached, or all pairs so far
+    model: str = "pentanomial"
 
     def describe(self) -> str:
         """One line for people."""
         p = self.params
         head = (
             f"SPRT elo0={p.elo0:g} elo1={p.elo1:g} alpha={p.alpha:g} beta={p.beta:g} "
-            f"(pentanomial): LLR {self.llr:.3f} in [{p.lower:.3f}, {p.upper:.3f}] "
+            f"({self.model}): LLR {self.llr:.3f} in [{p.lower:.3f}, {p.upper:.3f}] "
             f"after {self.pairs} matches"
         )
         if self.decision == "H1":
@@ -211,4 +216,66 @@ class Sprt:
         """The test's state."""
         return SprtResult(
             self.params, list(self.counts), self.llr, self.decision, self.decided_at or self.pairs
+        )
+
+
+MIN_NORMAL_MATCHES = 10
+
+
+def normal_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """Normal-approximation log-likelihood ratio of per-match mean scores (nan below two
+    matches or with zero variance): N (s1 - s0)(2 mean - s0 - s1) / (2 var)."""
+    n = len(scores)
+    if n < 2:
+        return math.nan
+    mean = sum(scores) / n
+    var = sum((x - mean) ** 2 for x in scores) / (n - 1)
+    if var <= 0.0:
+        return math.nan
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+
+
+class CorrectedSprt:
+    """A running test over continuous per-match scores (A's luck-corrected mean score per game
+    of the match), with the same interface as Sprt but `add(score)` takes a score in score
+    units (about 0..1), not match points."""
+
+    def __init__(self, params: SprtParams):
+        self.params = params
+        self.scores: list[float] = []
+        self.llr = 0.0
+        self.decision: str | None = None
+        self.decided_at: int | None = None
+
+    @property
+    def pairs(self) -> int:
+        """Matches added so far."""
+        return len(self.scores)
+
+    def add(self, score: float) -> str | None:
+        """Adds one match's corrected score; returns the decision, if any."""
+        if self.decision is not None:
+            return self.decision
+        self.scores.append(score)
+        llr = normal_llr(self.scores, self.params.elo0, self.params.elo1)
+        self.llr = 0.0 if math.isnan(llr) else llr
+        if self.pairs >= MIN_NORMAL_MATCHES and not math.isnan(llr):
+            if llr >= self.params.upper:
+                self.decision = "H1"
+            elif llr <= self.params.lower:
+                self.decision = "H0"
+        if self.decision is not None:
+            self.decided_at = self.pairs
+        return self.decision
+
+    def result(self) -> SprtResult:
+        """The test's state."""
+        return SprtResult(
+            self.params,
+            [],
+            self.llr,
+            self.decision,
+            self.decided_at or self.pairs,
+            model="luck-corrected, normal approximation",
         )

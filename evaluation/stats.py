@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -24,3 +28,29 @@ def wilson_interval(score: float, n: int, z: float = Z95) -> tuple[float, float]
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchInterval:
+    """A mean of per-match scores with its normal 95% interval (nan without two matches)."""
+
+    mean: float
+    low: float
+    high: float
+    variance: float  # of one match's score
+    matches: int
+
+
+def match_interval(scores: Sequence[float]) -> MatchInterval:
+    """Mean and normal 95% interval of per-match scores (the pentanomial interval of chess
+    engine testing, fastchess and OpenBench, when the scores are raw match results)."""
+    n = len(scores)
+    if n == 0:
+        return MatchInterval(math.nan, math.nan, math.nan, math.nan, 0)
+    x = np.asarray(scores, dtype=float)
+    mean = float(x.mean())
+    if n < 2:
+        return MatchInterval(mean, math.nan, math.nan, math.nan, n)
+    variance = float(x.var(ddof=1))
+    half = Z95 * math.sqrt(variance / n)
+    return MatchInterval(mean, mean - half, mean + half, variance, n)

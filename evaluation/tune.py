@@ -5,6 +5,11 @@ the order they are listed (first with second, third with fourth, ...); each pair
 seat-swapped matches, the higher score rate advances (a tie advances the earlier candidate),
 an odd candidate out gets a bye, and rounds repeat until one champion is left. The paper found
 this more consistent than a round robin with more games in total.
+
+Every step is judged by a 95% interval of A's score rate over whole matches (raw, or
+luck-corrected), or by an SPRT: a step whose interval contains 50% (or whose SPRT did not
+decide) is undecided. The higher rate still advances, so the bracket completes, but a
+tournament with an undecided step has no champion, only a provisional winner.
 """
 
 from __future__ import annotations
@@ -16,9 +21,34 @@ from dataclasses import dataclass, field
 from chancespiel.agents import parse_spec
 from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import PairSummary, pair_summaries
+from chancespiel.evaluation.stats import match_interval
 
 PlayRound = Callable[[list[tuple[str, str]]], list[Record]]
 """play_round(pairs) -> the records of N matches of every pair."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one step came out: A's rate, its 95% interval, and whether it is significant."""
+
+    rate: float
+    low: float
+    high: float
+    decided: bool
+    method: str  # e.g. 'whole matches', 'luck-corrected (exact)', 'SPRT: H1'
+    a_advances: bool | None = None  # a decision that overrides the rate (an SPRT's)
+
+
+Judge = Callable[[str, str, list[Record], PairSummary], Verdict]
+"""judge(a, b, records of the pair, summary) -> the step's verdict."""
+
+
+def interval_verdict(a: str, b: str, records: list[Record], summary: PairSummary) -> Verdict:
+    """Decided when the match-level 95% interval of A's rate excludes 50%."""
+    interval = match_interval(summary.match_scores)
+    decided = not (interval.low <= 0.5 <= interval.high) and interval.matches >= 2
+    return Verdict(summary.rate, interval.low, interval.high, decided, "whole matches")
+
 
 OnRound = Callable[[int, list["Bout"], "str | None"], None]
 """on_round(round_number, bouts, bye), called after each round."""
@@ -68,6 +98,12 @@ class Bout:
     b: str
     summary: PairSummary
     winner: str
+    verdict: Verdict | None = None
+
+    @property
+    def decided(self) -> bool:
+        """True if the step is significant (see Verdict)."""
+        return self.verdict is not None and self.verdict.decided
 
 
 @dataclass
@@ -76,13 +112,27 @@ class TuneResult:
 
     rounds: list[list[Bout]] = field(default_factory=list)
     byes: list[str | None] = field(default_factory=list)
-    champion: str = ""
+    champion: str = ""  # the last one left (provisional when `decided` is False)
+
+    @property
+    def undecided(self) -> list[Bout]:
+        """The steps that were not significant."""
+        return [bout for bouts in self.rounds for bout in bouts if not bout.decided]
+
+    @property
+    def decided(self) -> bool:
+        """True if every step was significant: the champion is one."""
+        return not self.undecided
 
 
 def eliminate(
-    candidates: Sequence[str], play_round: PlayRound, on_round: OnRound | None = None
+    candidates: Sequence[str],
+    play_round: PlayRound,
+    on_round: OnRound | None = None,
+    judge: Judge = interval_verdict,
 ) -> TuneResult:
-    """Runs the elimination tournament among `candidates` (distinct specs)."""
+    """Runs the elimination tournament among `candidates` (distinct specs); each step is
+    judged by `judge`, whose rate decides who advances (a tie advances the earlier)."""
     if len(set(candidates)) != len(candidates) or not candidates:
         raise ValueError(f"need distinct candidates, got {list(candidates)}")
     result = TuneResult()
@@ -90,15 +140,20 @@ def eliminate(
     while len(alive) > 1:
         pairs = [(alive[i], alive[i + 1]) for i in range(0, len(alive) - 1, 2)]
         bye = alive[-1] if len(alive) % 2 else None
-        summaries = {(s.a, s.b): s for s in pair_summaries(play_round(pairs))}
+        records = play_round(pairs)
+        summaries = {(s.a, s.b): s for s in pair_summaries(records)}
         bouts = []
         for a, b in pairs:
             summary = summaries.get((a, b))
             if summary is None:
                 raise RuntimeError(f"no records of {a} vs {b}")
+            verdict = judge(a, b, [r for r in records if (r["a"], r["b"]) == (a, b)], summary)
             # rate is nan without scored games: the earlier candidate advances then too
-            winner = b if summary.games and summary.rate < 0.5 else a
-            bouts.append(Bout(a, b, summary, winner))
+            if verdict.a_advances is not None:
+                winner = a if verdict.a_advances else b
+            else:
+                winner = b if summary.games and verdict.rate < 0.5 else a
+            bouts.append(Bout(a, b, summary, winner, verdict))
         result.rounds.append(bouts)
         result.byes.append(bye)
         if on_round is not None:

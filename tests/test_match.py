@@ -63,7 +63,8 @@ def test_record_fields_and_seat_swap():
     assert first["seats"] == [SEARCHER, "hold(n=20)"]
     assert second["seats"] == ["hold(n=20)", SEARCHER]
     for record in (first, second):
-        assert record["error"] is None and record["v"] == 1
+        assert record["error"] is None and record["v"] == 2
+        assert record["version"] and len(record["rules"]) == 16
         assert record["moves"] == len(record["move_ms"][0]) + len(record["move_ms"][1])
         searcher = record["seats"].index(SEARCHER)
         assert len(record["nodes"][searcher]) == len(record["move_ms"][searcher])
@@ -404,7 +405,10 @@ def test_our_bots_play_in_openspiel_evaluate_bots(game_string):
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     out = tmp_path / "interrupted.jsonl"
-    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, SEARCHER]
+    # a searcher slow enough (about 30 ms a game) that the run cannot end between the 10th
+    # line and the signal
+    slow = "expectimax(max_depth=3)"
+    command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, slow]
     command += ["hold(n=20)", "--matches", "150", "--out", str(out), "--workers", "2"]
     # a terminal sends SIGINT to the whole foreground process group
     process = subprocess.Popen(

@@ -150,3 +150,25 @@ def test_plot_writes_a_png_with_one_panel_per_game(tmp_path, capsys):
     assert width > 800  # two panels of three bars
     with pytest.raises(ValueError, match="no scored games"):
         plot_pairs([], tmp_path / "none.png")
+
+
+def test_elimination_reports_undecided_steps():
+    strength = {"x": 1.0, "y": 1.05, "z": 10.0}
+    result = eliminate(list(strength), _fake_round(strength, []))
+    first, final = result.rounds[0][0], result.rounds[1][0]
+    assert not first.decided and first.verdict.low < 0.5 < first.verdict.high
+    assert final.decided and final.winner == "z"
+    assert not result.decided and result.undecided == [first]
+    assert result.champion == "z"  # provisional
+
+
+def test_cli_tune_with_sprt_and_luck_names_undecided_steps(tmp_path, capsys):
+    out = tmp_path / "tune.jsonl"
+    args = ["tune", GAME, "hold", "--param", "n=2,20,21", "--matches", "40", "--out", str(out)]
+    assert cli.main([*args, "--sprt=-40,40", "--luck", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "luck-corrected (exact); SPRT H0 after" in text  # n=2 loses to n=20 quickly
+    assert "NOT SIGNIFICANT" in text  # n=20 and n=21 are too close for 40 matches
+    assert text.strip().splitlines()[-1].startswith("no champion: 1 step(s) not significant")
+    with pytest.raises(SystemExit):
+        cli.main(["tune", GAME, "hold", "--param", "n=2,3", "--value", "exact"])

@@ -24,10 +24,8 @@ from chancespiel.evaluation.cli.common import (
 def cmd_match(args: argparse.Namespace) -> None:
     """Plays N seat-swapped matches of A against B, appending one JSON line per game."""
     from chancespiel.evaluation.report import (
-        agent_stats,
         format_agent_stats,
         format_pair,
-        pair_summaries,
     )
     from chancespiel.evaluation.sprt import SprtParams
 
@@ -39,8 +37,13 @@ def cmd_match(args: argparse.Namespace) -> None:
             sprt = SprtParams.parse(args.sprt)
         except ValueError as e:
             raise UsageError(f"--sprt: {e}") from None
+    luck = _luck_options(args, game)
+    if luck and sprt is None:
+        raise UsageError("--luck in match is for --sprt (report --luck shows corrected rates)")
     out_or_fresh(args, "match")
     config = run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
+    # the tally is enough here: memory stays bounded by the workers however many matches
+    config = dataclasses.replace(config, luck=luck, value=args.value, keep_records=False)
     print(
         f"{args.game}: {args.spec_a} (A) vs {args.spec_b} (B), seed {args.seed}, "
         f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}",
@@ -48,13 +51,13 @@ def cmd_match(args: argparse.Namespace) -> None:
     )
     result = run_games(config)
     print(speed_line(result))
-    (summary,) = pair_summaries(result.records) or [None]
+    (summary,) = result.tally.pairs() or [None]
     if summary is not None:
         print("  " + format_pair(summary))
     if result.sprt is not None:
         print("  " + result.sprt.describe())
     print("  per-move time and nodes:")
-    print(format_agent_stats(agent_stats(result.records)))
+    print(format_agent_stats(result.tally.agents()))
     if result.extra:
         print(
             f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
@@ -62,15 +65,41 @@ def cmd_match(args: argparse.Namespace) -> None:
         )
 
 
+def _luck_options(args: argparse.Namespace, game: object) -> bool:
+    """Checks --luck and --value (before any game is played); True if --luck was given."""
+    from chancespiel.evaluation.luck import LuckError, value_function
+
+    if args.value is not None and not args.luck:
+        raise UsageError("--value needs --luck")
+    if args.luck:
+        try:
+            value_function(str(game), args.value)
+        except LuckError as e:
+            raise UsageError(f"--luck: {e}") from None
+    return bool(args.luck)
+
+
+def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--luck",
+        action="store_true",
+        help=f"{what} luck-corrected scores (control variates over the chance nodes)",
+    )
+    parser.add_argument(
+        "--value",
+        metavar="NAME",
+        help="value function of --luck: exact (Pig's solver), lookahead, heuristic, zero "
+        "(default: exact on Pig, else lookahead)",
+    )
+
+
 def cmd_tournament(args: argparse.Namespace) -> None:
     """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
     from chancespiel.evaluation.report import (
-        agent_stats,
         fit_ratings,
         format_agent_stats,
         format_ratings,
         format_table,
-        pair_summaries,
     )
 
     game = two_player_game(args.game)
@@ -80,6 +109,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
     config = run_config(args, args.game, pairs, label="tournament")
+    config = dataclasses.replace(config, keep_records=False)
     print(
         f"{args.game}: round robin of {len(args.specs)} agents, {args.matches} matches "
         f"(two games, seats swapped, same dice) per pair, seed {args.seed}; records in {args.out}",
@@ -87,24 +117,30 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     )
     result = run_games(config)
     print(speed_line(result))
-    summaries = pair_summaries(result.records)
+    summaries = result.tally.pairs()
     print(format_table(summaries, args.specs))
     ratings = fit_ratings(summaries, args.specs)
     if ratings is not None:
         print(format_ratings(ratings))
     print("  per-move time and nodes:")
-    print(format_agent_stats(agent_stats(result.records)))
+    print(format_agent_stats(result.tally.agents()))
 
 
 def cmd_report(args: argparse.Namespace) -> None:
     """Summarizes record files: score rates, tables, ratings, times, failures."""
+    from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.report import format_report, summarize
 
+    if args.value is not None and not args.luck:
+        raise UsageError("--value needs --luck")
     records = read_all(args.files)
-    if args.json:
-        print(json.dumps(summarize(records)))
-    else:
-        print(format_report(records))
+    try:
+        if args.json:
+            print(json.dumps(summarize(records, args.luck, args.value)))
+        else:
+            print(format_report(records, args.luck, args.value))
+    except LuckError as e:
+        raise UsageError(f"--luck: {e}") from None
 
 
 def cmd_plot(args: argparse.Namespace) -> None:
@@ -126,7 +162,17 @@ def cmd_plot(args: argparse.Namespace) -> None:
 
 def cmd_tune(args: argparse.Namespace) -> None:
     """Elimination tournament over parameter values (MCMS paper, section 4.2)."""
-    from chancespiel.evaluation.tune import Bout, candidate_specs, eliminate, parse_param
+    from chancespiel.evaluation.luck import LuckError, luck_summary
+    from chancespiel.evaluation.report import PairSummary
+    from chancespiel.evaluation.sprt import SprtParams, SprtResult
+    from chancespiel.evaluation.stats import match_interval
+    from chancespiel.evaluation.tune import (
+        Bout,
+        Verdict,
+        candidate_specs,
+        eliminate,
+        parse_param,
+    )
 
     game = two_player_game(args.game)
     try:
@@ -137,41 +183,94 @@ def cmd_tune(args: argparse.Namespace) -> None:
     if len(candidates) < 2:
         raise UsageError("tuning needs at least two candidates: give --param name=v1,v2,...")
     checked_specs(game, candidates, unattended=True)
+    sprt = None
+    if args.sprt is not None:
+        try:
+            sprt = SprtParams.parse(args.sprt)
+        except ValueError as e:
+            raise UsageError(f"--sprt: {e}") from None
+    luck = _luck_options(args, game)
     all_pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
     out_or_fresh(args, "tune")
     base = run_config(args, args.game, all_pairs, label="tune")
+    base = dataclasses.replace(base, luck=luck, value=args.value)
     print(
         f"{args.game}: elimination tournament of {len(candidates)} candidates of {args.agent}, "
-        f"{args.matches} matches (two games, seats swapped, same dice) per pairing, "
-        f"seed {args.seed}; records in {args.out}"
+        f"{'up to ' if sprt else ''}{args.matches} matches (two games, seats swapped, same "
+        f"dice) per pairing, seed {args.seed}; records in {args.out}"
     )
 
     rounds = 0
+    tests: dict[tuple[str, str], SprtResult] = {}
 
     def play_round(pairs: list[tuple[str, str]]) -> list[dict]:
         nonlocal rounds
         rounds += 1
         print(f"round {rounds}: {len(pairs)} pairing(s)", flush=True)
         config = dataclasses.replace(base, pairs=pairs, file_pairs=all_pairs)
-        result = run_games(dataclasses.replace(config, label=f"round {rounds}"))
-        print(speed_line(result))
-        return result.records
+        if sprt is None:
+            result = run_games(dataclasses.replace(config, label=f"round {rounds}"))
+            print(speed_line(result))
+            return result.records
+        records = []
+        for pair in pairs:  # an SPRT tests one pair: one run per pairing
+            single = dataclasses.replace(config, pairs=[pair], sprt=sprt, label=f"round {rounds}")
+            result = run_games(single)
+            print(speed_line(result))
+            assert result.sprt is not None
+            tests[pair] = result.sprt
+            records += result.records
+        return records
+
+    def judge(a: str, b: str, records: list[dict], summary: PairSummary) -> Verdict:
+        if luck:
+            lucky = luck_summary(records, args.value)
+            interval, method = lucky.corrected, f"luck-corrected ({lucky.value})"
+        else:
+            interval, method = match_interval(summary.match_scores), "whole matches"
+        rate = interval.mean if luck else summary.rate
+        if sprt is not None:
+            test = tests[(a, b)]
+            decided = test.decision is not None
+            return Verdict(
+                rate,
+                interval.low,
+                interval.high,
+                decided,
+                f"{method}; SPRT {test.decision or 'undecided'} after {test.pairs} matches",
+                None if not decided else test.decision == "H1",
+            )
+        decided = interval.matches >= 2 and not interval.low <= 0.5 <= interval.high
+        return Verdict(rate, interval.low, interval.high, decided, method)
 
     def show_round(number: int, bouts: list[Bout], bye: str | None) -> None:
         for bout in bouts:
-            low, high = bout.summary.interval
+            v = bout.verdict
+            assert v is not None
+            flag = "" if bout.decided else "  NOT SIGNIFICANT"
             print(
-                f"  {bout.a} vs {bout.b}: {100 * bout.summary.rate:.1f}% "
-                f"[{100 * low:.1f}%, {100 * high:.1f}%] of {bout.summary.games} games "
-                f"-> {bout.winner}"
+                f"  {bout.a} vs {bout.b}: {100 * v.rate:.1f}% "
+                f"[{100 * v.low:.1f}%, {100 * v.high:.1f}%] ({v.method}) of "
+                f"{bout.summary.games} games -> {bout.winner}{flag}"
             )
         if bye is not None:
             print(f"  {bye}: bye")
 
-    outcome = eliminate(candidates, play_round, show_round)
+    try:
+        outcome = eliminate(candidates, play_round, show_round, judge)
+    except LuckError as e:
+        raise UsageError(f"--luck: {e}") from None
     _, champion_params = parse_spec(outcome.champion)
     tuned = ", ".join(f"{name}={champion_params[name]}" for name, _ in params)
-    print(f"champion: {tuned}  ({outcome.champion})")
+    if outcome.decided:
+        print(f"champion: {tuned}  ({outcome.champion})")
+    else:
+        steps = "; ".join(f"{b.a} vs {b.b}" for b in outcome.undecided)
+        hint = "more --matches" + ("" if sprt else ", --sprt or --luck")
+        print(
+            f"no champion: {len(outcome.undecided)} step(s) not significant ({steps}); "
+            f"provisional winner {tuned}  ({outcome.champion}); try {hint}"
+        )
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -189,6 +288,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         metavar="ELO0,ELO1,ALPHA,BETA",
         help="stop when a pentanomial SPRT of H0: elo=ELO0 vs H1: elo=ELO1 decides",
     )
+    _add_luck_options(match, "the SPRT tests")
     match.set_defaults(func=cmd_match)
 
     tournament = sub.add_parser("tournament", help="round robin: every pair of agents, Elo ratings")
@@ -210,11 +310,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     add_running_options(tune)
     tune.add_argument("--out", help=out_help)
+    tune.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1,ALPHA,BETA",
+        help="judge each step by an SPRT (H1: A advances, H0: B advances; e.g. -20,20), "
+        "playing up to --matches until it decides",
+    )
+    _add_luck_options(tune, "judge steps by")
     tune.set_defaults(func=cmd_tune)
 
     report = sub.add_parser("report", help="summarize game record files")
     report.add_argument("files", nargs="+", help="JSON Lines files of games")
     report.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_luck_options(report, "also")
     report.set_defaults(func=cmd_report)
 
     plot = sub.add_parser("plot", help="bar chart of pairwise score rates (PNG)")

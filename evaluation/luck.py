@@ -1,0 +1,370 @@
+"""Luck-corrected scores: control variates over the chance nodes of recorded games.
+
+For a value function V (player 0's expected return in a state), the luck of one chance node is
+V(the child that was drawn) minus the probability-weighted mean of V over all its children.
+Given the history up to the node, that term has mean zero whatever V is, so the outcome minus
+the sum of a game's terms (its correction) has the same expectation as the outcome, and a much
+smaller variance when V is good. This is the idea behind gnubg's variance-reduced rollouts and
+AIVAT in poker. V only has to be a function of the state; it needs no knowledge of the agents.
+
+Which V: a V that does not look at what the outcome allows corrects nothing (EinStein's static
+heuristic is the same before and after the die roll that decides which cube may move). So:
+
+- `exact`: Pig's exact solver (the optimal win probability, as a return).
+- `lookahead`: at a decision node, the best move's value for the mover, each move valued by the
+  game's heuristic averaged over the chance nodes before the next decision (one ply of
+  expectimax); the heuristic itself at chance and terminal nodes.
+- `heuristic`: the game's heuristic, averaged over chance nodes to the next decision.
+- `zero`: 0 everywhere (its corrections are 0: raw scores, for comparison).
+
+The coefficient beta of `corrected = outcome - beta * correction` is fitted per pair on matches
+(seat-swapped pairs of games, the unit of every interval here) by K-fold cross-fitting: each
+match's beta comes from the other folds, so a match's own luck never tunes its correction. The
+correction is used only when it lowers the variance of the match scores; otherwise the raw
+scores stand (and the variance ratio is 1).
+
+Forfeits and crashed games are left out (a forfeit stops the game at an arbitrary point, so its
+result is not what the chance outcomes played to); their matches are counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.evaluation.match import (
+    Record,
+    a_score,
+    canonical_game,
+    load_game_cached,
+    rules_digest,
+)
+from chancespiel.evaluation.stats import MatchInterval, match_interval
+from chancespiel.games.registry import evaluation_for
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+FOLDS = 10
+
+ValueFunction = Callable[[SearchState], float]
+"""V(state) -> player 0's expected return in [-1, 1] (a state of the search protocol)."""
+
+
+class LuckError(ValueError):
+    """A value function that cannot be used on a game, or a record that cannot be replayed."""
+
+
+def _terminal_or(state: SearchState) -> float | None:
+    return float(state.returns()[0]) if state.is_terminal() else None
+
+
+def _expected(state: SearchState, h: Callable[[Any, int], float]) -> float:
+    """h for player 0 at the next decision or terminal node, averaged over chance nodes."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    if state.current_player() != CHANCE:
+        return h(state, 0)
+    total = 0.0
+    for outcome, prob in state.chance_outcomes():
+        if prob > 0.0:
+            child = state.clone()
+            child.apply(outcome)
+            total += prob * _expected(child, h)
+    return total
+
+
+def heuristic_value(game: pyspiel.Game) -> ValueFunction:
+    """The game's heuristic for player 0; at a chance node, the heuristic itself (no averaging,
+    which for chained chance nodes such as EinStein's setups would cost millions of calls)."""
+    h = evaluation_for(game)
+
+    def value(state: SearchState) -> float:
+        terminal = _terminal_or(state)
+        return terminal if terminal is not None else h(state, 0)
+
+    return value
+
+
+def lookahead_value(game: pyspiel.Game) -> ValueFunction:
+    """One ply of expectimax on the heuristic at decision nodes (player 0's view: the max over
+    player 0's moves, the min over player 1's); the heuristic at chance nodes."""
+    h = evaluation_for(game)
+
+    def value(state: SearchState) -> float:
+        terminal = _terminal_or(state)
+        if terminal is not None:
+            return terminal
+        player = state.current_player()
+        if player == CHANCE:
+            return h(state, 0)
+        values = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            values.append(_expected(child, h))
+        return max(values) if player == 0 else min(values)
+
+    return value
+
+
+def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
+    """Pig's optimal win probability of player 0 (exact solver), as a return 2p - 1."""
+    from chancespiel.games.pig_solver import solve_pig
+
+    if game.get_type().short_name != "python_pig":
+        raise LuckError(f"value 'exact' needs python_pig, not {game.get_type().short_name}")
+    params = game.get_parameters()
+    try:
+        solution = solve_pig(
+            dice=int(params.get("dice", 2)),
+            winscore=int(params.get("winscore", 100)),
+            sides=int(params.get("diceoutcomes", 6)),
+        )
+    except ValueError as e:
+        raise LuckError(f"value 'exact': {e}") from None
+
+    def value(state: SearchState) -> float:
+        return 2.0 * solution.state_win_probability(state, 0) - 1.0
+
+    return value
+
+
+def zero_value(game: pyspiel.Game) -> ValueFunction:
+    """0 everywhere: every correction is 0 (raw scores, for comparison)."""
+
+    def value(state: SearchState) -> float:
+        return 0.0
+
+    return value
+
+
+VALUES: dict[str, Callable[[pyspiel.Game], ValueFunction]] = {
+    "exact": exact_pig_value,
+    "lookahead": lookahead_value,
+    "heuristic": heuristic_value,
+    "zero": zero_value,
+}
+
+
+def default_value_name(game: pyspiel.Game) -> str:
+    """The best value function available for `game`: Pig's solver if it applies, else the
+    one-ply lookahead."""
+    if game.get_type().short_name == "python_pig":
+        try:
+            exact_pig_value(game)
+            return "exact"
+        except LuckError:
+            pass
+    return "lookahead"
+
+
+@functools.lru_cache(maxsize=16)
+def value_function(game_string: str, name: str | None = None) -> tuple[str, ValueFunction]:
+    """The value function `name` (default: the game's best) of a game, with its name.
+
+    Raises:
+      LuckError: for an unknown name or one that does not apply to the game.
+    """
+    game = load_game_cached(game_string)
+    if name is None:
+        name = default_value_name(game)
+    if name not in VALUES:
+        raise LuckError(f"unknown value function {name!r}; known: {', '.join(VALUES)}")
+    return name, VALUES[name](game)
+
+
+def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:
+    """The luck of each chance node of a game: V(drawn child) - sum_o p(o) V(child o).
+
+    Raises:
+      LuckError: if the history is not a legal sequence of actions of the game.
+    """
+    state = search_state(game.new_initial_state())
+    terms = []
+    for step, action in enumerate(history):
+        if state.is_terminal():
+            raise LuckError(f"history continues after the end of the game at step {step}")
+        if state.current_player() == CHANCE:
+            drawn = None
+            mean = 0.0
+            for outcome, prob in state.chance_outcomes():
+                child = state.clone()
+                child.apply(outcome)
+                v = value(child)
+                mean += prob * v
+                if outcome == action:
+                    drawn = v
+            if drawn is None:
+                raise LuckError(f"chance outcome {action} at step {step} is not possible")
+            terms.append(drawn - mean)
+        elif action not in state.legal_actions():
+            raise LuckError(f"action {action} at step {step} is not legal")
+        state.apply(action)
+    return terms
+
+
+def game_correction(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> float:
+    """The correction of one game (player 0's return): the sum of its chance nodes' luck."""
+    return math.fsum(chance_terms(game, history, value))
+
+
+def record_correction(record: Record, value: ValueFunction) -> float:
+    """The correction of a record, in A's score units (a score is (return + 1) / 2).
+
+    Raises:
+      LuckError: naming the record, if its history does not replay.
+    """
+    game = load_game_cached(record["game"])
+    digest = record.get("rules")  # absent in records of format 1
+    if digest is not None and digest != rules_digest(record["game"]):
+        _warn_rules(record["game"], digest)
+    try:
+        correction = game_correction(game, record["history"], value) / 2.0
+    except LuckError as e:
+        raise LuckError(
+            f"the game of match {record['match']} (game index {record['game_index']}, "
+            f"{record['a']} vs {record['b']}) does not replay: {e}"
+        ) from None
+    return correction if record["game_index"] == 0 else -correction
+
+
+@functools.lru_cache(maxsize=64)
+def _warn_rules(game: str, digest: str) -> None:
+    warnings.warn(
+        f"records of {game} were played under other rules or parameters (digest {digest}, "
+        f"now {rules_digest(game)}); replaying them anyway",
+        stacklevel=3,
+    )
+
+
+def fitted_beta(raw: Sequence[float], corrections: Sequence[float]) -> float:
+    """The variance-minimizing coefficient Cov(raw, c) / Var(c) (0 below two points or when
+    the corrections do not vary)."""
+    x = np.asarray(raw, dtype=float)
+    c = np.asarray(corrections, dtype=float)
+    if len(x) < 2:
+        return 0.0
+    cm = c - c.mean()
+    var = float(cm @ cm)
+    return float(cm @ (x - x.mean())) / var if var > 1e-15 else 0.0
+
+
+def cross_fitted(
+    raw: Sequence[float], corrections: Sequence[float], folds: int = FOLDS
+) -> tuple[np.ndarray, float]:
+    """Corrected scores raw - beta_k * correction with beta_k fitted on the other folds (match
+    m is in fold m mod folds), and the beta fitted on all matches (for display)."""
+    x = np.asarray(raw, dtype=float)
+    c = np.asarray(corrections, dtype=float)
+    n = len(x)
+    folds = max(1, min(folds, n))
+    fold = np.arange(n) % folds
+    corrected = x.copy()
+    for k in range(folds):
+        inside = fold == k
+        corrected[inside] = x[inside] - fitted_beta(x[~inside], c[~inside]) * c[inside]
+    return corrected, fitted_beta(x, c)
+
+
+@dataclass
+class LuckSummary:
+    """Raw and luck-corrected score rates of A against B over the same whole clean matches."""
+
+    value: str
+    matches: int  # whole matches used (both games played out, no forfeit, no crash)
+    excluded_matches: int  # matches with a forfeit, a crash or a missing game
+    forfeits: int  # games
+    crashes: int  # games
+    raw: MatchInterval
+    corrected: MatchInterval
+    beta: float
+    used: bool  # False: the correction did not lower the variance; corrected = raw
+
+    @property
+    def variance_ratio(self) -> float:
+        """Raw over corrected variance of a match's score (the factor of matches saved)."""
+        if not self.corrected.variance or math.isnan(self.corrected.variance):
+            return math.nan
+        return self.raw.variance / self.corrected.variance
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `luck` object of `report --json --luck`."""
+        return {
+            "value": self.value,
+            "rate": self.corrected.mean,
+            "ci95": [self.corrected.low, self.corrected.high],
+            "variance_ratio": self.variance_ratio,
+            "raw_rate": self.raw.mean,
+            "raw_ci95": [self.raw.low, self.raw.high],
+            "beta": self.beta,
+            "used": self.used,
+            "matches": self.matches,
+            "excluded_matches": self.excluded_matches,
+            "forfeits": self.forfeits,
+            "crashes": self.crashes,
+        }
+
+
+def whole_matches(records: Iterable[Record]) -> tuple[list[tuple[Record, Record]], int, int, int]:
+    """The clean whole matches (both games, no error) in match order, and the numbers of
+    excluded matches, forfeited games and crashed games."""
+    games: dict[int, dict[int, Record]] = {}
+    forfeits = crashes = 0
+    for record in records:
+        games.setdefault(record["match"], {})[record["game_index"]] = record
+        if record.get("error") is not None:
+            if a_score(record) is None:
+                crashes += 1
+            else:
+                forfeits += 1
+    clean = []
+    excluded = 0
+    for match in sorted(games):
+        pair = games[match]
+        if len(pair) == 2 and all(r.get("error") is None for r in pair.values()):
+            clean.append((pair[0], pair[1]))
+        else:
+            excluded += 1
+    return clean, excluded, forfeits, crashes
+
+
+def luck_summary(
+    records: Sequence[Record], value: str | None = None, folds: int = FOLDS
+) -> LuckSummary:
+    """Raw and corrected match-level score rates of one pair's records (one game, A vs B).
+
+    Raises:
+      LuckError: if the value function does not apply or a record cannot be replayed.
+    """
+    if not records:
+        raise LuckError("no records")
+    name, fn = value_function(canonical_game(records[0]["game"]), value)
+    matches, excluded, forfeits, crashes = whole_matches(records)
+    raw, corrections = [], []
+    for first, second in matches:
+        raw.append((a_score(first) + a_score(second)) / 2.0)
+        corrections.append((record_correction(first, fn) + record_correction(second, fn)) / 2.0)
+    corrected, beta = cross_fitted(raw, corrections, folds)
+    raw_interval = match_interval(raw)
+    corrected_interval = match_interval(list(corrected))
+    used = len(raw) >= 2 and corrected_interval.variance < raw_interval.variance
+    if not used:
+        corrected_interval = raw_interval
+    return LuckSummary(
+        name,
+        len(matches),
+        excluded,
+        forfeits,
+        crashes,
+        raw_interval,
+        corrected_interval,
+        beta,
+        used,
+    )

@@ -1,0 +1,227 @@
+"""Luck-corrected scores: unbiasedness by enumeration, exact Pig values, statistics by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+
+import numpy as np
+import pyspiel
+import pytest
+
+import chancespiel.games  # noqa: F401  (registers the games)
+from chancespiel.agents import make_bot
+from chancespiel.agents.protocol import search_state
+from chancespiel.evaluation.luck import (
+    LuckError,
+    chance_terms,
+    cross_fitted,
+    game_correction,
+    lookahead_value,
+    luck_summary,
+    value_function,
+)
+from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.stats import Z95, match_interval
+from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+
+
+def hashed_value(state) -> float:
+    """An arbitrary, badly calibrated V: a hash of the state's text in [-1, 1]."""
+    digest = hashlib.sha256(str(state).encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**31 - 1.0
+
+
+def all_paths(game: pyspiel.Game) -> list[tuple[float, list[int], float]]:
+    """(probability, history, player 0's return) of every chance path, with fixed policies:
+    player 0 plays its first legal action, player 1 its last."""
+    paths = []
+
+    def walk(state, prob: float, history: list[int]) -> None:
+        if state.is_terminal():
+            paths.append((prob, history, float(state.returns()[0])))
+            return
+        player = state.current_player()
+        if player == CHANCE:
+            for outcome, p in state.chance_outcomes():
+                child = state.clone()
+                child.apply(outcome)
+                walk(child, prob * p, [*history, outcome])
+            return
+        actions = state.legal_actions()
+        action = actions[0] if player == 0 else actions[-1]
+        child = state.clone()
+        child.apply(action)
+        walk(child, prob, [*history, action])
+
+    walk(search_state(game.new_initial_state()), 1.0, [])
+    return paths
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_corrected_expectation_equals_raw_by_enumeration(seed: int) -> None:
+    game = pyspiel.load_game(f"python_chance_tree(seed={seed},depth=4,chance_prob=0.6)")
+    paths = all_paths(game)
+    assert math.isclose(sum(p for p, _, _ in paths), 1.0, abs_tol=1e-12)
+    raw = sum(p * r for p, _, r in paths)
+    for value in (hashed_value, lookahead_value(game)):
+        corrections = [game_correction(game, h, value) for _, h, _ in paths]
+        assert any(abs(c) > 1e-6 for c in corrections)  # the oracle is not trivial
+        corrected = sum(p * (r - c) for (p, _, r), c in zip(paths, corrections, strict=True))
+        assert corrected == pytest.approx(raw, abs=1e-12)
+
+
+def test_constant_value_gives_zero_correction() -> None:
+    game = pyspiel.load_game("python_chance_tree(seed=5,depth=4,chance_prob=0.6)")
+    for _, history, _ in all_paths(game):
+        assert all(t == 0.0 for t in chance_terms(game, history, lambda s: 0.37))
+    _, zero = value_function("python_pig(winscore=20)", "zero")
+    pig = pyspiel.load_game("python_pig(winscore=20)")
+    history = play_game(pig, [make_bot("random", pig, p, p) for p in (0, 1)], 4).history
+    assert game_correction(pig, history, zero) == 0.0
+
+
+def test_bad_history_and_value_names_are_errors() -> None:
+    game = pyspiel.load_game("python_pig(winscore=20)")
+    with pytest.raises(LuckError, match="not possible"):
+        chance_terms(game, [0, 99], lambda s: 0.0)
+    with pytest.raises(LuckError, match="unknown value function"):
+        value_function("python_pig(winscore=20)", "oracle")
+    with pytest.raises(LuckError, match="needs python_pig"):
+        value_function("python_cant_stop", "exact")
+
+
+def test_pig_corrected_score_matches_exact_policy_value() -> None:
+    """hold(n=8) against hold(n=12) on Pig to 30: the exact solver as V; the corrected mean
+    of player 0's score must match the policies' exact win probability."""
+    game = pyspiel.load_game("python_pig(winscore=30)")
+    exact = policy_win_probability(
+        hold_at_policy(8, 30), hold_at_policy(12, 30), dice=2, winscore=30
+    )
+    _, value = value_function(str(game), "exact")
+    raw, corrected = [], []
+    for seed in range(300):
+        bots = [make_bot("hold(n=8)", game, 0, seed), make_bot("hold(n=12)", game, 1, seed)]
+        played = play_game(game, bots, seed)
+        score = (played.returns[0] + 1.0) / 2.0
+        raw.append(score)
+        corrected.append(score - game_correction(game, played.history, value) / 2.0)
+    se = np.std(corrected, ddof=1) / math.sqrt(len(corrected))
+    assert se < 0.015  # raw: about 0.029
+    assert abs(np.mean(corrected) - exact) < 4 * se
+    assert np.var(raw) / np.var(corrected) > 4
+
+
+def test_match_interval_by_hand() -> None:
+    interval = match_interval([1.0, 0.0, 0.5, 0.5])
+    # mean 1/2, sample variance (1/4 + 1/4 + 0 + 0) / 3 = 1/6, half-width z * sqrt(1/6 / 4)
+    assert interval.mean == 0.5
+    assert interval.variance == pytest.approx(1 / 6)
+    assert interval.high - 0.5 == pytest.approx(Z95 * math.sqrt(1 / 24))
+    assert math.isnan(match_interval([1.0]).low)
+
+
+def test_cross_fitting() -> None:
+    rng = np.random.default_rng(0)
+    luck = rng.normal(size=200)
+    skill = rng.normal(scale=0.1, size=200)
+    corrected, beta = cross_fitted(0.5 + skill + 2.0 * luck, luck)
+    assert beta == pytest.approx(2.0, abs=0.05)
+    assert np.var(corrected) < 0.02
+    same, beta = cross_fitted([0.0, 1.0, 0.5, 1.0], [0.3, 0.3, 0.3, 0.3])
+    assert list(same) == [0.0, 1.0, 0.5, 1.0] and beta == 0.0
+
+
+def _records(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_luck_summary_on_a_match(tmp_path) -> None:
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    out = tmp_path / "m.jsonl"
+    run(
+        RunConfig(
+            "python_pig(winscore=30)",
+            [("pig_optimal", "hold(n=10)")],
+            matches=30,
+            workers=1,
+            out=str(out),
+            progress=False,
+        )
+    )
+    records = _records(out)
+    luck = luck_summary(records)
+    assert luck.value == "exact" and luck.matches == 30 and luck.used
+    assert luck.variance_ratio > 3
+    assert luck.corrected.high - luck.corrected.low < luck.raw.high - luck.raw.low
+    # a forfeit is left out of the correction and counted
+    records[0]["error"] = {"seat": 0, "spec": "pig_optimal", "kind": "X", "message": "m"}
+    luck = luck_summary(records)
+    assert (luck.matches, luck.excluded_matches, luck.forfeits) == (29, 1, 1)
+
+
+def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
+    from chancespiel.evaluation.match import RunIdentity
+    from chancespiel.evaluation.report import summarize
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    out = tmp_path / "m.jsonl"
+    config = RunConfig(
+        "python_pig(winscore=20)", [("hold(n=8)", "hold(n=12)")], 4, workers=1, out=str(out)
+    )
+    run(config)
+    records = _records(out)
+    assert records[0]["v"] == 2 and len(records[0]["rules"]) == 16
+    for record in records[:3]:
+        record["game"] = "python_pig(dice=2,winscore=20,horizon=1000)"
+    summary = summarize(records, luck=True)
+    (game,) = summary["games"]
+    assert game["game"] == str(pyspiel.load_game("python_pig(winscore=20)"))
+    (pair,) = game["pairs"]
+    assert pair["games"] == 8 and pair["luck"]["matches"] == 4
+    assert set(pair["luck"]) >= {"rate", "ci95", "variance_ratio", "value"}
+    RunIdentity("python_pig(dice=2,winscore=20)", 0, (("hold(n=8)", "hold(n=12)"),)).check(
+        records, "x"
+    )
+    # resuming under an equivalent game string plays nothing new
+    again = run(RunConfig("python_pig(winscore=20,dice=2)", config.pairs, 4, out=str(out)))
+    assert again.played == 0
+
+
+def test_games_lost_by_the_infrastructure_are_played_again(tmp_path) -> None:
+    from chancespiel.evaluation.match import LOST, GameTask, crash_record, unique_records
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    out = tmp_path / "m.jsonl"
+    pairs = [("hold(n=8)", "hold(n=12)")]
+    lost = crash_record(GameTask("python_pig(winscore=20)", *pairs[0], 0, 1, 0), "x", kind=LOST)
+    out.write_text(json.dumps(lost) + "\n")
+    result = run(RunConfig("python_pig(winscore=20)", pairs, 2, workers=1, out=str(out)))
+    assert result.played == 4  # the lost game too
+    records, repeats = unique_records(_records(out))
+    assert len(records) == 4 and repeats == 0
+    assert all(r["error"] is None for r in records)
+
+
+def test_corrected_sprt_by_hand() -> None:
+    from chancespiel.evaluation.sprt import (
+        CorrectedSprt,
+        SprtParams,
+        logistic_score,
+        normal_llr,
+    )
+
+    scores = [0.9, 0.7, 0.8, 0.6]  # mean 3/4, variance (2 * 0.15^2 + 2 * 0.05^2) / 3
+    s0, s1 = 0.5, logistic_score(40)
+    expected = 4 * (s1 - s0) * (2 * 0.75 - s0 - s1) / (2 * (0.05 / 3))
+    assert normal_llr(scores, 0, 40) == pytest.approx(expected)
+    assert math.isnan(normal_llr([0.5, 0.5], 0, 40))
+    test = CorrectedSprt(SprtParams(0, 40))
+    for score in scores * 2:  # LLR already above the bound, but 8 < 10 matches
+        assert test.add(score) is None
+    assert test.add(0.9) is None and test.add(0.7) == "H1"
+    assert test.result().pairs == 10 and "normal approximation" in test.result().describe()
