@@ -73,7 +73,7 @@ def test_cli_play_prints_game_and_result(capsys):
         (["play", "no_such_game", "random", "random"], "unknown game 'no_such_game'"),
         (["play", "python_pig", "nosuch", "random"], "unknown agent"),
         (["play", "pig", "hold", "random"], "plays only python_pig"),
-        (["solve", "pig", "--winscore", "0"], "winscore must be >= 1"),
+        (["solve", "pig", "--winscore", "0"], "winscore must be in"),
     ],
 )
 def test_cli_bad_input_exits_2_with_message(capsys, args, message):

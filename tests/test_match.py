@@ -405,14 +405,15 @@ def test_our_bots_play_in_openspiel_evaluate_bots(game_string):
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     out = tmp_path / "interrupted.jsonl"
-    # a searcher slow enough (about 30 ms a game) that the run cannot end between the 10th
-    # line and the signal
+    # a searcher of about 30 ms a game, and far more matches than can be played before the
+    # signal even on a loaded machine (a run that ended first would not see the signal)
     slow = "expectimax(max_depth=3)"
     command = [sys.executable, "-m", "chancespiel.evaluation.cli", "match", GAME, slow]
-    command += ["hold(n=20)", "--matches", "150", "--out", str(out), "--workers", "2"]
+    command += ["hold(n=20)", "--out", str(out), "--workers", "2"]
+    interrupted = [*command, "--matches", "5000"]
     # a terminal sends SIGINT to the whole foreground process group
     process = subprocess.Popen(
-        command,
+        interrupted,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -430,9 +431,13 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
     assert "interrupted" in err and "run the same command to resume" in err
     assert out.read_bytes().endswith(b"\n")
     first = len(_games(out))
-    assert 10 <= first < 300
-    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
-    assert len(_games(out)) == 300
+    assert 10 <= first < 10_000
+    # the rest of the first 150 matches, resumed from the interrupted file
+    rerun = subprocess.run([*command, "--matches", "150"], capture_output=True, timeout=120)
+    assert rerun.returncode == 0
+    games = _games(out)
+    counted = [(g["match"], g["game_index"]) for g in games if g["match"] < 150]
+    assert sorted(counted) == [(m, i) for m in range(150) for i in (0, 1)]
 
 
 def test_a_game_written_twice_is_counted_once(tmp_path, capsys):
