@@ -19,6 +19,7 @@ from chancespiel.evaluation.cli.common import (
     speed_line,
     two_player_game,
 )
+from chancespiel.evaluation.sprt import SprtParams
 
 
 def cmd_match(args: argparse.Namespace) -> None:
@@ -27,16 +28,10 @@ def cmd_match(args: argparse.Namespace) -> None:
         format_agent_stats,
         format_pair,
     )
-    from chancespiel.evaluation.sprt import SprtParams
 
     game = two_player_game(args.game)
     checked_specs(game, [args.spec_a, args.spec_b], unattended=True)
-    sprt = None
-    if args.sprt is not None:
-        try:
-            sprt = SprtParams.parse(args.sprt)
-        except ValueError as e:
-            raise UsageError(f"--sprt: {e}") from None
+    sprt = _sprt_option(args)
     luck = _luck_options(args, game)
     if luck and sprt is None:
         raise UsageError("--luck in match is for --sprt (report --luck shows corrected rates)")
@@ -63,6 +58,16 @@ def cmd_match(args: argparse.Namespace) -> None:
             f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
             "are not counted)"
         )
+
+
+def _sprt_option(args: argparse.Namespace) -> SprtParams | None:
+    """The parsed --sprt, checked before any game is played."""
+    if args.sprt is None:
+        return None
+    try:
+        return SprtParams.parse(args.sprt)
+    except ValueError as e:
+        raise UsageError(f"--sprt: {e}") from None
 
 
 def _luck_options(args: argparse.Namespace, game: object) -> bool:
@@ -164,7 +169,7 @@ def cmd_tune(args: argparse.Namespace) -> None:
     """Elimination tournament over parameter values (MCMS paper, section 4.2)."""
     from chancespiel.evaluation.luck import LuckError, luck_summary
     from chancespiel.evaluation.report import PairSummary
-    from chancespiel.evaluation.sprt import SprtParams, SprtResult
+    from chancespiel.evaluation.sprt import SprtResult
     from chancespiel.evaluation.stats import match_interval
     from chancespiel.evaluation.tune import (
         Bout,
@@ -183,12 +188,7 @@ def cmd_tune(args: argparse.Namespace) -> None:
     if len(candidates) < 2:
         raise UsageError("tuning needs at least two candidates: give --param name=v1,v2,...")
     checked_specs(game, candidates, unattended=True)
-    sprt = None
-    if args.sprt is not None:
-        try:
-            sprt = SprtParams.parse(args.sprt)
-        except ValueError as e:
-            raise UsageError(f"--sprt: {e}") from None
+    sprt = _sprt_option(args)
     luck = _luck_options(args, game)
     all_pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
     out_or_fresh(args, "tune")
