@@ -288,7 +288,73 @@ def _parse_line(line: bytes, number: int, path: str) -> Record | None:
         raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
     if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
         raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+    problem = record_problem(record)
+    if problem is not None:
+        raise RecordFileError(f"{path}: line {number}: {problem}")
     return record
+
+
+@functools.lru_cache(maxsize=256)
+def _game_problem(game_string: str) -> tuple[str | None, float, float]:
+    """(problem, min utility, max utility) of a record's game string."""
+    try:
+        game = load_game_cached(game_string)
+    except (pyspiel.SpielError, ValueError, RuntimeError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return f"game {game_string!r} does not load ({first})", 0.0, 0.0
+    return None, game.min_utility(), game.max_utility()
+
+
+@functools.lru_cache(maxsize=1024)
+def _spec_problem(spec: str) -> str | None:
+    try:
+        resolve_spec(spec)
+    except ValueError as e:
+        return f"agent spec {spec!r} does not parse ({e})"
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def record_problem(record: Record) -> str | None:
+    """What is wrong with a game record's fields (None if nothing): reports count what records
+    say, so a record that cannot be right is refused rather than miscounted."""
+    game = record["game"]
+    if not isinstance(game, str) or not game:
+        return f"game must be a game string, got {game!r}"
+    for side in ("a", "b"):
+        spec = record[side]
+        if not isinstance(spec, str) or not spec:
+            return f"{side} must be an agent spec, got {spec!r}"
+        if (problem := _spec_problem(spec)) is not None:
+            return problem
+    if not _is_int(record["seed"]):
+        return f"seed must be an integer, got {record['seed']!r}"
+    if not _is_int(record["match"]) or record["match"] < 0:
+        return f"match must be an integer >= 0, got {record['match']!r}"
+    if record["game_index"] not in (0, 1) or isinstance(record["game_index"], bool):
+        return f"game_index must be 0 or 1, got {record['game_index']!r}"
+    problem, low, high = _game_problem(game)
+    if problem is not None:
+        return problem
+    returns = record["returns"]
+    if returns is None:  # an unscored game (its worker died): it must say why
+        return None if record.get("error") else "returns missing without an error"
+    if not isinstance(returns, list) or len(returns) != 2:
+        return f"returns must be a list of two numbers, got {returns!r}"
+    for value in returns:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"returns must be numbers, got {returns!r}"
+        if not low - 1e-9 <= value <= high + 1e-9:  # NaN fails this too
+            return f"returns {returns!r} outside the game's utilities [{low:g}, {high:g}]"
+    seats = record.get("seats")
+    if seats is not None and (
+        not isinstance(seats, list) or sorted(map(str, seats)) != sorted([record["a"], record["b"]])
+    ):
+        return f"seats {seats!r} are not the record's agents a and b"
+    return None
 
 
 def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
@@ -319,6 +385,11 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     return records
 
 
+def _outcome(record: Record) -> tuple[Any, ...]:
+    """What two copies of one game must agree on (times and node counts may differ)."""
+    return (record["returns"], record.get("history"), record.get("error") is None)
+
+
 def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     """The records without repeats of a game (same game, specs, seed, match and game index),
     and the number of repeats dropped: the same game read from two files counts once. A game
@@ -329,7 +400,7 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
         return (canonical_game(record["game"]), record["seed"], *record_key(record))
 
     played = {key_of(r) for r in records if not is_lost(r)}
-    seen: set[tuple[Any, ...]] = set()
+    seen: dict[tuple[Any, ...], Record] = {}
     unique = []
     repeats = 0
     for record in records:
@@ -337,9 +408,16 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
         if is_lost(record) and key in played:
             continue  # superseded by the game played again
         if key in seen:
+            first = seen[key]
+            if _outcome(first) != _outcome(record):
+                raise RecordFileError(
+                    f"two different copies of game {record['game_index']} of match "
+                    f"{record['match']} of {record['a']} vs {record['b']} (seed "
+                    f"{record['seed']}): returns {first['returns']} and {record['returns']}"
+                )
             repeats += 1
         else:
-            seen.add(key)
+            seen[key] = record
             unique.append(record)
     return unique, repeats
 

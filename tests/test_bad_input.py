@@ -3,6 +3,7 @@ traceback, and nothing written or changed."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -145,3 +146,50 @@ def test_oversized_parameters_are_refused_under_a_memory_limit(argv):
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("chancespiel: error:") and "Traceback" not in done.stderr
+
+
+def _record_lines() -> list[str]:
+    return RECORDS.read_text().splitlines(keepends=True)[:4]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [
+        ("match", -3, "match must be an integer >= 0"),
+        ("match", 1.5, "match must be an integer >= 0"),
+        ("game_index", 2, "game_index must be 0 or 1"),
+        ("returns", [float("nan"), 1.0], "outside the game's utilities"),
+        ("returns", [5.0, -5.0], "outside the game's utilities"),
+        ("returns", [1.0], "list of two numbers"),
+        ("game", "python_pgi", "does not load"),
+        ("a", "star2(", "does not parse"),
+        ("b", "", "must be an agent spec"),
+        ("seed", "7", "seed must be an integer"),
+        ("seats", ["random", "random"], "are not the record's agents"),
+    ],
+)
+def test_a_record_that_cannot_be_right_is_refused_naming_file_and_line(
+    field, value, fragment, tmp_path, capsys
+):
+    lines = _record_lines()
+    record = json.loads(lines[2])
+    record[field] = value
+    lines[2] = json.dumps(record) + "\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(lines))
+    for command in (["report", str(path)], ["plot", str(path), "--out", str(tmp_path / "p.png")]):
+        assert cli.main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: line 3: " in err and fragment in err, err
+        assert len([line for line in err.splitlines() if "chancespiel" in line]) == 1, err
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_two_different_copies_of_one_game_are_refused(tmp_path, capsys):
+    lines = _record_lines()
+    record = json.loads(lines[0])
+    record["returns"] = [-r for r in record["returns"]]
+    path = tmp_path / "conflict.jsonl"
+    path.write_text("".join(lines) + json.dumps(record) + "\n")
+    assert cli.main(["report", str(path)]) == 2
+    assert "two different copies of game 0 of match 0" in capsys.readouterr().err

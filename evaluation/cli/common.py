@@ -232,7 +232,10 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
-    records, repeats = unique_records(records)
+    try:
+        records, repeats = unique_records(records)
+    except RecordFileError as e:
+        raise UsageError(f"{', '.join(map(str, paths))}: {e}") from None
     if repeats:
         warnings.warn(
             f"{repeats} game(s) appear more than once (same game, agents, seed and match); "
