@@ -47,6 +47,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import stat
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -470,6 +471,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_close_inherited_writers)
 
 
+class RecordWriteError(RecordFileError):
+    """Writing a record failed (a full disk, say): the run stops, keeping what was written."""
+
+
 class RecordWriter:
     """Appends records to a file, one whole line per write, under an exclusive lock.
 
@@ -492,6 +497,9 @@ class RecordWriter:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as e:
             raise RecordFileError(f"cannot open {self.path}: {e.strerror}") from None
+        if not stat.S_ISREG(os.fstat(self.fd).st_mode):  # /dev/full, a FIFO, a directory...
+            os.close(self.fd)
+            raise RecordFileError(f"{self.path} is not a regular file; give a file to write")
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -540,13 +548,20 @@ class RecordWriter:
         """Appends one record as one line."""
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         view = memoryview(line)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-        now = time.monotonic()
-        if now - self.last_sync >= FSYNC_EVERY_S:
-            os.fsync(self.fd)
-            self.last_sync = now
+        try:
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+            now = time.monotonic()
+            if now - self.last_sync >= FSYNC_EVERY_S:
+                os.fsync(self.fd)
+                self.last_sync = now
+        except OSError as e:  # a full disk, a file size limit, an I/O error
+            raise RecordWriteError(
+                f"cannot write {self.path}: {e.strerror}; the games written before are kept "
+                "(a partly written last line is dropped on resume): free space, then run "
+                "the same command to resume"
+            ) from None
 
     def close(self) -> None:
         """Syncs and closes (releasing the lock)."""
@@ -554,6 +569,8 @@ class RecordWriter:
             _WRITER_FDS.discard(self.fd)
             try:
                 os.fsync(self.fd)
+            except OSError as e:
+                raise RecordWriteError(f"cannot sync {self.path}: {e.strerror}") from None
             finally:
                 os.close(self.fd)
                 self.fd = -1

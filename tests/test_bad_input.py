@@ -71,6 +71,12 @@ CASES = [
         "--overrun-ms must be in",
     ),
     (["match", PIG, "random", "random", "--matches", "1", "--out", ""], 2, "--out must name"),
+    (
+        ["match", PIG, "random", "random", "--matches", "1", "--out", "/dev/full"],
+        2,
+        "/dev/full is not a regular file",
+    ),
+    (["match", PIG, "random", "random", "--matches", "1", "--out", "."], 2, "Is a directory"),
     (["match", PIG, "random", "random", "--matches", "1", "--sprt", "0,5,2,0.05"], 2, "--sprt"),
     (["match", PIG, "human", "random", "--matches", "1"], 2, "human seat plays only"),
     (["tournament", PIG, "random", "random", "--matches", "1"], 2, "two distinct"),
@@ -193,3 +199,22 @@ def test_two_different_copies_of_one_game_are_refused(tmp_path, capsys):
     path.write_text("".join(lines) + json.dumps(record) + "\n")
     assert cli.main(["report", str(path)]) == 2
     assert "two different copies of game 0 of match 0" in capsys.readouterr().err
+
+
+def test_a_write_failure_stops_the_run_keeps_its_games_and_the_rerun_resumes(tmp_path):
+    """A file size limit stands in for a full disk: the write fails part-way through a run."""
+    out = tmp_path / "full.jsonl"
+    argv = ["match", PIG, "random", "random", "--matches", "40", "--out", str(out)]
+    argv += ["--workers", "2", "--no-progress"]
+    limited = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000)); "
+        "from chancespiel.evaluation.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run([sys.executable, "-c", limited, *argv], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "cannot write" in done.stderr and "Traceback" not in done.stderr
+    kept = out.read_bytes()
+    assert 0 < kept.count(b"\n") < 80
+    again = subprocess.run([sys.executable, "-m", "chancespiel", *argv], capture_output=True)
+    assert again.returncode == 0, again.stderr
+    assert len(out.read_text().splitlines()) == 80

@@ -23,6 +23,7 @@ from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
     RecordFileError,
+    RecordWriteError,
     read_records,
     unique_records,
 )
@@ -200,6 +201,8 @@ def run_games(config: RunConfig) -> RunResult:
             raise UsageError(f"cannot create the folder of {config.out}: {e.strerror}") from None
     try:
         return run(config)
+    except RecordWriteError as e:
+        raise UsageError(str(e), status=1) from None
     except (RecordFileError, BackendError) as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:
