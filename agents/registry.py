@@ -146,16 +146,23 @@ def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None
 _TWO_SIDED = (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM)
 
 
+def seat_problems(game: pyspiel.Game) -> list[str]:
+    """What keeps two seated agents from taking turns in `game`: its player count and
+    simultaneous moves (each as 'what it has (what is needed)')."""
+    problems = []
+    if game.num_players() != 2:
+        problems.append(f"{game.num_players()} players (needs 2)")
+    if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        problems.append("simultaneous moves (needs sequential)")
+    return problems
+
+
 def check_game(game: pyspiel.Game) -> None:
     """Raises ValueError, naming each requirement that fails, unless `game` is one every agent
     here can take a seat in: sequential moves, two players, zero-sum or constant-sum. (Searching
     agents also need perfect information and check it themselves.)"""
     game_type = game.get_type()
-    problems = []
-    if game.num_players() != 2:
-        problems.append(f"{game.num_players()} players (needs 2)")
-    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-        problems.append("simultaneous moves (needs sequential)")
+    problems = seat_problems(game)
     if game_type.utility not in _TWO_SIDED:
         problems.append(f"{game_type.utility.name.lower()} utility (needs zero- or constant-sum)")
     if problems:

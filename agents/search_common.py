@@ -18,6 +18,8 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.agents.registry import seat_problems
+
 MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 
@@ -210,13 +212,9 @@ def deepen(
 def check_two_player_zero_sum(game: pyspiel.Game, agent: str) -> None:
     """Raises ValueError unless `game` is a sequential 2-player zero-sum perfect-info game."""
     game_type = game.get_type()
-    problems = []
-    if game.num_players() != 2:
-        problems.append(f"{game.num_players()} players (needs 2)")
+    problems = seat_problems(game)
     if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
         problems.append(f"utility {game_type.utility} (needs zero-sum)")
-    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-        problems.append("simultaneous moves (needs sequential)")
     if game_type.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
         problems.append("imperfect information (needs perfect information)")
     if problems:
