@@ -100,11 +100,13 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
+    CLOCK,
     Budget,
     MoveOrderingMixin,
     check_budget,
     check_two_player_zero_sum,
     child_key,
+    clock_named,
     deepen,
 )
 from chancespiel.games.registry import evaluation_for, move_ordering_for
@@ -355,6 +357,7 @@ def bab_search(
     evaluation: Evaluation | None = None,
     iterative: bool = True,
     share_slack: bool = True,
+    clock: str = "wall",
 ) -> BabResult:
     """Bounded alpha-beta from a decision node, with iterative deepening.
 
@@ -366,7 +369,8 @@ def bab_search(
         the interval meets at least one of the two bounds.
       max_depth: deepest iteration (decision plies); None to deepen until the budget ends or
         the tree is exhausted.
-      time_ms: wall-clock budget; the interval and move of the last completed depth are returned.
+      time_ms: time budget (of `clock`, "wall" or "cpu"); the interval and move of the last
+        completed depth are returned.
       max_nodes: node budget, as time_ms.
       evaluation: h(state, player) in [vmin, vmax]; default: the game's registered heuristic.
       iterative: deepen from depth 1 (best moves of each depth order the next); False searches
@@ -389,7 +393,7 @@ def bab_search(
     if player < 0:
         raise ValueError(f"bab_search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(time_ms, max_nodes)
+    budget = Budget(time_ms, max_nodes, clock_named(clock))
     vmin, vmax = game.min_utility(), game.max_utility()
     context = _Bab(
         player,
@@ -468,9 +472,8 @@ class BabBot(PolicyBot):
         "max_depth": Param(
             None, "deepest iteration in decision plies (none: until the budget)", int
         ),
-        "time_ms": Param(
-            None, "wall-clock budget per move in ms (default 200 if no budget)", float
-        ),
+        "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+        "clock": CLOCK,
         "max_nodes": Param(None, "node budget per move", int),
         "heuristic": HEURISTIC,
     },
@@ -483,12 +486,14 @@ def _make_bab(
     gamma: float,
     max_depth: int | None,
     time_ms: float | None,
+    clock: str,
     max_nodes: int | None,
     heuristic: str,
 ) -> BabBot:
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0  # as the star agents
     check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
+    clock_named(clock)
     check_two_player_zero_sum(game, "bab")
     evaluation = evaluation_for(game, heuristic)
     seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
@@ -500,6 +505,7 @@ def _make_bab(
         gamma=gamma,
         max_depth=max_depth,
         time_ms=time_ms,
+        clock=clock,
         max_nodes=max_nodes,
         evaluation=evaluation,
     )

@@ -38,7 +38,12 @@ import pyspiel
 
 from chancespiel.agents.protocol import TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
-from chancespiel.agents.search_common import check_two_player_zero_sum, child_key
+from chancespiel.agents.search_common import (
+    CLOCK,
+    check_two_player_zero_sum,
+    child_key,
+    clock_named,
+)
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
     _Search,
@@ -235,9 +240,8 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
         "samples": Param(None, "outcomes sampled per chance node (none: all)", int),
         "shared_samples": Param(False, "siblings share chance samples (with samples only)"),
         "max_depth": Param(None, "deepest iteration in decision plies (none: until budget)", int),
-        "time_ms": Param(
-            None, "wall-clock budget per move in ms (default 200 if no budget)", float
-        ),
+        "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+        "clock": CLOCK,
         "max_nodes": Param(None, "node budget per move", int),
         "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
         "heuristic": HEURISTIC,
@@ -258,6 +262,7 @@ def _make_star2cpc(
     shared_samples: bool,
     max_depth: int | None,
     time_ms: float | None,
+    clock: str,
     max_nodes: int | None,
     prune_min_depth: int,
     heuristic: str,
@@ -271,6 +276,7 @@ def _make_star2cpc(
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0
     check_search_params("star2", max_depth, time_ms, max_nodes, samples, prune_min_depth)
+    clock_named(clock)
     check_two_player_zero_sum(game, "star2cpc")
     return StarMinimaxBot(
         game,
@@ -279,6 +285,7 @@ def _make_star2cpc(
         "star2",
         max_depth=max_depth,
         time_ms=time_ms,
+        clock=clock,
         max_nodes=max_nodes,
         samples=samples,
         shared_samples=shared_samples,

@@ -58,7 +58,7 @@ import pyspiel
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
-from chancespiel.agents.search_common import check_two_player_zero_sum
+from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 Evaluation = Callable[[Any, int], float]
@@ -326,6 +326,7 @@ def run_simulations(
     max_simulations: int | None,
     deadline: float | None,
     max_nodes: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[int, int]:
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent.
 
@@ -336,7 +337,7 @@ def run_simulations(
       (simulations run, deepest decision ply of the tree reached by a simulation).
     """
     rand = rng.random
-    perf_counter = time.perf_counter
+    now = clock
     sqrt, log = math.sqrt, math.log
     uct_c = policy.uct_c
     widening = policy.widening
@@ -450,7 +451,7 @@ def run_simulations(
         if (
             simulations >= limit
             or nodes >= node_limit
-            or (deadline is not None and perf_counter() >= deadline)
+            or (deadline is not None and now() >= deadline)
         ):
             return simulations, deepest
 
@@ -489,6 +490,7 @@ def check_mcts_params(
     pw_c: float | None = None,
     pw_alpha: float = DEFAULT_PW_ALPHA,
     max_nodes: int | None = None,
+    clock: str = "wall",
 ) -> None:
     """Raises ValueError naming the first bad parameter of mcts / dpw / mc."""
     if not uct_c >= 0.0:  # also rejects NaN
@@ -510,6 +512,7 @@ def check_mcts_params(
         raise ValueError(f"pw_c must be > 0, got {pw_c}")
     if not 0.0 < pw_alpha <= 1.0:
         raise ValueError(f"pw_alpha must be in (0, 1], got {pw_alpha}")
+    clock_named(clock)
 
 
 def mcts_search(
@@ -526,6 +529,7 @@ def mcts_search(
     evaluation: Evaluation | None = None,
     ordering: Ordering | None = None,
     max_nodes: int | None = None,
+    clock: str = "wall",
 ) -> MCTSResult:
     """UCT, or DPW when `pw_c` is given, from a decision node.
 
@@ -545,6 +549,7 @@ def mcts_search(
       ordering: DPW's action order; default: the game's registered move ordering, else random.
       max_nodes: tree nodes (one per simulation that reaches a new node), for comparisons at
         equal work.
+      clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
 
     Returns:
       The most visited root action, its value and the root statistics.
@@ -560,13 +565,15 @@ def mcts_search(
         pw_c=pw_c,
         pw_alpha=pw_alpha,
         max_nodes=max_nodes,
+        clock=clock,
     )
     check_two_player_zero_sum(game, "mcts" if pw_c is None else "dpw")
     player = state.current_player()
     if player < 0:
         raise ValueError(f"MCTS needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    deadline = None if time_ms is None else start + time_ms / 1000.0
+    now = clock_named(clock)
+    deadline = None if time_ms is None else now() + time_ms / 1000.0
     root = Node(player)
     policy = TreePolicy(uct_c, pw_c, pw_alpha)
     heuristic = evaluation or evaluation_for(game)
@@ -588,6 +595,7 @@ def mcts_search(
         max_simulations=max_simulations,
         deadline=deadline,
         max_nodes=max_nodes,
+        clock=now,
     )
     result = _result(root, simulations, depth, time.perf_counter() - start)
     result.evaluations = evaluations
@@ -663,7 +671,7 @@ def budget_params(time_ms: float | None) -> dict[str, Param]:
     return {
         "max_simulations": Param(None, "simulations per move", int),
         "time_ms": Param(
-            None, f"wall-clock budget per move in ms (default {time_ms:g} if no budget)", float
+            None, f"time budget per move in ms (default {time_ms:g} if no budget)", float
         ),
     }
 
@@ -678,6 +686,7 @@ _MCTS_PARAMS = {
     "uct_c": Param(DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])"),
     "rollout_depth": ROLLOUT_DEPTH,
     **budget_params(DEFAULT_TIME_MS),
+    "clock": CLOCK,
     "max_nodes": Param(None, "tree nodes per move (equal-work comparisons)", int),
     "heuristic": HEURISTIC,
 }
@@ -724,6 +733,7 @@ def _make_mcts(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    clock: str,
     max_nodes: int | None,
     heuristic: str,
 ) -> MCTSBot:
@@ -736,6 +746,7 @@ def _make_mcts(
         uct_c=uct_c,
         rollout_depth=rollout_depth,
         max_nodes=max_nodes,
+        clock=clock,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
 
@@ -754,6 +765,7 @@ def _make_dpw(
     rollout_depth: int | None,
     max_simulations: int | None,
     time_ms: float | None,
+    clock: str,
     max_nodes: int | None,
     pw_c: float,
     pw_alpha: float,
@@ -770,6 +782,7 @@ def _make_dpw(
         pw_c=pw_c,
         pw_alpha=pw_alpha,
         max_nodes=max_nodes,
+        clock=clock,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
 

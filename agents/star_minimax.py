@@ -77,6 +77,7 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
+    CLOCK,
     MASK64,
     Budget,
     MoveOrderingMixin,
@@ -84,6 +85,7 @@ from chancespiel.agents.search_common import (
     check_budget,
     check_two_player_zero_sum,
     child_key,
+    clock_named,
     deepen,
     mix64,
     sample_outcomes,
@@ -496,6 +498,7 @@ def search(
     iterative: bool = True,
     search_class: type[_Search] | None = None,
     search_options: dict[str, Any] | None = None,
+    clock: str = "wall",
 ) -> SearchResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -519,6 +522,7 @@ def search(
         max_depth only, for node counts of the bare algorithm.
       search_class, search_options: a subclass of the search context and its extra keyword
         arguments, for variants that change one procedure (agents.chance_probcut).
+      clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -532,7 +536,7 @@ def search(
     if player < 0:
         raise ValueError(f"search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(time_ms, max_nodes)
+    budget = Budget(time_ms, max_nodes, clock_named(clock))
     context = (search_class or _Search)(
         algorithm,
         player,
@@ -715,7 +719,8 @@ class StarMinimaxBot(PolicyBot):
 
 _COMMON = {
     "max_depth": Param(None, "deepest iteration in decision plies (none: until the budget)", int),
-    "time_ms": Param(None, "wall-clock budget per move in ms (default 200 if no budget)", float),
+    "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+    "clock": CLOCK,
     "max_nodes": Param(None, "node budget per move", int),
     "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
     "shared_samples": Param(
@@ -733,6 +738,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         samples: int | None,
         max_depth: int | None,
         time_ms: float | None,
+        clock: str,
         max_nodes: int | None,
         prune_min_depth: int,
         shared_samples: bool,
@@ -741,6 +747,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move
         check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
+        clock_named(clock)
         check_two_player_zero_sum(game, algorithm)
         evaluation = evaluation_for(game, heuristic)
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
@@ -751,6 +758,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             algorithm,
             max_depth=max_depth,
             time_ms=time_ms,
+            clock=clock,
             max_nodes=max_nodes,
             samples=samples,
             shared_samples=shared_samples,

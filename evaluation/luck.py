@@ -336,9 +336,14 @@ def whole_matches(records: Iterable[Record]) -> tuple[list[tuple[Record, Record]
 
 
 def luck_summary(
-    records: Sequence[Record], value: str | None = None, folds: int = FOLDS
+    records: Sequence[Record],
+    value: str | None = None,
+    folds: int = FOLDS,
+    correction: Callable[[Record, ValueFunction], float] | None = None,
 ) -> LuckSummary:
     """Raw and corrected match-level score rates of one pair's records (one game, A vs B).
+
+    `correction` replaces `record_correction`, e.g. by a cache for repeated summaries.
 
     Raises:
       LuckError: if the value function does not apply or a record cannot be replayed.
@@ -346,11 +351,12 @@ def luck_summary(
     if not records:
         raise LuckError("no records")
     name, fn = value_function(canonical_game(records[0]["game"]), value)
+    correct = correction or record_correction
     matches, excluded, forfeits, crashes = whole_matches(records)
     raw, corrections = [], []
     for first, second in matches:
         raw.append((a_score(first) + a_score(second)) / 2.0)
-        corrections.append((record_correction(first, fn) + record_correction(second, fn)) / 2.0)
+        corrections.append((correct(first, fn) + correct(second, fn)) / 2.0)
     corrected, beta = cross_fitted(raw, corrections, folds)
     raw_interval = match_interval(raw)
     corrected_interval = match_interval(list(corrected))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from open_spiel.python.algorithms.minimax import expectiminimax
 
-from chancespiel.agents import PyspielAdapter, make_bot, search_state
+from chancespiel.agents import PyspielAdapter, make_bot, search_common, search_state
 from chancespiel.agents.search_common import Budget, sample_outcomes
 from chancespiel.agents.star_minimax import _Search, search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
@@ -259,3 +259,29 @@ def test_paper_names_are_registered_with_samples():
         bot = make_bot(f"{name}(samples=5,max_depth=2,seed=3)", game, 0)
         assert bot.options["samples"] == 5
     assert make_bot("star2(seed=1)", game, 0).options["time_ms"] == 200.0
+
+
+@pytest.mark.parametrize("spec", ["star2ss(samples=3,", "dpw(", "bab(", "star2cpc("])
+def test_cpu_clock_budgets_time_of_the_cpu_clock(spec, monkeypatch):
+    """clock=cpu reads search_common.CLOCKS["cpu"] (the thread's CPU time): with a fake clock
+    that advances 1 ms per reading, a 50 ms budget ends after about 50 readings."""
+    readings = []
+
+    def fake() -> float:
+        readings.append(None)
+        return len(readings) / 1000.0
+
+    monkeypatch.setitem(search_common.CLOCKS, "cpu", fake)
+    game = pyspiel.load_game("python_einstein_wurfelt_nicht")
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
+    bot = make_bot(f"{spec}time_ms=50,clock=cpu)", game, state.current_player(), 1)
+    bot.step(state)
+    assert 50 <= len(readings) <= 60
+
+
+def test_unknown_clock_is_refused():
+    game = pyspiel.load_game("python_pig")
+    with pytest.raises(ValueError, match="clock must be one of wall, cpu, got 'gpu'"):
+        make_bot("star2(clock=gpu)", game, 0, 1)

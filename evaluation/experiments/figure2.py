@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import math
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +37,12 @@ from pathlib import Path
 from chancespiel.agents.registry import parse_spec
 from chancespiel.evaluation.cli import common
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.luck import LuckSummary, ValueFunction, luck_summary, record_correction
 from chancespiel.evaluation.match import Record, RecordFileError, read_records
 from chancespiel.evaluation.report import agent_stats, format_agent_stats, pair_summaries
-from chancespiel.evaluation.stats import wilson_interval
+from chancespiel.evaluation.runner import RunConfig
+from chancespiel.evaluation.sequential import Decision, SequentialRule, decide, verdict
+from chancespiel.evaluation.stats import MatchInterval, wilson_interval
 
 MCTS = "MCTS"  # stands for the game's chosen MCTS variant in PAIRINGS
 
@@ -76,6 +81,7 @@ def pairings(
     time_ms: float = mcms_setup.TIME_MS,
     mcts: str = "paper",
     heuristic: str = "default",
+    clock: str = "wall",
 ) -> list[Pairing]:
     """The pairings `labels` in `setup`'s game, in the paper's order.
 
@@ -86,7 +92,7 @@ def pairings(
     if unknown:
         raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
     variant = _variant(setup, mcts)
-    specs = mcms_setup.paper_specs(setup, time_ms, heuristic)
+    specs = mcms_setup.paper_specs(setup, time_ms, heuristic, clock)
     chosen = []
     for label, a, b in PAIRINGS:
         if label not in labels:
@@ -98,13 +104,13 @@ def pairings(
 
 
 def file_pairings(
-    setup: mcms_setup.GameSetup, time_ms: float, heuristic: str = "default"
+    setup: mcms_setup.GameSetup, time_ms: float, heuristic: str = "default", clock: str = "wall"
 ) -> list[Pairing]:
     """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
     both = [
         p
         for mcts in ("mcts", "dpw")
-        for p in pairings(setup, time_ms=time_ms, mcts=mcts, heuristic=heuristic)
+        for p in pairings(setup, time_ms=time_ms, mcts=mcts, heuristic=heuristic, clock=clock)
     ]
     return list({(p.a, p.b): p for p in both}.values())
 
@@ -134,14 +140,16 @@ class Row:
     high: float
 
 
-def load_records(out: str | os.PathLike[str]) -> dict[str, list[Record]]:
+def load_records(
+    out: str | os.PathLike[str], setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS
+) -> dict[str, list[Record]]:
     """The records of each game with a file in `out`, keyed by setup key, in the paper's order.
 
     Raises:
       RecordFileError: if a file is corrupt.
     """
     found = {}
-    for key, setup in mcms_setup.SETUPS.items():
+    for key, setup in setups.items():
         path = record_path(out, setup)
         if path.exists():
             found[key] = read_records(path)
@@ -168,14 +176,17 @@ def pairing_label(a: str, b: str) -> str:
     return f"{names[0]}-{names[1]}" if None not in names else f"{a}-{b}"
 
 
-def summarise(records_by_game: Mapping[str, Sequence[Record]]) -> list[Row]:
+def summarise(
+    records_by_game: Mapping[str, Sequence[Record]],
+    setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS,
+) -> list[Row]:
     """One row per (game, pairing) found in the records, in the paper's order of both."""
     order = {label: i for i, label in enumerate(PAIRING_LABELS)}
     for label in PAIRING_LABELS:  # the DPW names sort with their MCTS twins
         order[label.replace(MCTS, "DPW")] = order[label]
     rows = []
     for key, records in records_by_game.items():
-        title = mcms_setup.SETUPS[key].title
+        title = setups[key].title
         game_rows = []
         for s in pair_summaries(records):
             label = pairing_label(s.a, s.b)
@@ -240,17 +251,22 @@ def markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def agent_table(records_by_game: Mapping[str, Sequence[Record]]) -> str:
+def agent_table(
+    records_by_game: Mapping[str, Sequence[Record]],
+    setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS,
+) -> str:
     """Per game, each agent's moves, time per move, overruns and nodes per move."""
     parts = []
     for key, records in records_by_game.items():
-        parts.append(f"{mcms_setup.SETUPS[key].title}:")
+        parts.append(f"{setups[key].title}:")
         parts.append(format_agent_stats(agent_stats(records)))
     return "\n".join(parts)
 
 
 def write_outputs(
-    out: str | os.PathLike[str], records_by_game: Mapping[str, Sequence[Record]]
+    out: str | os.PathLike[str],
+    records_by_game: Mapping[str, Sequence[Record]],
+    setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS,
 ) -> list[Row]:
     """table.md (rates and per-agent statistics), table.csv and figure2.png in `out`.
 
@@ -259,7 +275,7 @@ def write_outputs(
     """
     from chancespiel.evaluation.plot import plot_pairs
 
-    rows = summarise(records_by_game)
+    rows = summarise(records_by_game, setups)
     if not any(r.games for r in rows):
         raise ValueError("no scored games to summarise")
     out = Path(out)
@@ -272,7 +288,7 @@ def write_outputs(
         "Per-move time and nodes:",
         "",
         "```",
-        agent_table(records_by_game),
+        agent_table(records_by_game, setups),
         "```",
     ]
     (out / "table.md").write_text("\n".join(text) + "\n", encoding="utf-8")
@@ -283,7 +299,7 @@ def write_outputs(
             writer.writerow(list(vars(row).values()))
     all_records = [r for records in records_by_game.values() for r in records]
     labels = {(r.a, r.b): r.pairing for r in rows}
-    titles = {mcms_setup.SETUPS[key].game: mcms_setup.SETUPS[key].title for key in records_by_game}
+    titles = {setups[key].game: setups[key].title for key in records_by_game}
     plot_pairs(
         all_records,
         out / "figure2.png",
@@ -294,6 +310,283 @@ def write_outputs(
         columns=2,
     )
     return rows
+
+
+# Sequential, luck-corrected answers ------------------------------------------------------
+
+# The rates section 4.4 states: "an 85.0% win rate for star2SS vs Star2 in Can't Stop", and
+# "roughly 60% wins against its classic *-Minimax counterparts" in Ra. Of the other pairings
+# the paper claims only that the MCMS variant wins ("in every case").
+PAPER_RATES: dict[tuple[str, str], float] = {
+    ("cant_stop", "Star2SS-Star2"): 0.85,
+    **{("ra", label): 0.60 for label in COUNTERPARTS},
+}
+
+
+def paper_rate(key: str, label: str) -> float | None:
+    """The rate the paper states for a pairing in the game `key`, None if it states none."""
+    return PAPER_RATES.get((key, label))
+
+
+class CachedCorrections:
+    """Luck corrections of records, each computed once: replaying a game with a lookahead
+    value costs up to a second, and every look of the sequential rule needs them again."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str, str, int, int], float] = {}
+
+    def __call__(self, record: Record, value: ValueFunction) -> float:
+        key = (record["game"], record["a"], record["b"], record["match"], record["game_index"])
+        if key not in self.cache:
+            self.cache[key] = record_correction(record, value)
+        return self.cache[key]
+
+
+@dataclass
+class Answer:
+    """One pairing's luck-corrected answer to the paper under the sequential rule."""
+
+    key: str  # setup key of the game
+    game: str  # the paper's name of the game
+    game_string: str
+    pairing: str
+    a: str
+    b: str
+    paper: float | None  # the rate the paper states, None: it claims only > 50%
+    decision: Decision
+    summary: LuckSummary | None  # raw and corrected, over the decision's matches
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.decision.sequential, self.paper)
+
+
+def _pair_records(records: Sequence[Record], pairing: Pairing) -> list[Record]:
+    return [r for r in records if r["a"] == pairing.a and r["b"] == pairing.b]
+
+
+def answer(
+    setup: mcms_setup.GameSetup,
+    pairing: Pairing,
+    records: Sequence[Record],
+    rule: SequentialRule,
+    corrections: CachedCorrections,
+) -> Answer:
+    """Where `pairing` stands under `rule`, from the records of its game."""
+    mine = _pair_records(records, pairing)
+    played = {(r["match"], r["game_index"]) for r in mine}
+    summaries: dict[int, LuckSummary] = {}
+
+    def interval_at(n: int) -> MatchInterval | None:
+        if any((m, i) not in played for m in range(n) for i in (0, 1)):
+            return None
+        summaries[n] = luck_summary([r for r in mine if r["match"] < n], correction=corrections)
+        return summaries[n].corrected
+
+    paper = paper_rate(setup.key, pairing.label)
+    decision = decide(rule, interval_at, [0.5] if paper is None else [0.5, paper])
+    summary = summaries.get(decision.matches) or (summaries[max(summaries)] if summaries else None)
+    return Answer(
+        setup.key,
+        setup.title,
+        setup.game,
+        pairing.label,
+        pairing.a,
+        pairing.b,
+        paper,
+        decision,
+        summary,
+    )
+
+
+def _percent(low: float, high: float) -> str:
+    return "-" if math.isnan(low) else f"{100 * low:.1f}-{100 * high:.1f}"
+
+
+def answers_markdown(answers: Sequence[Answer], rule: SequentialRule) -> str:
+    """Per game, each pairing's paper figure, our raw and corrected rates and the verdict."""
+    lines = []
+    for key in dict.fromkeys(a.key for a in answers):
+        mine = [a for a in answers if a.key == key]
+        lines += [
+            f"### {mine[0].game} ({mine[0].game_string})",
+            "",
+            "| pairing | paper | ours raw (95%) | ours corrected (95%) | corrected, sequential "
+            f"(z = {rule.z:.2f}) | matches | stopped | verdict |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for a in mine:
+            s = a.summary
+            paper = "> 50%" if a.paper is None else f"{100 * a.paper:.0f}%"
+            raw = f"{100 * s.raw.mean:.1f}% ({_percent(s.raw.low, s.raw.high)})" if s else "-"
+            fixed = (
+                f"{100 * s.corrected.mean:.1f}% ({_percent(s.corrected.low, s.corrected.high)})"
+                if s
+                else "-"
+            )
+            matches = s.matches if s else 0
+            stopped = a.decision.reason or f"open (next look at {a.decision.matches})"
+            lines.append(
+                f"| {a.pairing} | {paper} | {raw} | {fixed} | {_percent(*a.decision.sequential)} "
+                f"| {matches} | {stopped} | {a.verdict} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot_answers(answers: Sequence[Answer], path: Path) -> None:
+    """Raw and corrected rates with their 95% intervals per pairing, one panel per game, the
+    paper's stated rates marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = list(dict.fromkeys(a.key for a in answers))
+    fig, axes = plt.subplots(1, len(keys), figsize=(3.2 * len(keys) + 1, 3.6), squeeze=False)
+    for ax, key in zip(axes[0], keys, strict=True):
+        mine = [a for a in answers if a.key == key and a.summary is not None]
+        for i, a in enumerate(mine):
+            assert a.summary is not None
+            for offset, interval, colour, name in (
+                (-0.15, a.summary.raw, "0.6", "raw"),
+                (0.15, a.summary.corrected, "tab:blue", "luck-corrected"),
+            ):
+                err = [[interval.mean - interval.low], [interval.high - interval.mean]]
+                ax.errorbar(
+                    i + offset,
+                    interval.mean,
+                    yerr=err,
+                    fmt="o",
+                    color=colour,
+                    capsize=3,
+                    label=name if i == 0 else None,
+                )
+            if a.paper is not None:
+                ax.plot(
+                    [i - 0.3, i + 0.3],
+                    [a.paper] * 2,
+                    color="tab:red",
+                    label="paper" if i == 0 else None,
+                )
+        ax.axhline(0.5, color="k", linestyle=":", linewidth=1)
+        ax.set_xticks(range(len(mine)), [a.pairing for a in mine], rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_title(next(a.game for a in answers if a.key == key))
+    axes[0][0].set_ylabel("left agent's score rate")
+    axes[0][0].legend(loc="lower left", fontsize=7)
+    fig.suptitle("MCMS against classic *-Minimax: raw and luck-corrected, 95% intervals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _run_sequential(
+    plans: Sequence[tuple[mcms_setup.GameSetup, list[Pairing], RunConfig]],
+    rule: SequentialRule,
+    max_minutes: float | None,
+    corrections: CachedCorrections,
+) -> bool:
+    """Plays each game's open pairings look by look until the rule stops them all; False if
+    `max_minutes` ran out first (the same command resumes)."""
+    start = time.monotonic()
+    for setup, chosen, config in plans:
+        assert config.out is not None
+        while True:
+            records = read_records(config.out) if Path(config.out).exists() else []
+            open_ = [
+                (p, d)
+                for p in chosen
+                if (d := answer(setup, p, records, rule, corrections).decision).reason is None
+            ]
+            if not open_:
+                break
+            if max_minutes is not None and time.monotonic() - start > 60 * max_minutes:
+                print(f"stopped after {max_minutes:g} minutes; the same command resumes")
+                return False
+            n = min(d.matches for _, d in open_)
+            group = [p for p, d in open_ if d.matches == n]
+            print(
+                f"{setup.title}: {', '.join(p.label for p in group)} up to {n} matches",
+                flush=True,
+            )
+            run = dataclasses.replace(config, pairs=[(p.a, p.b) for p in group], matches=n)
+            print(common.speed_line(common.run_games(run)), flush=True)
+    return True
+
+
+def write_answers(
+    out: Path,
+    plans: Sequence[tuple[mcms_setup.GameSetup, list[Pairing], RunConfig]],
+    rule: SequentialRule,
+    corrections: CachedCorrections,
+) -> list[Answer]:
+    """answers.md, answers.csv and answers.png in `out` for the pairings of `plans`."""
+    answers = []
+    for setup, chosen, config in plans:
+        assert config.out is not None
+        records = read_records(config.out) if Path(config.out).exists() else []
+        answers += [answer(setup, p, records, rule, corrections) for p in chosen]
+    (out / "answers.md").write_text(answers_markdown(answers, rule), encoding="utf-8")
+    with open(out / "answers.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            [
+                "game",
+                "game_string",
+                "pairing",
+                "a",
+                "b",
+                "paper",
+                "matches",
+                "stopped",
+                "raw",
+                "raw_low",
+                "raw_high",
+                "corrected",
+                "corrected_low",
+                "corrected_high",
+                "sequential_low",
+                "sequential_high",
+                "z",
+                "variance_ratio",
+                "verdict",
+            ]
+        )
+        for a in answers:
+            s = a.summary
+            rates = (
+                [
+                    s.raw.mean,
+                    s.raw.low,
+                    s.raw.high,
+                    s.corrected.mean,
+                    s.corrected.low,
+                    s.corrected.high,
+                ]
+                if s
+                else [math.nan] * 6
+            )
+            writer.writerow(
+                [
+                    a.game,
+                    a.game_string,
+                    a.pairing,
+                    a.a,
+                    a.b,
+                    a.paper,
+                    s.matches if s else 0,
+                    a.decision.reason or "open",
+                    *rates,
+                    *a.decision.sequential,
+                    a.decision.z,
+                    s.variance_ratio if s else math.nan,
+                    a.verdict,
+                ]
+            )
+    if any(a.summary is not None for a in answers):
+        plot_answers(answers, out / "answers.png")
+    return answers
 
 
 # Command line -------------------------------------------------------------------------------
@@ -327,6 +620,39 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "ewn=3,3,3 (repeatable; use another --out: a record file holds one setup)",
     )
     parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="what every agent's time_ms measures (cpu: the same search on a loaded machine)",
+    )
+    parser.add_argument(
+        "--ordered-dice",
+        action="store_true",
+        help="Pig and Can't Stop with ordered dice (36 and 1296 rolls; use another --out)",
+    )
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="play each pairing in looks of --batch matches until its luck-corrected interval "
+        "is within --target-points or excludes 50%% and the paper's rate (evaluation.sequential);"
+        " --matches is then the cap. Writes answers.md, answers.csv, answers.png",
+    )
+    parser.add_argument("--batch", type=common.positive, default=10, help="matches per look")
+    parser.add_argument(
+        "--min-matches", type=common.positive, default=20, help="matches before the first look"
+    )
+    parser.add_argument(
+        "--target-points",
+        type=float,
+        default=5.0,
+        help="half-width of the 95%% corrected interval that is precise enough, in points",
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=float,
+        help="start no new look after this many minutes (the same command resumes)",
+    )
+    parser.add_argument(
         "--out",
         help="directory of the record files and the table; an existing one is resumed and "
         "extended (default: a new directory in results/figure2/)",
@@ -338,18 +664,32 @@ def _run(args: argparse.Namespace) -> None:
     labels = common.choices("--pairings", args.pairings, PAIRING_LABELS)
     try:
         setups = mcms_setup.with_samples(mcms_setup.SETUPS, args.samples or [])
+        if args.ordered_dice:
+            setups = mcms_setup.with_ordered_dice(setups, keys)
+        rule = None
+        if args.sequential:
+            rule = SequentialRule(
+                args.batch,
+                args.matches,
+                min(args.min_matches, args.matches),
+                args.target_points / 100.0,
+            )
     except ValueError as e:
         raise common.UsageError(str(e)) from None
     if not 0 < args.time_ms < float("inf"):
         raise common.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
+    if args.max_minutes is not None and not 0 < args.max_minutes < float("inf"):
+        raise common.UsageError(f"--max-minutes must be a positive number, got {args.max_minutes}")
     out = Path(args.out) if args.out else common.fresh_output("figure2")
     plans = []
     for key in keys:
         setup = setups[key]
         common.check_heuristic(setup.game, args.heuristic)
-        chosen = pairings(setup, labels, args.time_ms, args.mcts, args.heuristic)
+        chosen = pairings(setup, labels, args.time_ms, args.mcts, args.heuristic, args.clock)
         common.checked_specs(common.load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
-        allowed = [(p.a, p.b) for p in file_pairings(setup, args.time_ms, args.heuristic)]
+        allowed = [
+            (p.a, p.b) for p in file_pairings(setup, args.time_ms, args.heuristic, args.clock)
+        ]
         config = common.run_config(
             args,
             setup.game,
@@ -362,14 +702,19 @@ def _run(args: argparse.Namespace) -> None:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise common.UsageError(f"cannot create {out}: {e.strerror}") from None
-    for setup, chosen, config in plans:
-        print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}", flush=True)
-        print(common.speed_line(common.run_games(config)), flush=True)
     try:
-        records = load_records(out)
+        if rule is not None:
+            corrections = CachedCorrections()
+            _run_sequential(plans, rule, args.max_minutes, corrections)
+            print(answers_markdown(write_answers(out, plans, rule, corrections), rule))
+        else:
+            for setup, chosen, config in plans:
+                print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}")
+                print(common.speed_line(common.run_games(config)), flush=True)
+        records = load_records(out, setups)
     except RecordFileError as e:
         raise common.UsageError(str(e)) from None
-    rows = write_outputs(out, records)
+    rows = write_outputs(out, records, setups)
     print(markdown(rows))
     print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
 

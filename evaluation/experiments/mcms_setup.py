@@ -65,11 +65,13 @@ def setup_for(key: str) -> GameSetup:
 
 
 def paper_specs(
-    setup: GameSetup, time_ms: float = TIME_MS, heuristic: str = "default"
+    setup: GameSetup, time_ms: float = TIME_MS, heuristic: str = "default", clock: str = "wall"
 ) -> dict[str, str]:
     """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES; all of them
-    evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for)."""
+    evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for) and
+    measure time_ms on `clock` (agents.search_common.CLOCKS)."""
     own = "" if heuristic == "default" else f",heuristic={heuristic}"
+    own += "" if clock == "wall" else f",clock={clock}"
     star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}{own}"
     mcts = (
         f"uct_c={setup.c1 / PAPER_SCALE:g},rollout_depth={setup.rollout_depth},time_ms={time_ms:g}"
@@ -106,4 +108,27 @@ def with_samples(setups: dict[str, GameSetup], overrides: list[str]) -> dict[str
         if setup is None or len(samples) != 3 or min(samples) < 1:
             raise ValueError(f"--samples: KEY=W1,W2,W3 with three widths >= 1, not {text!r}")
         changed[setup.key] = dataclasses.replace(setup, samples=samples)
+    return changed
+
+
+# Games whose dice have an ordered encoding beside our default unordered one.
+ORDERED_DICE = ("pig", "cant_stop")
+
+
+def with_ordered_dice(setups: dict[str, GameSetup], keys: list[str]) -> dict[str, GameSetup]:
+    """`setups` with the games `keys` played under ordered dice (36 rolls of two dice in Pig,
+    1296 of four in Can't Stop, as the MCMS paper's implementation presumably had them).
+
+    Raises:
+      ValueError: for a game without an ordered encoding.
+    """
+    changed = dict(setups)
+    for key in keys:
+        if key not in ORDERED_DICE:
+            known = ", ".join(ORDERED_DICE)
+            raise ValueError(f"--ordered-dice: {key} has no dice encoding to choose; only {known}")
+        setup = changed[key]
+        changed[key] = dataclasses.replace(
+            setup, title=f"{setup.title}, ordered dice", game=f"{setup.game}(ordered_dice=true)"
+        )
     return changed
