@@ -22,10 +22,10 @@ agent reports none; records written before evaluations were counted lack the fie
 `limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
 of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
 "message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
-even be built) or exceeded the hard move limit ('MoveTimeoutError'): the game is then a
-forfeit, with returns -1 for the failing seat and +1 for the other. When the worker process
-died ('Crash'), "seat" and returns are null: the game is counted but not scored. `seconds` is
-the game's wall time.
+even be built) or exceeded the hard move limit ('MoveTimeoutError'; the record of a worker
+killed for it has no moves or history): the game is then a forfeit, with returns -1 for the
+failing seat and +1 for the other. When the worker process died ('Crash'), "seat" and returns
+are null: the game is counted but not scored. `seconds` is the game's wall time.
 
 Resume: the unit is the game, not the match (the two games of a match depend only on the match
 seed, so either can be replayed alone, and games are also the unit of parallel work). A run
@@ -59,7 +59,7 @@ import pyspiel
 
 from chancespiel.agents import make_bot
 from chancespiel.agents.registry import resolve_spec
-from chancespiel.evaluation.play import bot_seed, play_game, score_of
+from chancespiel.evaluation.play import MoveWatch, bot_seed, play_game, score_of
 
 FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
 DEFAULT_OVERRUN_MS = 50.0
@@ -176,8 +176,11 @@ def _base_record(task: GameTask) -> Record:
     }
 
 
-def play_task(task: GameTask) -> Record:
-    """Plays one game of a run and returns its record; bot failures are recorded, not raised."""
+def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
+    """Plays one game of a run and returns its record; bot failures are recorded, not raised.
+
+    `watch` is told when each bot move starts and ends (see play_game).
+    """
     start = time.perf_counter()
     game = load_game_cached(task.game)
     match_seed = task.seed + task.match
@@ -190,7 +193,12 @@ def play_task(task: GameTask) -> Record:
             return crash_record(task, f"building the bot failed: {type(e).__name__}: {e}", player)
     limits = [move_limit_ms(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
     played = play_game(
-        game, bots, match_seed, catch_errors=True, move_timeout_s=task.move_timeout_s
+        game,
+        bots,
+        match_seed,
+        catch_errors=True,
+        move_timeout_s=task.move_timeout_s,
+        watch=watch,
     )
     move_ms: list[list[float]] = [[], []]
     nodes: list[list[int | None]] = [[], []]
@@ -244,12 +252,14 @@ def is_lost(record: Record) -> bool:
 
 
 def crash_record(
-    task: GameTask, message: str, seat: int | None = None, kind: str = "Crash"
+    task: GameTask, message: str, seat: int | None = None, kind: str | None = None
 ) -> Record:
-    """The record of a game that could not be played (worker died, bot could not be built,
-    or with kind LOST, a cluster node died under it).
+    """The record of a game that could not be played or finished: the worker died ('Crash'),
+    a bot could not be built ('BuildError'), a cluster node died under it (LOST), or its
+    worker was killed for a move past the hard limit ('MoveTimeoutError').
 
-    With a seat, the game is that seat's forfeit; without one it is not scored.
+    With a seat, the game is that seat's forfeit; without one it is not scored. The kind
+    defaults to 'Crash' without a seat and 'BuildError' with one.
     """
     returns = None
     if seat is not None:
@@ -269,7 +279,7 @@ def crash_record(
         "error": {
             "seat": seat,
             "spec": None if seat is None else task.seats[seat],
-            "kind": kind if seat is None else "BuildError",
+            "kind": kind or ("Crash" if seat is None else "BuildError"),
             "message": message,
         },
         "seconds": 0.0,

@@ -10,6 +10,15 @@ as the Pig solver's are inherited) and `spawn` elsewhere. The parent watches eve
 a worker that dies mid-game (a crash in native code, the OOM killer) is replaced, and its game
 is recorded as unscored with an error instead of hanging or failing the run. If the parent is
 killed, its workers read end-of-file from their pipes and exit after their current game.
+
+The hard move limit (`GameTask.move_timeout_s`) is enforced twice. In the worker, SIGALRM
+interrupts a move written in Python. A bot stuck in native code (OpenSpiel's C++ MCTS, say)
+runs on, since a signal handler runs only when control returns to Python; so each worker also
+shows the parent, in shared memory, which seat is on move and since when, and the parent kills
+a worker whose move outlives the limit by KILL_GRACE_S, starts another, and records the game
+as that seat's forfeit. On Ray only the alarm applies: a task stuck in native code holds its
+worker until the run ends (Ray could cancel it with force=True, but it does not know the seat
+on move, and a forfeit needs it).
 """
 
 from __future__ import annotations
@@ -19,12 +28,14 @@ import multiprocessing
 import os
 import signal
 import socket
+import time
 import traceback
 from abc import ABC, abstractmethod
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from chancespiel.evaluation.match import LOST, GameTask, Record, crash_record, play_task
+from chancespiel.evaluation.play import MoveTimeoutError, MoveWatch
 
 BACKENDS = ("local", "ray")
 RAY_RETRIES = 3
@@ -42,10 +53,10 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def safe_play_task(task: GameTask) -> Record:
+def safe_play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
     """play_task, with an unexpected error turned into an unscored record."""
     try:
-        return play_task(task)
+        return play_task(task, watch)
     except Exception as e:
         return crash_record(task, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
 
@@ -81,9 +92,36 @@ class Executor(ABC):
 
 
 PARENT_CHECK_S = 1.0
+KILL_GRACE_S = 2.0  # past the hard limit, before the parent kills a worker the alarm did not stop
 
 
-def _worker_main(conn: Connection, inherited: list[Connection]) -> None:
+class _MoveBoard:
+    """The seat on move in a worker's game and since when, in memory shared with the parent.
+
+    Times are `time.monotonic()`, one clock for every process of the machine on the platforms
+    that fork (Linux, macOS). No lock: a worker killed while holding one would leave it held.
+    """
+
+    def __init__(self, context: Any):
+        self.values = context.RawArray("d", 2)  # seat on move (-1: none), start of the move
+        self.values[0] = -1.0
+
+    def started(self, player: int) -> None:
+        # the start before the seat: whoever reads a seat then reads its start or a later one,
+        # never an earlier move's
+        self.values[1] = time.monotonic()
+        self.values[0] = float(player)
+
+    def ended(self) -> None:
+        self.values[0] = -1.0
+
+    def on_move(self) -> tuple[int, float] | None:
+        """(seat, start) of the move in progress, or None."""
+        seat = int(self.values[0])
+        return None if seat < 0 else (seat, self.values[1])
+
+
+def _worker_main(conn: Connection, inherited: list[Connection], board: _MoveBoard) -> None:
     # A forked worker holds copies of the parent's ends of every pipe made so far, its own
     # included: close them, or no worker would ever read end-of-file when the parent dies.
     for other in inherited:
@@ -100,7 +138,7 @@ def _worker_main(conn: Connection, inherited: list[Connection]) -> None:
             return  # the parent is gone
         if task is None:
             return
-        record = safe_play_task(task)
+        record = safe_play_task(task, board)
         try:
             conn.send(record)
         except (BrokenPipeError, OSError):
@@ -113,10 +151,24 @@ class _Worker:
         inherited = []
         if context.get_start_method() == "fork":
             inherited = [self.conn] + [w.conn for w in others]
-        self.process = context.Process(target=_worker_main, args=(child, inherited), daemon=True)
+        self.board = _MoveBoard(context)
+        self.process = context.Process(
+            target=_worker_main, args=(child, inherited, self.board), daemon=True
+        )
         self.process.start()
         child.close()
         self.task: GameTask | None = None
+        self.submitted = 0.0  # time.monotonic() when the task was sent
+
+    def deadline(self) -> tuple[float, int | None] | None:
+        """(when, seat): the worker is killed at `when` (monotonic) unless the move of `seat`
+        ends first; with no move in progress, seat is None and `when` is the earliest time a
+        move could be killed. None without a task or a hard limit."""
+        if self.task is None or self.task.move_timeout_s is None:
+            return None
+        move = self.board.on_move()
+        seat, start = (None, time.monotonic()) if move is None else move
+        return start + self.task.move_timeout_s + KILL_GRACE_S, seat
 
 
 class LocalPool(Executor):
@@ -145,6 +197,7 @@ class LocalPool(Executor):
             if worker.task is None:
                 worker.conn.send(task)
                 worker.task = task
+                worker.submitted = time.monotonic()
                 return
         raise RuntimeError("every worker is busy")
 
@@ -153,7 +206,9 @@ class LocalPool(Executor):
         if not busy:
             raise RuntimeError("no game in flight")
         while True:
-            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            deadlines = [d[0] for w in busy if (d := w.deadline()) is not None]
+            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
             for worker in busy:
                 task = worker.task
                 assert task is not None
@@ -161,19 +216,45 @@ class LocalPool(Executor):
                     try:
                         record = worker.conn.recv()
                     except (EOFError, OSError):
-                        return self._replace(worker, task)
+                        return self._replace(worker, self._died(worker, task))
                     worker.task = None
                     return record
                 if worker.process.sentinel in ready and not worker.conn.poll():
-                    return self._replace(worker, task)
+                    return self._replace(worker, self._died(worker, task))
+            for worker in busy:
+                deadline = worker.deadline()
+                if deadline is not None and deadline[1] is not None:
+                    when, seat = deadline
+                    if time.monotonic() >= when:
+                        return self._kill(worker, seat)
 
-    def _replace(self, worker: _Worker, task: GameTask) -> Record:
+    def _kill(self, worker: _Worker, seat: int) -> Record:
+        """Kills a worker whose move did not stop at the hard limit; `seat` forfeits."""
+        task = worker.task
+        assert task is not None and task.move_timeout_s is not None
+        worker.process.kill()
+        seconds = task.move_timeout_s + KILL_GRACE_S
+        message = (
+            f"the move took longer than the hard limit of {task.move_timeout_s:g} s and did not "
+            f"stop: the worker process was killed after {seconds:g} s"
+        )
+        record = crash_record(task, message, seat, MoveTimeoutError.__name__)
+        record["seconds"] = round(time.monotonic() - worker.submitted, 4)
+        return self._replace(worker, record)
+
+    @staticmethod
+    def _died(worker: _Worker, task: GameTask) -> Record:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
+        return crash_record(task, f"the worker process died (exit code {code}) during the game")
+
+    def _replace(self, worker: _Worker, record: Record) -> Record:
+        """Starts a worker in place of `worker` (dead or killed) and returns `record`."""
+        worker.process.join(timeout=5)
         worker.conn.close()
         others = [w for w in self.workers if w is not worker]
         self.workers[self.workers.index(worker)] = _Worker(self.context, others)
-        return crash_record(task, f"the worker process died (exit code {code}) during the game")
+        return record
 
     def close(self) -> None:
         for worker in self.workers:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pyspiel
 
@@ -44,6 +45,17 @@ def bot_seed(match_seed: int, side: str) -> int:
     """
     digest = hashlib.sha256(f"chancespiel-bot:{match_seed}:{side}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+class MoveWatch(Protocol):
+    """Told when each bot move starts and ends, so that another process can stop a move that
+    the in-process alarm cannot (parallel.LocalPool kills the worker)."""
+
+    def started(self, player: int) -> None:
+        """The bot of `player` starts a move."""
+
+    def ended(self) -> None:
+        """The move has ended (returned or raised)."""
 
 
 class MoveTimeoutError(Exception):
@@ -83,6 +95,23 @@ class GameRecord:
     failure: BotFailure | None = None
 
 
+def _watched_step(
+    bot: pyspiel.Bot,
+    state: pyspiel.State,
+    timeout_s: float | None,
+    player: int,
+    watch: MoveWatch | None,
+) -> int:
+    """_timed_step, with the move's start and end told to `watch`."""
+    if watch is None:
+        return _timed_step(bot, state, timeout_s)
+    watch.started(player)
+    try:
+        return _timed_step(bot, state, timeout_s)
+    finally:
+        watch.ended()
+
+
 def _timed_step(bot: pyspiel.Bot, state: pyspiel.State, timeout_s: float | None) -> int:
     """bot.step(state), interrupted by MoveTimeoutError after `timeout_s` (SIGALRM, main thread)."""
     if (
@@ -112,6 +141,7 @@ def play_game(
     *,
     catch_errors: bool = False,
     move_timeout_s: float | None = None,
+    watch: MoveWatch | None = None,
 ) -> GameRecord:
     """Plays one game; chance outcomes come from `random.Random(seed)`.
 
@@ -123,7 +153,10 @@ def play_game(
       catch_errors: if True, an exception raised by a bot, or an illegal action, ends the game
         as a forfeit of that bot's player (see GameRecord.failure) instead of propagating.
       move_timeout_s: hard limit on one move; a bot that exceeds it raises MoveTimeoutError
-        (enforced with SIGALRM in the main thread of a POSIX process, ignored elsewhere).
+        (enforced with SIGALRM in the main thread of a POSIX process, ignored elsewhere). The
+        alarm cannot stop a bot stuck in native code; only a process watching from outside
+        (see `watch`) can.
+      watch: told when each bot move starts and ends.
     """
     rng = random.Random(seed)
     state = game.new_initial_state()
@@ -141,7 +174,7 @@ def play_game(
                 culprit, bot = player, bots[player]
                 before = getattr(bot, "last_result", None)
                 start = time.perf_counter()
-                action = _timed_step(bot, state, move_timeout_s)
+                action = _watched_step(bot, state, move_timeout_s, player, watch)
                 record.move_seconds.append(time.perf_counter() - start)
                 record.move_players.append(player)
                 after = getattr(bot, "last_result", None)

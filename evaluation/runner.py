@@ -213,6 +213,9 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         description = "nothing to play"
         played = 0
         if source.left():
+            # games run in worker processes even with one worker, never in this process: only
+            # a process apart can stop a move stuck in native code, and a crash kills a worker,
+            # not the run
             workers = config.workers
             if config.backend == "local":  # no idle processes for a short resume
                 workers = min(workers or default_workers(), source.left())

@@ -1,4 +1,5 @@
-"""Test-only agents that fail on purpose: raise, crash, hang, run late, or play illegally.
+"""Test-only agents that fail on purpose: raise, crash, hang, get stuck where SIGALRM cannot
+stop them, run late, or play illegally.
 
 Importing this module registers them (once per process). Local workers are forked from the
 test process, so they know these agents too; a `chancespiel` subprocess does not.
@@ -7,6 +8,7 @@ test process, so they know these agents too; a `chancespiel` subprocess does not
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pyspiel
@@ -19,14 +21,17 @@ from chancespiel.agents.registry import Param
 class FaultyBot(RandomBot):
     """Plays randomly, and misbehaves on its `on_move`-th move (counted from 1 per bot)."""
 
-    def __init__(self, game, player, seed, fault: str, on_move: int, ms: float, time_ms):
+    def __init__(self, game, player, seed, fault: str, on_move: int, ms: float, time_ms, seat):
         super().__init__(game, player, seed)
         self.fault, self.on_move, self.ms = fault, on_move, ms
         self.options = {"time_ms": time_ms}
         self.moves = 0
+        self.misbehaves = seat is None or seat == player
 
     def choose(self, state):
         self.moves += 1
+        if not self.misbehaves:
+            return super().choose(state)
         if self.fault == "slow" or self.moves == self.on_move:
             if self.fault == "raise":
                 raise RuntimeError(f"deliberate failure on move {self.moves}")
@@ -34,14 +39,19 @@ class FaultyBot(RandomBot):
                 os._exit(3)
             if self.fault in ("hang", "slow"):
                 time.sleep(self.ms / 1000.0)
+            if self.fault == "stuck":
+                # as a search in native code: the alarm's handler never gets to run
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                while True:
+                    time.sleep(1.0)
             if self.fault == "illegal":
                 return 99
         return super().choose(state)
 
 
 def _factory(fault: str):
-    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms):
-        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms)
+    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms, seat):
+        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms, seat)
 
     return make
 
@@ -50,11 +60,13 @@ _PARAMS = {
     "on_move": Param(3, "the move on which to misbehave"),
     "ms": Param(20.0, "how long to sleep (hang, slow)"),
     "time_ms": Param(None, "the per-move budget this agent claims", float),
+    "seat": Param(None, "misbehave only in this seat (none: in either)", int),
 }
 
-FAULTY_AGENTS = ("test_raise", "test_exit", "test_hang", "test_slow", "test_illegal")
+FAULTS = ("raise", "exit", "hang", "stuck", "slow", "illegal")
+FAULTY_AGENTS = tuple(f"test_{fault}" for fault in FAULTS)
 
-for _fault in ("raise", "exit", "hang", "slow", "illegal"):
+for _fault in FAULTS:
     if f"test_{_fault}" not in AGENTS:
         register_agent(f"test_{_fault}", f"test only: random play that does {_fault}", _PARAMS)(
             _factory(_fault)

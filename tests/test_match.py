@@ -345,6 +345,38 @@ def test_a_hanging_move_is_stopped_and_forfeited(tmp_path, capsys):
     assert "hard limit of 0.2 s" in capsys.readouterr().out
 
 
+def test_a_move_the_alarm_cannot_stop_kills_its_worker_and_forfeits(tmp_path, capsys):
+    """SIGALRM masked stands in for a search in native code, which the alarm cannot interrupt:
+    the parent kills the worker, and the games on the other worker go on."""
+    out = tmp_path / "stuck.jsonl"
+    spec = "test_stuck(on_move=1,seat=1)"  # stuck in game 1 of each match, random in game 0
+    args = ("--workers", "2", "--move-timeout-s", "0.5")
+    start = time.monotonic()
+    assert _match(out, 2, *args, a=spec, b="random") == 0
+    assert time.monotonic() - start < 20
+    records = read_records(out)
+    assert sorted((r["match"], r["game_index"]) for r in records) == [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+    ]
+    for r in records:
+        if r["game_index"] == 0:
+            assert r["error"] is None and r["moves"] > 0 and sorted(r["returns"]) == [-1.0, 1.0]
+            continue
+        assert r["returns"] == [1.0, -1.0]
+        error = r["error"]
+        assert (error["seat"], error["spec"], error["kind"]) == (1, spec, "MoveTimeoutError")
+        assert "hard limit of 0.5 s" in error["message"]
+        assert "worker process was killed after 2.5 s" in error["message"]
+    capsys.readouterr()
+    assert cli.main(["report", str(out)]) == 0
+    assert f"{spec} forfeited 2 game(s): MoveTimeoutError" in capsys.readouterr().out
+    assert _match(out, 2, *args, a=spec, b="random") == 0
+    assert "nothing to play: all 4 games were in the file" in capsys.readouterr().out
+
+
 def test_overruns_are_counted_per_agent(tmp_path, capsys):
     out = tmp_path / "slow.jsonl"
     spec = "test_slow(ms=25,time_ms=5)"

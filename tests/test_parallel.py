@@ -6,10 +6,12 @@ import socket
 import subprocess
 import sys
 
+import faulty_agents  # noqa: F401  (registers the test_* agents that fail on purpose)
 import pytest
 
 from chancespiel.evaluation.match import GameTask, play_task, read_records
 from chancespiel.evaluation.parallel import (
+    KILL_GRACE_S,
     BackendError,
     LocalPool,
     check_reachable,
@@ -39,6 +41,27 @@ def test_local_pool_returns_what_play_task_returns():
         with pytest.raises(RuntimeError, match="no game in flight"):
             pool.next_result()
     assert _comparable(records) == _comparable([play_task(t) for t in tasks])
+
+
+def test_a_worker_stuck_past_the_hard_limit_is_replaced_and_the_others_play_on():
+    # game index 1: the stuck agent plays player 1
+    stuck = GameTask(GAME, "test_stuck(on_move=2)", "random", 9, 0, 1, move_timeout_s=0.2)
+    tasks = [GameTask(GAME, SEARCHER, "random", 9, m, g) for m in range(3) for g in (0, 1)]
+    with LocalPool(2) as pool:
+        pool.submit(stuck)
+        records = []
+        pending = list(tasks)
+        while pending or pool.in_flight:
+            while pending and pool.in_flight < pool.capacity:
+                pool.submit(pending.pop())
+            records.append(pool.next_result())
+        assert all(w.process.is_alive() for w in pool.workers)
+    killed = [r for r in records if r["a"] == stuck.a]
+    assert len(killed) == 1 and killed[0]["returns"] == [1.0, -1.0]
+    assert killed[0]["error"]["seat"] == 1 and killed[0]["error"]["kind"] == "MoveTimeoutError"
+    assert f"killed after {0.2 + KILL_GRACE_S:g} s" in killed[0]["error"]["message"]
+    others = [r for r in records if r["a"] != stuck.a]
+    assert _comparable(others) == _comparable([play_task(t) for t in tasks])
 
 
 def test_unknown_backend_and_misplaced_address():
