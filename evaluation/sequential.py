@@ -4,7 +4,7 @@ A run of matches between two agents is looked at after every `batch` matches. It
 first look where either
 
 - its 95% interval is as narrow as wanted (half-width <= `target`): precise enough; or
-- its sequential interval, mean +- z * standard error, excludes every reference rate (e.g.
+- its sequential interval, mean +- z standard errors, excludes every reference rate (e.g.
   50% and a published figure): decided, whatever more matches would show; or
 - it has played `max_matches`: the cap.
 
@@ -33,7 +33,7 @@ from scipy import optimize, stats
 
 from chancespiel.evaluation.stats import MatchInterval
 
-GRID_STEP = 0.01  # of the partial-sum grid in `pocock_z`, in standard deviations of one batch
+GRID_STEP = 0.005  # of the partial-sum grid in `pocock_z`, in standard deviations of one batch
 
 
 @cache
@@ -55,14 +55,16 @@ def pocock_z(looks: int, alpha: float = 0.05) -> float:
     if looks == 1:
         return float(stats.norm.isf(alpha / 2))
 
+    half_width = round(8.0 / GRID_STEP)  # the increment's density beyond 8 sd is negligible
+    increment = stats.norm.pdf(np.arange(-half_width, half_width + 1) * GRID_STEP) * GRID_STEP
+
     def continuing(z: float) -> float:
-        edge = z * math.sqrt(looks)
-        grid = np.arange(-edge, edge + GRID_STEP / 2, GRID_STEP)
-        step = stats.norm.pdf(grid[:, None] - grid[None, :]) * GRID_STEP
+        cells = math.ceil(z * math.sqrt(looks) / GRID_STEP)
+        grid = np.arange(-cells, cells + 1) * GRID_STEP
         density = stats.norm.pdf(grid)
         for k in range(1, looks + 1):
-            if k > 1:
-                density = step @ density
+            if k > 1:  # the density of the next partial sum: one more normal increment
+                density = np.convolve(density, increment)[half_width : half_width + len(grid)]
             density = np.where(np.abs(grid) < z * math.sqrt(k), density, 0.0)
         return float(density.sum() * GRID_STEP)
 
@@ -116,11 +118,14 @@ class Decision:
 
     @property
     def sequential(self) -> tuple[float, float]:
-        """mean +- z * standard error at the last look reached (nan before one)."""
+        """The sequential interval at the last look reached (nan before one): mean +- z'
+        standard errors, z' the quantile of Student's t (n - 1 degrees of freedom) at the
+        level of Pocock's z, since the variance is estimated from the same n matches."""
         i = self.interval
         if i is None or i.matches < 2 or math.isnan(i.variance):
             return math.nan, math.nan
-        half = self.z * math.sqrt(i.variance / i.matches)
+        z = float(stats.t.isf(stats.norm.sf(self.z), i.matches - 1))
+        half = z * math.sqrt(i.variance / i.matches)
         return i.mean - half, i.mean + half
 
 

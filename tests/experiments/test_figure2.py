@@ -197,3 +197,42 @@ def test_sample_width_overrides():
     for bad in ["ewn", "ewn=1,2", "ewn=1,2,x", "ewn=1,0,2", "chess=1,1,1"]:
         with pytest.raises(ValueError):
             mcms_setup.with_samples(mcms_setup.SETUPS, [bad])
+
+
+def test_sequential_run_stops_each_pairing_by_the_rule_and_resumes(tmp_path, capsys):
+    args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp,Star2SS-Star2",
+            "--matches", "6", "--time-ms", "2", "--clock", "cpu", "--workers", "1",
+            "--sequential", "--batch", "2", "--min-matches", "4", "--target-points", "45",
+            "--no-progress", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "EWN: ExpSS-Exp, Star2SS-Star2 up to 4 matches" in out
+    records = [json.loads(line) for line in (tmp_path / "ewn.jsonl").read_text().splitlines()]
+    assert {r["a"] for r in records} == {
+        "expss(samples=1,time_ms=2,prune_min_depth=2,clock=cpu)",
+        "star2ss(samples=2,time_ms=2,prune_min_depth=2,clock=cpu)",
+    }
+    answers = (tmp_path / "answers.md").read_text()
+    rows = [line for line in answers.splitlines() if line.startswith("| ExpSS-Exp")]
+    assert len(rows) == 1 and "| > 50% |" in rows[0]
+    for agent in ("expss(", "star2ss("):
+        mine = [r for r in records if r["a"].startswith(agent)]
+        matches = {r["match"] for r in mine}
+        assert matches == set(range(len(matches))) and len(mine) == 2 * len(matches)
+        assert len(matches) in (4, 6)  # stopped at a look: the first at 4, the cap at 6
+    assert (tmp_path / "answers.png").stat().st_size > 0
+    assert cli.main(args) == 0  # every pairing is settled: nothing more to play
+    assert " up to " not in capsys.readouterr().out
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == len(records)
+
+
+def test_paper_rates_and_ordered_dice_setups():
+    assert figure2.paper_rate("cant_stop", "Star2SS-Star2") == 0.85
+    assert figure2.paper_rate("ra", "ExpSS-Exp") == 0.60
+    assert figure2.paper_rate("pig", "ExpSS-Exp") is None
+    ordered = mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["pig", "cant_stop"])
+    assert ordered["cant_stop"].game == "python_cant_stop(ordered_dice=true)"
+    assert pyspiel.load_game(ordered["cant_stop"].game).max_chance_outcomes() == 1296
+    assert pyspiel.load_game(ordered["pig"].game).max_chance_outcomes() == 36
+    with pytest.raises(ValueError, match="ra has no dice encoding"):
+        mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["ra"])
