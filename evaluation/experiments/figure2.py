@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chancespiel.agents.registry import parse_spec
+from chancespiel.agents.search_common import CLOCKS
 from chancespiel.evaluation.cli import common
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.luck import LuckSummary, ValueFunction, luck_summary, record_correction
@@ -621,7 +622,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--clock",
-        choices=("wall", "cpu"),
+        choices=tuple(CLOCKS),
         default="wall",
         help="what every agent's time_ms measures (cpu: the same search on a loaded machine)",
     )
