@@ -37,8 +37,9 @@ from typing import NamedTuple
 import pyspiel
 
 from chancespiel.agents import make_bot
-from chancespiel.evaluation.cli.common import UsageError, check_heuristic, fresh_output
+from chancespiel.evaluation.cli.common import UsageError, check_heuristic, fresh_output, write_text
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.match import Record, RecordFileError, read_records
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95
 from chancespiel.games.pig import CHANCE, PigCore
@@ -118,6 +119,60 @@ def exact_values(key: tuple[int, ...]) -> tuple[float, dict[int, float]]:
         child.apply(action)
         values[action] = 2.0 * solution.state_win_probability(child, mover) - 1.0
     return 2.0 * solution.state_win_probability(core, mover) - 1.0, values
+
+
+@dataclass
+class AgentRegret:
+    """The exact regret of one agent's decisions in recorded games, in the paper's points."""
+
+    agent: str
+    decisions: int
+    mean: float  # mean regret per decision
+    half: float  # half-width of its 95% interval
+    suboptimal: float  # fraction of decisions with a regret above 1e-9
+
+
+def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
+    """Per agent, V(s) - V(s, a) of every decision it made in `records` of two-dice Pig to
+    100 (forced moves left out): how much win probability its moves gave away, measured by the
+    exact solver in the games actually played.
+
+    Raises:
+      ValueError: for a record of another game.
+    """
+    game = pyspiel.load_game(GAME)
+    regrets: dict[str, list[float]] = {}
+    for record in records:
+        if str(pyspiel.load_game(record["game"])) != str(game):
+            raise ValueError(f"decision regrets need {GAME}, not {record['game']}")
+        state = game.new_initial_state()
+        for action in record["history"]:
+            player = state.current_player()
+            if player != CHANCE and state.legal_actions() != [1]:
+                best, values = exact_values(state_key(state.core))
+                regret = SCALE * (best - values[action])
+                regrets.setdefault(record["seats"][player], []).append(regret)
+            state.apply_action(action)
+    rows = []
+    for agent, values in regrets.items():
+        mean, half = _mean_ci(values)
+        bad = sum(v > 1e-9 for v in values) / len(values)
+        rows.append(AgentRegret(agent, len(values), mean, half, bad))
+    return rows
+
+
+def markdown_regrets(rows: Sequence[AgentRegret]) -> str:
+    """The rows as a Markdown table."""
+    lines = [
+        "| agent | decisions | mean regret per decision (points, 95%) | suboptimal moves |",
+        "|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.agent} | {r.decisions} | {r.mean:.3f} +- {r.half:.3f} | "
+            f"{100 * r.suboptimal:.1f}% |"
+        )
+    return "\n".join(lines)
 
 
 @dataclass
@@ -422,9 +477,26 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="only rewrite table.md and table.csv from OUT/raw.csv (nothing is run; needs --out)",
     )
+    parser.add_argument(
+        "--regret-of",
+        metavar="RECORDS",
+        help="instead: the exact regret per decision of each agent in the games of a record "
+        "file of python_pig (--out: a Markdown file to write it to)",
+    )
 
 
 def _run(args: argparse.Namespace) -> None:
+    if args.regret_of:
+        try:
+            records = read_records(args.regret_of)
+            text = markdown_regrets(decision_regrets(records))
+        except (RecordFileError, ValueError) as e:
+            raise UsageError(str(e)) from None
+        print(text)
+        if args.out:
+            write_text(args.out, text + "\n")
+            print(f"written to {args.out}")
+        return
     if args.summarise_only:
         if args.out is None:
             raise UsageError("--summarise-only needs --out: the directory holding raw.csv")

@@ -6,6 +6,7 @@ import pytest
 
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.experiments import pig_estimators as pe
+from chancespiel.evaluation.match import read_records
 from chancespiel.games.pig import STOP
 from chancespiel.games.pig_solver import solve_pig
 
@@ -146,3 +147,23 @@ def test_shared_samples_on_off_and_both(tmp_path):
     table = (tmp_path / "table.md").read_text()
     assert "| star2ss | 2 |" in table and "| star2ss_shared | 2 |" in table
     assert "| star2ss_shared - star2ss | 2 |" in table
+
+
+def test_decision_regrets_zero_for_optimal_play_positive_for_a_fixed_rule(tmp_path, capsys):
+    out = tmp_path / "games.jsonl"
+    assert cli.main(["match", "python_pig", "pig_optimal", "hold(n=20)", "--matches", "2",
+                     "--workers", "1", "--no-progress", "--out", str(out)]) == 0  # fmt: skip
+    rows = {r.agent: r for r in pe.decision_regrets(read_records(out))}
+    assert rows["pig_optimal"].mean == pytest.approx(0.0, abs=1e-9)
+    assert rows["pig_optimal"].suboptimal == 0.0
+    assert rows["hold(n=20)"].mean > 0.0 and rows["hold(n=20)"].decisions > 10
+    capsys.readouterr()
+    table = tmp_path / "regret.md"
+    assert cli.main(["experiment", "pig-estimators", "--regret-of", str(out),
+                     "--out", str(table)]) == 0  # fmt: skip
+    assert "| pig_optimal |" in table.read_text()
+    other = tmp_path / "ewn.jsonl"
+    assert cli.main(["match", "python_einstein_wurfelt_nicht", "random", "random", "--matches",
+                     "1", "--workers", "1", "--no-progress", "--out", str(other)]) == 0  # fmt: skip
+    assert cli.main(["experiment", "pig-estimators", "--regret-of", str(other)]) == 2
+    assert "decision regrets need python_pig" in capsys.readouterr().err
