@@ -175,6 +175,30 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert cli.main([*args[:4], "--games", "pig"]) == 2  # no Pig records there
     assert "no record file" in capsys.readouterr().err
 
+    # Against a reference: regret 0 exactly when the player plays the reference's move.
+    judged = search_depth.measure(setup, histories[:3], 5, agents=["exp", "expss"],
+                                  clock="cpu", reference="expectimax(max_depth=2)")  # fmt: skip
+    values = search_depth.reference_values(
+        game, [_replayed(game, h) for h in histories[:3]], "expectimax(max_depth=2)"
+    )
+    assert all(
+        len(v) == len(_replayed(game, h).legal_actions())
+        for v, h in zip(values, histories[:3], strict=True)
+    )
+    for row in judged:
+        assert row.regret is not None and row.regret[0] >= 0 and 0 <= row.agreement <= 1
+        assert (row.regret[0] == 0) == (row.agreement == 1)
+    assert "regret vs reference" in search_depth.markdown(judged, 5)
+    assert cli.main([*args, "--reference", "star2(max_depth=2)"]) == 2
+    assert "must be an expectimax spec" in capsys.readouterr().err
+
+
+def _replayed(game, history):
+    state = game.new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
 
 def test_labels_are_the_papers_names_whatever_the_widths_and_times():
     assert figure2.pairing_label("star2ss(samples=3,time_ms=1000)", "star2(time_ms=1000)") == (
