@@ -67,6 +67,7 @@ class RunConfig:
     progress: bool | None = None  # None: when stderr is a terminal
     keep_records: bool = True  # False: only the tally (memory bounded by the workers)
     label: str = "games"
+    stop_at: float | None = None  # time.monotonic() after which no new game starts (resumable)
 
 
 @dataclass
@@ -207,6 +208,7 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             2 * config.matches * len(config.pairs) - resumed,
             tracker,
             {r["match"] for r in ours} if tracker is not None else set(),
+            config.stop_at,
         )
         del ours, done  # the file's records are in `records` if kept, else counted only
         start = time.perf_counter()
@@ -287,9 +289,11 @@ class _TaskSource:
         count: int,
         tracker: _SprtTracker | None,
         started: set[int],
+        stop_at: float | None = None,
     ):
         self.tasks = tasks
         self.count = count
+        self.stop_at = stop_at
         self.started = started  # kept only for the SPRT
         self.tracking = tracker is not None
         self.partners: deque[GameTask] | None = None
@@ -302,7 +306,10 @@ class _TaskSource:
         self.count = len(self.partners)
 
     def pop(self) -> GameTask | None:
-        """The next game to play, or None."""
+        """The next game to play, or None (also once `stop_at` has passed)."""
+        if self.stop_at is not None and time.monotonic() > self.stop_at:
+            self.count = 0
+            return None
         if self.partners is not None:
             task = self.partners.popleft() if self.partners else None
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import time
 
 import faulty_agents  # noqa: F401  (registers the test_* agents that fail on purpose)
 import pytest
@@ -17,6 +18,7 @@ from chancespiel.evaluation.parallel import (
     check_reachable,
     make_executor,
 )
+from chancespiel.evaluation.runner import RunConfig, run
 
 GAME = "python_pig(winscore=20)"
 SEARCHER = "expectimax(max_depth=2)"
@@ -96,3 +98,13 @@ def test_ray_backend_gives_the_local_results(tmp_path):
             assert "on Ray (" in result.stdout
     local, ray = (_comparable(read_records(files[b])) for b in ("local", "ray"))
     assert len(ray) == 12 and ray == local
+
+
+def test_no_game_starts_after_stop_at_and_the_same_run_resumes(tmp_path):
+    out = tmp_path / "games.jsonl"
+    pairs = [("random", "random")]
+    late = RunConfig("python_pig(winscore=10)", pairs, 3, workers=1, out=str(out),
+                     stop_at=time.monotonic() - 1)  # fmt: skip
+    assert run(late).played == 0
+    result = run(RunConfig("python_pig(winscore=10)", pairs, 3, workers=1, out=str(out)))
+    assert (result.played, result.resumed) == (6, 0)

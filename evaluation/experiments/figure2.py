@@ -489,7 +489,7 @@ def _run_sequential(
     corrections: CachedCorrections,
 ) -> bool:
     """Plays each game's open pairings look by look until the rule stops them all; False if
-    `max_minutes` ran out first (the same command resumes)."""
+    `max_minutes` ran out first: no game starts after it, and the same command resumes."""
     start = time.monotonic()
     for setup, chosen, config in plans:
         assert config.out is not None
@@ -511,7 +511,9 @@ def _run_sequential(
                 f"{setup.title}: {', '.join(p.label for p in group)} up to {n} matches",
                 flush=True,
             )
-            run = dataclasses.replace(config, pairs=[(p.a, p.b) for p in group], matches=n)
+            stop_at = None if max_minutes is None else start + 60 * max_minutes
+            pairs = [(p.a, p.b) for p in group]
+            run = dataclasses.replace(config, pairs=pairs, matches=n, stop_at=stop_at)
             print(common.speed_line(common.run_games(run)), flush=True)
     return True
 
@@ -651,7 +653,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-minutes",
         type=float,
-        help="start no new look after this many minutes (the same command resumes)",
+        help="start no new game after this many minutes (the same command resumes)",
     )
     parser.add_argument(
         "--out",
