@@ -103,6 +103,7 @@ CASES = [
     ),
     (["experiment", "figure2", "--matches", "9", "--max-minutes", "inf"], 2, "--max-minutes"),
     (["experiment", "figure2", "--matches", "9", "--clock", "gpu"], 2, "--clock: invalid choice"),
+    (["experiment", "figure2", "--matches", "9", "--summarise-only"], 2, "needs --out"),
     (["experiment", "node-counts", "--game", "python_pig", "--depths", "0"], 2, "--depths"),
     (["experiment", "node-counts", "--game", "nope", "--depths", "1"], 2, "unknown game"),
     (["experiment", "search-depth", "--records", ".", "--time-ms", "0"], 2, "--time-ms"),

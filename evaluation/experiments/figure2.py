@@ -656,6 +656,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="start no new game after this many minutes (the same command resumes)",
     )
     parser.add_argument(
+        "--summarise-only",
+        action="store_true",
+        help="play nothing: only write the tables and figures from the records in --out",
+    )
+    parser.add_argument(
         "--out",
         help="directory of the record files and the table; an existing one is resumed and "
         "extended (default: a new directory in results/figure2/)",
@@ -683,6 +688,8 @@ def _run(args: argparse.Namespace) -> None:
         raise common.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
     if args.max_minutes is not None and not 0 < args.max_minutes < float("inf"):
         raise common.UsageError(f"--max-minutes must be a positive number, got {args.max_minutes}")
+    if args.summarise_only and not args.out:
+        raise common.UsageError("--summarise-only needs --out: the directory of the records")
     out = Path(args.out) if args.out else common.fresh_output("figure2")
     plans = []
     for key in keys:
@@ -708,9 +715,10 @@ def _run(args: argparse.Namespace) -> None:
     try:
         if rule is not None:
             corrections = CachedCorrections()
-            _run_sequential(plans, rule, args.max_minutes, corrections)
+            if not args.summarise_only:
+                _run_sequential(plans, rule, args.max_minutes, corrections)
             print(answers_markdown(write_answers(out, plans, rule, corrections), rule))
-        else:
+        elif not args.summarise_only:
             for setup, chosen, config in plans:
                 print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}")
                 print(common.speed_line(common.run_games(config)), flush=True)

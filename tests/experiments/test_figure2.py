@@ -248,6 +248,11 @@ def test_sequential_run_stops_each_pairing_by_the_rule_and_resumes(tmp_path, cap
     assert cli.main(args) == 0  # every pairing is settled: nothing more to play
     assert " up to " not in capsys.readouterr().out
     assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == len(records)
+    (tmp_path / "answers.md").unlink()
+    assert cli.main([*args, "--matches", "20", "--summarise-only"]) == 0  # plays nothing
+    assert " up to " not in capsys.readouterr().out
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == len(records)
+    assert "| ExpSS-Exp |" in (tmp_path / "answers.md").read_text()
 
 
 def test_paper_rates_and_ordered_dice_setups():
