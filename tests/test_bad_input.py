@@ -83,6 +83,20 @@ CASES = [
     (["tune", PIG, "hold", "--param", "n=5", "--matches", "1"], 2, "two candidates"),
     # reading and plotting records
     (["report", "no/such/file.jsonl"], 2, "cannot read no/such/file.jsonl"),
+    (
+        [
+            "match",
+            "python_pig",
+            "random",
+            "random",
+            "--matches",
+            "1",
+            "--out",
+            "no/such/dir/x.jsonl",
+        ],
+        2,
+        "cannot open no/such/dir/x.jsonl: No such file or directory",
+    ),
     (["plot", str(RECORDS), "--out", "."], 2, "must name a .png file"),
     (["plot", str(RECORDS), "--out", "figure.txt"], 2, "must name a .png file"),
     # experiments, checked before any position is searched
@@ -134,10 +148,11 @@ def test_bad_input_is_one_line_and_writes_nothing(
         code = cli.main([a.replace(str(RECORDS), str(records)) for a in argv])
     except SystemExit as e:  # argparse's own usage errors
         code = e.code
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert code == status, err
     assert fragment in err, err
     assert "Traceback" not in err
+    assert out == "", out  # refused before anything is announced
     message = [line for line in err.splitlines() if line.startswith(("chancespiel", "usage"))]
     assert message, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records.jsonl"]  # nothing written

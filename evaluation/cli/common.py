@@ -10,6 +10,7 @@ import argparse
 import datetime
 import difflib
 import importlib.util
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -174,8 +175,8 @@ def run_config(
             f"got {args.move_timeout_s:g}"
         )
     out = getattr(args, "out", None)
-    if out is not None and not str(out).strip():
-        raise UsageError("--out must name a file, got an empty string")
+    if out is not None:
+        check_record_path(out)
     return RunConfig(
         game=game,
         pairs=pairs,
@@ -190,6 +191,24 @@ def run_config(
         progress=False if args.no_progress else None,
         **extra,
     )
+
+
+def check_record_path(out: str) -> None:
+    """UsageError unless `out` can be a record file (a folder under results/ is made later), so
+    that a bad path is refused before anything is printed or played."""
+    if not str(out).strip():
+        raise UsageError("--out must name a file, got an empty string")
+    path = Path(out)
+    if path.is_dir():
+        raise UsageError(f"cannot open {out}: Is a directory")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{out} is not a regular file; give a file to write")
+    if path.resolve().is_relative_to(RESULTS_DIR.resolve()):
+        return
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot open {out}: No such file or directory")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise UsageError(f"cannot open {out}: Permission denied")
 
 
 def run_games(config: RunConfig) -> RunResult:
