@@ -134,17 +134,21 @@ class AgentRegret:
 
 def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
     """Per agent, V(s) - V(s, a) of every decision it made in `records` of two-dice Pig to
-    100 (forced moves left out): how much win probability its moves gave away, measured by the
-    exact solver in the games actually played.
+    100, under either dice encoding (forced moves left out): how much win probability its moves
+    gave away, measured by the exact solver in the games actually played.
 
     Raises:
       ValueError: for a record of another game.
     """
-    game = pyspiel.load_game(GAME)
+    reference = pyspiel.load_game(GAME).get_parameters()
     regrets: dict[str, list[float]] = {}
     for record in records:
-        if str(pyspiel.load_game(record["game"])) != str(game):
-            raise ValueError(f"decision regrets need {GAME}, not {record['game']}")
+        game = pyspiel.load_game(record["game"])
+        params = {k: v for k, v in game.get_parameters().items() if k != "ordered_dice"}
+        if game.get_type().short_name != "python_pig" or params != {
+            k: v for k, v in reference.items() if k != "ordered_dice"
+        }:
+            raise ValueError(f"decision regrets need {GAME} (either dice encoding), not {game}")
         state = game.new_initial_state()
         for action in record["history"]:
             player = state.current_player()
