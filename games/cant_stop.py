@@ -112,6 +112,7 @@ _DEFAULTS = {
     "ordered_dice": False,
 }
 MAX_CACHED = 200_000  # entries of a rules cache (move tables, player summaries) before a reset
+MAX_RUNNER_VALUES = 4096  # runner tuples whose progress one player summary keeps
 
 _GAME_TYPE = chance_game_type("python_cant_stop", "Python Can't Stop", _DEFAULTS)
 
@@ -282,13 +283,18 @@ class CantStopRules(SharedRules):
 
     def player_summary(
         self, squares: tuple[int, ...], blocked: int
-    ) -> tuple[list[float], list[float], float]:
+    ) -> tuple[list[float], list[float], float, dict[Any, float], dict[Any, float]]:
         """What a player's banked squares are worth to the heuristic, given the won columns:
-        (each column's fraction, the fractions in decreasing order, their progress).
+        (each column's fraction, the fractions in decreasing order, their progress, and two
+        caches of the progress with the player's runners by runner tuple: runners counted in
+        full, and discounted by the bust risk of a pending roll).
 
         The progress is the mean of the `columns_to_win` best fractions (`player_progress`
         without runners). It changes only when someone stops, so it is cached by
-        (squares, blocked) instead of being recomputed at every leaf. Do not mutate.
+        (squares, blocked) instead of being recomputed at every leaf. The runners alone decide
+        the rest (the usable columns, hence the bust risk, follow from them, the squares and
+        the won columns), so a search's many leaves with the same runners share one value.
+        Do not mutate.
         """
         key = (squares, blocked)
         summary = self._summaries.get(key)
@@ -304,7 +310,7 @@ class CantStopRules(SharedRules):
             w = self.columns_to_win
             if len(self._summaries) >= MAX_CACHED:
                 self._summaries.clear()
-            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w)
+            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w, {}, {})
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -983,14 +989,26 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     summary = core.rules.player_summary(core.squares[player], core.blocked)
     if player != core.player or not core.nrun:
         return summary[2]
-    keep = 1.0 - core.rules.bust_probability(core.usable) if risk and core.phase == ROLLING else 1.0
-    if not keep:
-        return summary[2]
-    return _with_runners(core, summary, keep)
+    return _with_runners(core, summary, risk and core.phase == ROLLING)
 
 
-def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
-    """`player_progress` of the turn player whose runners count with weight `keep`.
+def _with_runners(core: CantStopCore, summary: tuple[Any, ...], rolling: bool) -> float:
+    """`player_progress` of the turn player with runners out, cached in `summary` by the
+    runners; with `rolling`, the runners count with the weight of not busting on the roll."""
+    cache = summary[4] if rolling else summary[3]
+    runners = core.runners
+    progress = cache.get(runners)
+    if progress is None:
+        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
+        progress = _ranked_with_runners(core, summary, keep) if keep else summary[2]
+        if len(cache) >= MAX_RUNNER_VALUES:
+            cache.clear()
+        cache[runners] = progress
+    return progress
+
+
+def _ranked_with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
+    """The turn player's progress with runners counted with weight `keep` (> 0).
 
     Only the runners' columns change: the best `columns_to_win` fractions are among theirs
     and the best banked fractions of the other columns, found by taking the runners' banked
@@ -999,10 +1017,8 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> 
     """
     rules = core.rules
     w = rules.columns_to_win
-    fracs, ranked, _ = summary
-    columns = rules._columns.get(core.rmask)
-    if columns is None:
-        columns = rules.columns_of(core.rmask)
+    fracs, ranked = summary[0], summary[1]
+    columns = rules.columns_of(core.rmask)
     values = ranked[: w + len(columns)]
     for i in columns:
         banked = fracs[i]
@@ -1027,7 +1043,7 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
 
     Progress is `player_progress` (column fractions, runners discounted by the bust risk of
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
-    set of usable columns.
+    set of usable columns, and the progress by the banked squares and the runners.
     """
     phase = core.phase
     if phase == OVER:
@@ -1041,12 +1057,9 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     if summary is None:
         summary = rules.player_summary(squares[mover], blocked)
     if core.nrun:
-        if phase == ROLLING:
-            keep = rules._bust_cache.get(core.usable)
-            keep = 1.0 - (rules.bust_probability(core.usable) if keep is None else keep)
-        else:
-            keep = 1.0
-        ours = _with_runners(core, summary, keep) if keep else summary[2]
+        ours = (summary[4] if phase == ROLLING else summary[3]).get(core.runners)
+        if ours is None:
+            ours = _with_runners(core, summary, phase == ROLLING)
     else:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))
