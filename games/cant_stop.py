@@ -219,6 +219,17 @@ class CantStopRules(SharedRules):
         self._class_moves: dict[int, tuple[int, ...]] = {}
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.class_bits = len(classes).bit_length()
+        # For the rollout loop: the class of each outcome by its index in `outcome_ids`; the
+        # free-runner part of a move-cache key by runners out; and each action's cells as
+        # (column, bit, first height with fewer than two free cells above, top).
+        self.outcome_class: tuple[int, ...] = tuple(roll_class[o] for o in self.outcome_ids)
+        self.free_keys: tuple[int, ...] = tuple(
+            min(NUM_RUNNERS - r, 2) << self.class_bits + 3 * n for r in range(NUM_RUNNERS + 1)
+        )
+        self.action_cells: tuple[tuple[tuple[int, int, int, int], ...], ...] = tuple(
+            tuple((i, 1 << i, self.heights[i] - 1, self.heights[i]) for i in columns)
+            for columns in cols
+        )
         self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
@@ -662,12 +673,14 @@ class CantStopCore(SlotsCore):
         rules = self.rules
         ids, cum = rules.outcome_ids, rules.outcome_cum
         total = cum[-1]
-        roll_class, class_masks = rules.roll_class, rules.class_masks
+        outcome_class, class_masks = rules.outcome_class, rules.class_masks
         class_moves = rules._class_moves
-        action_columns = rules.action_columns
+        action_cells = rules.action_cells
         heights = rules.heights
         horizon, need = rules.horizon, rules.columns_to_win
         n, b = rules.num_columns, rules.class_bits
+        b1, b2 = b + n, b + 2 * n
+        free_keys = rules.free_keys
         phase, player, moves, roll = self.phase, self.player, self.moves, self.roll
         options, winner, blocked = self.options, self.winner, self.blocked
         nrun, rmask = self.nrun, self.rmask
@@ -679,39 +692,36 @@ class CantStopCore(SlotsCore):
         made = 0
         while True:
             if phase == ROLLING:
-                roll = ids[bisect_right(cum, rand() * total)]
-                klass = roll_class[roll]
+                index = bisect_right(cum, rand() * total)
+                klass = outcome_class[index]
                 used = usable & class_masks[klass]
-                free = NUM_RUNNERS - nrun
-                key = (
-                    klass
-                    | used << b
-                    | (rmask & used) << b + n
-                    | (two_steps & used) << b + 2 * n
-                    | (free if free < 2 else 2) << b + 3 * n
-                )
+                # The key of `_moves_for_class`.
+                key = klass | used << b | (rmask & used) << b1 | (two_steps & used) << b2
+                key |= free_keys[nrun]
                 options = class_moves.get(key)
                 if options is None:
-                    options = generate_moves(rules, klass, usable, rmask, two_steps, free)
+                    options = generate_moves(
+                        rules, klass, usable, rmask, two_steps, NUM_RUNNERS - nrun
+                    )
                     if len(class_moves) >= MAX_CACHED:
                         class_moves.clear()
                     class_moves[key] = options
+                roll = ids[index]
                 if options:
                     phase = CHOOSING
+                elif nrun:
+                    # A bust: the runners come off and the turn passes.
+                    marks = [0] * n
+                    nrun = rmask = 0
+                    roll = -1
+                    player = 1 - player
+                    usable, two_steps = starts[2 * player], starts[2 * player + 1]
+                    options = ()
                     continue
-                if not nrun:
+                else:
                     phase = PASSING
                     options = _PASS_ONLY
-                    continue
-                # A bust: the runners come off and the turn passes.
-                marks = [0] * n
-                nrun = rmask = 0
-                roll = -1
-                player = 1 - player
-                usable, two_steps = starts[2 * player], starts[2 * player + 1]
-                options = ()
-                continue
-            if phase == OVER:
+            elif phase == OVER:
                 break
             if made == max_moves:
                 break
@@ -720,26 +730,37 @@ class CantStopCore(SlotsCore):
             moves += 1
             if phase == CHOOSING:
                 base = squares[player]
-                for i in action_columns[action]:
+                for i, bit, almost, top in action_cells[action]:
                     h = marks[i]
                     if h:
                         h += 1
                     else:
                         h = base[i] + 1
                         nrun += 1
-                        rmask |= 1 << i
+                        rmask |= bit
                     marks[i] = h
-                    if h >= heights[i]:
-                        usable &= ~(1 << i)
-                    if h + 2 > heights[i]:
-                        two_steps &= ~(1 << i)
+                    if h >= almost:  # fewer than two free cells above
+                        two_steps &= ~bit
+                        if h >= top:
+                            usable &= ~bit
                 if nrun >= NUM_RUNNERS:
                     usable &= rmask
                 roll = -1
-                phase = DECIDING
                 topped = (rmask & ~usable).bit_count()
                 options = _STOP_ONLY if won[player] + topped >= need else _ROLL_OR_STOP
-            elif action == ROLL:
+                if moves >= horizon:
+                    phase = OVER
+                    options = ()
+                    break
+                phase = DECIDING
+                # Roll or stop, decided at once (the loop would come back here).
+                if made == max_moves:
+                    break
+                action = options[int(rand() * len(options))]
+                made += 1
+                moves += 1
+            # Deciding or passing: roll, stop or pass.
+            if action == ROLL:
                 phase = ROLLING
                 options = ()
             else:
@@ -772,13 +793,13 @@ class CantStopCore(SlotsCore):
                         blocked |= newly_won
                         starts[2 - 2 * player] &= ~newly_won
                         starts[3 - 2 * player] &= ~newly_won
-                    marks = [0] * n
-                    nrun = rmask = 0
                     if won[player] >= need:
+                        marks = [0] * n
+                        nrun = rmask = 0
                         winner = player
                         phase = OVER
                         options = ()
-                        continue
+                        break
                 # The turn passes (after a stop or a pass).
                 marks = [0] * n
                 nrun = rmask = 0
@@ -787,9 +808,10 @@ class CantStopCore(SlotsCore):
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
                 phase = ROLLING
                 options = ()
-            if moves >= horizon and phase != OVER:
+            if moves >= horizon:
                 phase = OVER
                 options = ()
+                break
         self.phase, self.player, self.moves, self.roll = phase, player, moves, roll
         self.options, self.winner, self.blocked = options, winner, blocked
         self.nrun, self.rmask = nrun, rmask
