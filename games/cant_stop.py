@@ -681,7 +681,7 @@ class CantStopCore(SlotsCore):
         n, b = rules.num_columns, rules.class_bits
         b1, b2 = b + n, b + 2 * n
         free_keys = rules.free_keys
-        phase, player, moves, roll = self.phase, self.player, self.moves, self.roll
+        phase, player, moves = self.phase, self.player, self.moves
         options, winner, blocked = self.options, self.winner, self.blocked
         nrun, rmask = self.nrun, self.rmask
         usable, two_steps = self.usable, self.two_steps
@@ -689,6 +689,7 @@ class CantStopCore(SlotsCore):
         squares = list(self.squares)  # rows stay tuples; a stop replaces its player's row
         won = list(self.won)
         starts = list(self.starts)
+        index = -1  # of the last roll in `ids`; the roll itself is only read at the end
         made = 0
         while True:
             if phase == ROLLING:
@@ -706,17 +707,14 @@ class CantStopCore(SlotsCore):
                     if len(class_moves) >= MAX_CACHED:
                         class_moves.clear()
                     class_moves[key] = options
-                roll = ids[index]
                 if options:
                     phase = CHOOSING
                 elif nrun:
                     # A bust: the runners come off and the turn passes.
                     marks = [0] * n
                     nrun = rmask = 0
-                    roll = -1
                     player = 1 - player
                     usable, two_steps = starts[2 * player], starts[2 * player + 1]
-                    options = ()
                     continue
                 else:
                     phase = PASSING
@@ -745,24 +743,23 @@ class CantStopCore(SlotsCore):
                             usable &= ~bit
                 if nrun >= NUM_RUNNERS:
                     usable &= rmask
-                roll = -1
-                topped = (rmask & ~usable).bit_count()
-                options = _STOP_ONLY if won[player] + topped >= need else _ROLL_OR_STOP
                 if moves >= horizon:
                     phase = OVER
-                    options = ()
                     break
+                # Roll or stop, decided at once (the loop would come back here); stopping
+                # wins once the columns won and the topped runners reach the goal.
                 phase = DECIDING
-                # Roll or stop, decided at once (the loop would come back here).
+                stop_only = won[player] + (rmask & ~usable).bit_count() >= need
                 if made == max_moves:
+                    options = _STOP_ONLY if stop_only else _ROLL_OR_STOP
                     break
-                action = options[int(rand() * len(options))]
                 made += 1
                 moves += 1
+                # options[int(rand() * 2)] of (ROLL, STOP): u * 2 < 1 is u < 0.5 exactly.
+                action = ROLL if rand() < 0.5 and not stop_only else STOP
             # Deciding or passing: roll, stop or pass.
             if action == ROLL:
                 phase = ROLLING
-                options = ()
             else:
                 if action == STOP:
                     mine = list(squares[player])
@@ -798,22 +795,24 @@ class CantStopCore(SlotsCore):
                         nrun = rmask = 0
                         winner = player
                         phase = OVER
-                        options = ()
                         break
                 # The turn passes (after a stop or a pass).
                 marks = [0] * n
                 nrun = rmask = 0
-                roll = -1
                 player = 1 - player
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
                 phase = ROLLING
-                options = ()
             if moves >= horizon:
                 phase = OVER
-                options = ()
                 break
-        self.phase, self.player, self.moves, self.roll = phase, player, moves, roll
-        self.options, self.winner, self.blocked = options, winner, blocked
+        # Fields the loop keeps only where it needs them: the roll being used, the options.
+        if phase in (CHOOSING, PASSING):
+            self.roll = ids[index] if index >= 0 else self.roll
+        else:
+            self.roll = -1
+        self.options = options if phase in (CHOOSING, PASSING, DECIDING) else ()
+        self.phase, self.player, self.moves = phase, player, moves
+        self.winner, self.blocked = winner, blocked
         self.nrun, self.rmask = nrun, rmask
         self.usable, self.two_steps = usable, two_steps
         self.runners = tuple(marks) if nrun else rules.no_runners
