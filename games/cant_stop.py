@@ -230,6 +230,21 @@ class CantStopRules(SharedRules):
             tuple((i, 1 << i, self.heights[i] - 1, self.heights[i]) for i in columns)
             for columns in cols
         )
+        # Everything `CantStopCore.random_rollout` reads, fetched in one step.
+        self.rollout_tables = (
+            self.outcome_ids,
+            self.outcome_cum,
+            self.outcome_class,
+            self.class_masks,
+            self._class_moves,
+            self.action_cells,
+            self.heights,
+            self.horizon,
+            self.columns_to_win,
+            n,
+            self.class_bits,
+            self.free_keys,
+        )
         self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
@@ -671,16 +686,22 @@ class CantStopCore(SlotsCore):
         played on local variables and written back to the core before the value is taken.
         """
         rules = self.rules
-        ids, cum = rules.outcome_ids, rules.outcome_cum
+        (
+            ids,
+            cum,
+            outcome_class,
+            class_masks,
+            class_moves,
+            action_cells,
+            heights,
+            horizon,
+            need,
+            n,
+            b,
+            free_keys,
+        ) = rules.rollout_tables
         total = cum[-1]
-        outcome_class, class_masks = rules.outcome_class, rules.class_masks
-        class_moves = rules._class_moves
-        action_cells = rules.action_cells
-        heights = rules.heights
-        horizon, need = rules.horizon, rules.columns_to_win
-        n, b = rules.num_columns, rules.class_bits
         b1, b2 = b + n, b + 2 * n
-        free_keys = rules.free_keys
         phase, player, moves = self.phase, self.player, self.moves
         options, winner, blocked = self.options, self.winner, self.blocked
         nrun, rmask = self.nrun, self.rmask
