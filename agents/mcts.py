@@ -365,6 +365,8 @@ def run_simulations(
     if root.state is None:
         root.state = root_state.clone()
     make_child = child_maker(root.state)
+    # The state type's own rollout loop, looked up once (`rollout` would per simulation).
+    fast_rollout = getattr(type(root.state), "random_rollout", None)
     while True:
         node = root
         state = node.state
@@ -458,7 +460,9 @@ def run_simulations(
                 break
         if node.player == TERMINAL:
             value = node.value
-        else:  # a new leaf: its state is used up by the rollout
+        elif fast_rollout is not None:  # a new leaf: its state is used up by the rollout
+            value = fast_rollout(state, rollout_depth, rand, evaluate)
+        else:
             value = rollout(state, rollout_depth, rand, evaluate, cache)
         for node in path:  # backup, inlined
             node.visits += 1

@@ -322,21 +322,31 @@ class CantStopRules(SharedRules):
         the won columns), so a search's many leaves with the same runners share one value.
         Do not mutate.
         """
-        key = (squares, blocked)
-        summary = self._summaries.get(key)
-        if summary is None:
-            fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
-            bits = blocked
-            while bits:
-                low = bits & -bits
-                i = low.bit_length() - 1
-                bits ^= low
-                fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
-            ranked = sorted(fracs, reverse=True)
-            w = self.columns_to_win
-            if len(self._summaries) >= MAX_CACHED:
-                self._summaries.clear()
-            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w, {}, {})
+        summary = self._summaries.get((squares, blocked))
+        return self._new_summary(squares, blocked) if summary is None else summary
+
+    def _new_summary(
+        self, squares: tuple[int, ...], blocked: int
+    ) -> tuple[list[float], list[float], float, dict[Any, float], dict[Any, float]]:
+        """`player_summary` computed and cached, for a key not in the cache."""
+        fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
+        bits = blocked
+        while bits:
+            low = bits & -bits
+            i = low.bit_length() - 1
+            bits ^= low
+            fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+        ranked = sorted(fracs, reverse=True)
+        w = self.columns_to_win
+        if len(self._summaries) >= MAX_CACHED:
+            self._summaries.clear()
+        summary = self._summaries[(squares, blocked)] = (
+            fracs,
+            ranked,
+            sum(ranked[:w]) / w,
+            {},
+            {},
+        )
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -1153,7 +1163,7 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     summaries = rules._summaries  # cache hits looked up in place: this runs at every leaf
     summary = summaries.get((squares[mover], blocked))
     if summary is None:
-        summary = rules.player_summary(squares[mover], blocked)
+        summary = rules._new_summary(squares[mover], blocked)
     if core.nrun:
         ours = (summary[4] if phase == ROLLING else summary[3]).get(core.runners)
         if ours is None:
@@ -1162,7 +1172,7 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))
     if other is None:
-        other = rules.player_summary(squares[1 - mover], blocked)
+        other = rules._new_summary(squares[1 - mover], blocked)
     theirs = other[2]
     return ours - theirs if player == mover else theirs - ours
 
