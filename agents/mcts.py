@@ -58,7 +58,12 @@ import pyspiel
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
-from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
+from chancespiel.agents.search_common import (
+    CLOCK,
+    check_two_player_zero_sum,
+    child_maker,
+    clock_named,
+)
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 Evaluation = Callable[[Any, int], float]
@@ -76,7 +81,11 @@ MAX_CACHED_OUTCOMES = 256  # distinct shared outcome tuples a rollout cache keep
 
 
 class Node:
-    """A node of the search tree; its state is not stored but replayed from the root.
+    """A node of the search tree.
+
+    `state` is the node's state once a simulation has passed through the node (made from its
+    parent's when first needed, then kept and only read): a simulation descends without
+    replaying the actions from the root, and a new leaf's state goes to its rollout.
 
     Decision node: `actions` are the legal actions in the order they are tried (listed when a
     simulation first selects from the node), `children[i]` is the child of `actions[i]`
@@ -97,6 +106,7 @@ class Node:
         "player",
         "present",
         "present_cum",
+        "state",
         "total",
         "value",
         "visits",
@@ -114,6 +124,7 @@ class Node:
         self.width = 0
         self.present: list[int] | None = None
         self.present_cum: list[float] | None = None
+        self.state: Any = None
 
     def mean(self) -> float:
         """Mean simulation value for player 0 (0 before the first visit)."""
@@ -351,10 +362,14 @@ def run_simulations(
     expand_cache: dict[int, Any] = {}  # outcome tuples -> lists for chance nodes of the tree
     simulations = 0
     deepest = 0
+    if root.state is None:
+        root.state = root_state.clone()
+    make_child = child_maker(root.state)
+    # The state type's own rollout loop, looked up once (`rollout` would per simulation).
+    fast_rollout = getattr(type(root.state), "random_rollout", None)
     while True:
-        state = root_state.clone()
-        apply = state.apply
         node = root
+        state = node.state
         path = [node]
         plies = 0
         while True:
@@ -372,7 +387,7 @@ def run_simulations(
                     )
                 expanded = len(children)
                 if expanded < width:  # an admitted action not tried yet: expand it
-                    apply(actions[expanded])
+                    state = make_child(state, actions[expanded])
                     player = state.current_player()
                     node = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
                     nodes += 1
@@ -401,8 +416,10 @@ def run_simulations(
                             best_score = score
                             index = i
                         i += 1
-                apply(actions[index])
                 node = children[index]
+                if node.state is None:
+                    node.state = make_child(state, actions[index])
+                state = node.state
                 path.append(node)
             elif player == CHANCE:
                 cum = node.cum
@@ -419,9 +436,9 @@ def run_simulations(
                         index = sample_index(cum, rand())  # a new outcome joins, a known is kept
                     else:
                         index = present[sample_index(node.present_cum, rand())]
-                apply(node.actions[index])
                 child = node.children[index]
                 if child is None:
+                    state = make_child(state, node.actions[index])
                     player = state.current_player()
                     child = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
                     nodes += 1
@@ -434,13 +451,18 @@ def run_simulations(
                     path.append(child)
                     node = child
                     break
+                if child.state is None:
+                    child.state = make_child(state, node.actions[index])
                 node = child
+                state = node.state
                 path.append(node)
             else:
                 break
         if node.player == TERMINAL:
             value = node.value
-        else:  # a new leaf
+        elif fast_rollout is not None:  # a new leaf: its state is used up by the rollout
+            value = fast_rollout(state, rollout_depth, rand, evaluate)
+        else:
             value = rollout(state, rollout_depth, rand, evaluate, cache)
         for node in path:  # backup, inlined
             node.visits += 1

@@ -85,6 +85,7 @@ from chancespiel.agents.search_common import (
     check_budget,
     check_two_player_zero_sum,
     child_key,
+    child_maker,
     clock_named,
     deepen,
     mix64,
@@ -164,6 +165,8 @@ class _Search(MoveOrderingMixin):
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
         self.evaluations = 0
         self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
+        # make_child(state, action): set by root_search for the root's type (search_common).
+        self.make_child: Callable[[Any, int], Any] = child_maker(None)
 
     # Shared helpers -----------------------------------------------------------------------
 
@@ -223,8 +226,7 @@ class _Search(MoveOrderingMixin):
         if player == CHANCE:
             total = 0.0
             for outcome, prob in self.outcomes(state, ckey):
-                child = state.clone()
-                child.apply(outcome)
+                child = self.make_child(state, outcome)
                 if sampled:
                     k = child_key(key, outcome)
                     total += prob * self.expectimax(
@@ -236,8 +238,7 @@ class _Search(MoveOrderingMixin):
         values = []
         shared_ckey = self.mover_ckey(ckey, player) if self.shared else 0
         for action in state.legal_actions():
-            child = state.clone()
-            child.apply(action)
+            child = self.make_child(state, action)
             if sampled:
                 k = child_key(key, action)
                 values.append(
@@ -288,16 +289,29 @@ class _Search(MoveOrderingMixin):
         best_value = -math.inf if maximizing else math.inf
         best_action = actions[0]
         probed = None if probe else self.probes.pop(key, None)
+        make_child = self.make_child
+        frontier = depth == 1  # every child is a leaf: star(child, 0, ...) is inlined
+        budget, root, evaluate = self.budget, self.root, self.evaluate
         for action in actions:
             if probed is not None and probed[0] == action:
                 value = probed[1]  # exact, from Star2's probe of this node
             else:
-                child = state.clone()
-                child.apply(action)
-                k = child_key(key, action)
-                value = self.star(
-                    child, depth - 1, alpha, beta, k, shared_ckey if self.shared else k
-                )
+                child = make_child(state, action)
+                if frontier:
+                    budget.nodes += 1
+                    if not budget.nodes & 255:
+                        budget.check()
+                    if child.current_player() == TERMINAL:
+                        value = child.returns()[root]
+                    else:
+                        self.horizon_reached = True
+                        self.evaluations += 1
+                        value = evaluate(child, root)
+                else:
+                    k = child_key(key, action)
+                    value = self.star(
+                        child, depth - 1, alpha, beta, k, shared_ckey if self.shared else k
+                    )
                 if probe and alpha < value < beta:
                     self.probes[key] = (action, value)
             if maximizing:
@@ -319,8 +333,7 @@ class _Search(MoveOrderingMixin):
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
         for outcome, prob in self.outcomes(state, ckey):
-            child = state.clone()
-            child.apply(outcome)
+            child = self.make_child(state, outcome)
             k = child_key(key, outcome)
             c = self.chance_ckey(ckey) if self.shared else k
             total += prob * self.star(child, depth, self.vmin, self.vmax, k, c)
@@ -344,9 +357,9 @@ class _Search(MoveOrderingMixin):
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
+            make_child = self.make_child
             for i, (outcome, prob) in enumerate(outcomes):
-                child = state.clone()
-                child.apply(outcome)
+                child = make_child(state, outcome)
                 children[i] = child
                 player = child.current_player()
                 if player == CHANCE:
@@ -391,8 +404,7 @@ class _Search(MoveOrderingMixin):
                 continue  # known exactly (a terminal child found while probing)
             child = children[i]
             if child is None:
-                child = state.clone()
-                child.apply(outcome)
+                child = self.make_child(state, outcome)
             child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
             child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
             value = self.star(child, depth, child_alpha, child_beta, keys[i], ckeys[i])
@@ -429,9 +441,9 @@ class _Search(MoveOrderingMixin):
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1
         shared_ckey = self.root  # no chance node yet, the root player moved last
+        self.make_child = child_maker(state)
         for action in self.ordered_actions(state, 0):
-            child = state.clone()
-            child.apply(action)
+            child = self.make_child(state, action)
             key = child_key(0, action)
             ckey = shared_ckey if self.shared else key
             if self.algorithm == "expectimax":

@@ -83,6 +83,13 @@ class SlotsCore:
         """An independent copy; subclasses write it by hand for speed."""
         raise NotImplementedError
 
+    def child(self, action: int) -> SlotsCore:
+        """A copy with `action` applied (searches make every child this way); a subclass may
+        write it as one step, without setting each changed field twice."""
+        child = self.clone()
+        child.apply(action)  # type: ignore[attr-defined]
+        return child
+
     def __deepcopy__(self, memo: dict[int, Any]) -> SlotsCore:
         return self.clone()
 

@@ -112,6 +112,7 @@ _DEFAULTS = {
     "ordered_dice": False,
 }
 MAX_CACHED = 200_000  # entries of a rules cache (move tables, player summaries) before a reset
+MAX_RUNNER_VALUES = 4096  # runner tuples whose progress one player summary keeps
 
 _GAME_TYPE = chance_game_type("python_cant_stop", "Python Can't Stop", _DEFAULTS)
 
@@ -218,6 +219,32 @@ class CantStopRules(SharedRules):
         self._class_moves: dict[int, tuple[int, ...]] = {}
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.class_bits = len(classes).bit_length()
+        # For the rollout loop: the class of each outcome by its index in `outcome_ids`; the
+        # free-runner part of a move-cache key by runners out; and each action's cells as
+        # (column, bit, first height with fewer than two free cells above, top).
+        self.outcome_class: tuple[int, ...] = tuple(roll_class[o] for o in self.outcome_ids)
+        self.free_keys: tuple[int, ...] = tuple(
+            min(NUM_RUNNERS - r, 2) << self.class_bits + 3 * n for r in range(NUM_RUNNERS + 1)
+        )
+        self.action_cells: tuple[tuple[tuple[int, int, int, int], ...], ...] = tuple(
+            tuple((i, 1 << i, self.heights[i] - 1, self.heights[i]) for i in columns)
+            for columns in cols
+        )
+        # Everything `CantStopCore.random_rollout` reads, fetched in one step.
+        self.rollout_tables = (
+            self.outcome_ids,
+            self.outcome_cum,
+            self.outcome_class,
+            self.class_masks,
+            self._class_moves,
+            self.action_cells,
+            self.heights,
+            self.horizon,
+            self.columns_to_win,
+            n,
+            self.class_bits,
+            self.free_keys,
+        )
         self._summaries: dict[tuple[tuple[int, ...], int], tuple[Any, ...]] = {}
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows = tuple(tuple(float(x) / h for x in range(h + 1)) for h in self.heights)
@@ -282,29 +309,44 @@ class CantStopRules(SharedRules):
 
     def player_summary(
         self, squares: tuple[int, ...], blocked: int
-    ) -> tuple[list[float], list[float], float]:
+    ) -> tuple[list[float], list[float], float, dict[Any, float], dict[Any, float]]:
         """What a player's banked squares are worth to the heuristic, given the won columns:
-        (each column's fraction, the fractions in decreasing order, their progress).
+        (each column's fraction, the fractions in decreasing order, their progress, and two
+        caches of the progress with the player's runners by runner tuple: runners counted in
+        full, and discounted by the bust risk of a pending roll).
 
         The progress is the mean of the `columns_to_win` best fractions (`player_progress`
         without runners). It changes only when someone stops, so it is cached by
-        (squares, blocked) instead of being recomputed at every leaf. Do not mutate.
+        (squares, blocked) instead of being recomputed at every leaf. The runners alone decide
+        the rest (the usable columns, hence the bust risk, follow from them, the squares and
+        the won columns), so a search's many leaves with the same runners share one value.
+        Do not mutate.
         """
-        key = (squares, blocked)
-        summary = self._summaries.get(key)
-        if summary is None:
-            fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
-            bits = blocked
-            while bits:
-                low = bits & -bits
-                i = low.bit_length() - 1
-                bits ^= low
-                fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
-            ranked = sorted(fracs, reverse=True)
-            w = self.columns_to_win
-            if len(self._summaries) >= MAX_CACHED:
-                self._summaries.clear()
-            summary = self._summaries[key] = (fracs, ranked, sum(ranked[:w]) / w)
+        summary = self._summaries.get((squares, blocked))
+        return self._new_summary(squares, blocked) if summary is None else summary
+
+    def _new_summary(
+        self, squares: tuple[int, ...], blocked: int
+    ) -> tuple[list[float], list[float], float, dict[Any, float], dict[Any, float]]:
+        """`player_summary` computed and cached, for a key not in the cache."""
+        fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
+        bits = blocked
+        while bits:
+            low = bits & -bits
+            i = low.bit_length() - 1
+            bits ^= low
+            fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+        ranked = sorted(fracs, reverse=True)
+        w = self.columns_to_win
+        if len(self._summaries) >= MAX_CACHED:
+            self._summaries.clear()
+        summary = self._summaries[(squares, blocked)] = (
+            fracs,
+            ranked,
+            sum(ranked[:w]) / w,
+            {},
+            {},
+        )
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -517,6 +559,62 @@ class CantStopCore(SlotsCore):
         c.rmask = self.rmask
         return c
 
+    def child(self, action: int) -> CantStopCore:
+        """A copy with `action` applied: `clone()` then `apply(action)` in one step for a
+        choice of sums (most children a search makes), each changed field written once."""
+        if self.phase != CHOOSING:
+            c = self.clone()
+            c.apply(action)
+            return c
+        rules = self.rules
+        heights = rules.heights
+        player = self.player
+        base = self.squares[player]
+        marks = list(self.runners)
+        nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
+        for i in rules.action_columns[action]:
+            h = marks[i]
+            if h:
+                h += 1
+            else:
+                h = base[i] + 1
+                nrun += 1
+                rmask |= 1 << i
+            marks[i] = h
+            if h >= heights[i]:
+                usable &= ~(1 << i)
+            if h + 2 > heights[i]:
+                two_steps &= ~(1 << i)
+        if nrun >= NUM_RUNNERS:
+            usable &= rmask
+        c = CantStopCore.__new__(CantStopCore)
+        c.rules = rules
+        c.squares = self.squares
+        c.won = self.won
+        c.blocked = self.blocked
+        c.runners = tuple(marks)
+        c.nrun = nrun
+        c.player = player
+        c.roll = -1
+        c.winner = self.winner
+        c.starts = self.starts
+        c.usable = usable
+        c.two_steps = two_steps
+        c.rmask = rmask
+        c.moves = moves = self.moves + 1
+        if moves >= rules.horizon:
+            c.phase = OVER
+            c.options = ()
+        else:
+            c.phase = DECIDING
+            # As in `_advance`: stopping wins once the columns won and the topped runners
+            # reach the goal.
+            if self.won[player] + (rmask & ~usable).bit_count() >= rules.columns_to_win:
+                c.options = _STOP_ONLY
+            else:
+                c.options = _ROLL_OR_STOP
+        return c
+
     # --- Search protocol ------------------------------------------------------------------
 
     def current_player(self) -> int:
@@ -598,15 +696,23 @@ class CantStopCore(SlotsCore):
         played on local variables and written back to the core before the value is taken.
         """
         rules = self.rules
-        ids, cum = rules.outcome_ids, rules.outcome_cum
+        (
+            ids,
+            cum,
+            outcome_class,
+            class_masks,
+            class_moves,
+            action_cells,
+            heights,
+            horizon,
+            need,
+            n,
+            b,
+            free_keys,
+        ) = rules.rollout_tables
         total = cum[-1]
-        roll_class, class_masks = rules.roll_class, rules.class_masks
-        class_moves = rules._class_moves
-        action_columns = rules.action_columns
-        heights = rules.heights
-        horizon, need = rules.horizon, rules.columns_to_win
-        n, b = rules.num_columns, rules.class_bits
-        phase, player, moves, roll = self.phase, self.player, self.moves, self.roll
+        b1, b2 = b + n, b + 2 * n
+        phase, player, moves = self.phase, self.player, self.moves
         options, winner, blocked = self.options, self.winner, self.blocked
         nrun, rmask = self.nrun, self.rmask
         usable, two_steps = self.usable, self.two_steps
@@ -614,42 +720,37 @@ class CantStopCore(SlotsCore):
         squares = list(self.squares)  # rows stay tuples; a stop replaces its player's row
         won = list(self.won)
         starts = list(self.starts)
+        index = -1  # of the last roll in `ids`; the roll itself is only read at the end
         made = 0
         while True:
             if phase == ROLLING:
-                roll = ids[bisect_right(cum, rand() * total)]
-                klass = roll_class[roll]
+                index = bisect_right(cum, rand() * total)
+                klass = outcome_class[index]
                 used = usable & class_masks[klass]
-                free = NUM_RUNNERS - nrun
-                key = (
-                    klass
-                    | used << b
-                    | (rmask & used) << b + n
-                    | (two_steps & used) << b + 2 * n
-                    | (free if free < 2 else 2) << b + 3 * n
-                )
+                # The key of `_moves_for_class`.
+                key = klass | used << b | (rmask & used) << b1 | (two_steps & used) << b2
+                key |= free_keys[nrun]
                 options = class_moves.get(key)
                 if options is None:
-                    options = generate_moves(rules, klass, usable, rmask, two_steps, free)
+                    options = generate_moves(
+                        rules, klass, usable, rmask, two_steps, NUM_RUNNERS - nrun
+                    )
                     if len(class_moves) >= MAX_CACHED:
                         class_moves.clear()
                     class_moves[key] = options
                 if options:
                     phase = CHOOSING
+                elif nrun:
+                    # A bust: the runners come off and the turn passes.
+                    marks = [0] * n
+                    nrun = rmask = 0
+                    player = 1 - player
+                    usable, two_steps = starts[2 * player], starts[2 * player + 1]
                     continue
-                if not nrun:
+                else:
                     phase = PASSING
                     options = _PASS_ONLY
-                    continue
-                # A bust: the runners come off and the turn passes.
-                marks = [0] * n
-                nrun = rmask = 0
-                roll = -1
-                player = 1 - player
-                usable, two_steps = starts[2 * player], starts[2 * player + 1]
-                options = ()
-                continue
-            if phase == OVER:
+            elif phase == OVER:
                 break
             if made == max_moves:
                 break
@@ -658,28 +759,38 @@ class CantStopCore(SlotsCore):
             moves += 1
             if phase == CHOOSING:
                 base = squares[player]
-                for i in action_columns[action]:
+                for i, bit, almost, top in action_cells[action]:
                     h = marks[i]
                     if h:
                         h += 1
                     else:
                         h = base[i] + 1
                         nrun += 1
-                        rmask |= 1 << i
+                        rmask |= bit
                     marks[i] = h
-                    if h >= heights[i]:
-                        usable &= ~(1 << i)
-                    if h + 2 > heights[i]:
-                        two_steps &= ~(1 << i)
+                    if h >= almost:  # fewer than two free cells above
+                        two_steps &= ~bit
+                        if h >= top:
+                            usable &= ~bit
                 if nrun >= NUM_RUNNERS:
                     usable &= rmask
-                roll = -1
+                if moves >= horizon:
+                    phase = OVER
+                    break
+                # Roll or stop, decided at once (the loop would come back here); stopping
+                # wins once the columns won and the topped runners reach the goal.
                 phase = DECIDING
-                topped = (rmask & ~usable).bit_count()
-                options = _STOP_ONLY if won[player] + topped >= need else _ROLL_OR_STOP
-            elif action == ROLL:
+                stop_only = won[player] + (rmask & ~usable).bit_count() >= need
+                if made == max_moves:
+                    options = _STOP_ONLY if stop_only else _ROLL_OR_STOP
+                    break
+                made += 1
+                moves += 1
+                # options[int(rand() * 2)] of (ROLL, STOP): u * 2 < 1 is u < 0.5 exactly.
+                action = ROLL if rand() < 0.5 and not stop_only else STOP
+            # Deciding or passing: roll, stop or pass.
+            if action == ROLL:
                 phase = ROLLING
-                options = ()
             else:
                 if action == STOP:
                     mine = list(squares[player])
@@ -710,26 +821,29 @@ class CantStopCore(SlotsCore):
                         blocked |= newly_won
                         starts[2 - 2 * player] &= ~newly_won
                         starts[3 - 2 * player] &= ~newly_won
-                    marks = [0] * n
-                    nrun = rmask = 0
                     if won[player] >= need:
+                        marks = [0] * n
+                        nrun = rmask = 0
                         winner = player
                         phase = OVER
-                        options = ()
-                        continue
+                        break
                 # The turn passes (after a stop or a pass).
                 marks = [0] * n
                 nrun = rmask = 0
-                roll = -1
                 player = 1 - player
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
                 phase = ROLLING
-                options = ()
-            if moves >= horizon and phase != OVER:
+            if moves >= horizon:
                 phase = OVER
-                options = ()
-        self.phase, self.player, self.moves, self.roll = phase, player, moves, roll
-        self.options, self.winner, self.blocked = options, winner, blocked
+                break
+        # Fields the loop keeps only where it needs them: the roll being used, the options.
+        if phase in (CHOOSING, PASSING):
+            self.roll = ids[index] if index >= 0 else self.roll
+        else:
+            self.roll = -1
+        self.options = options if phase in (CHOOSING, PASSING, DECIDING) else ()
+        self.phase, self.player, self.moves = phase, player, moves
+        self.winner, self.blocked = winner, blocked
         self.nrun, self.rmask = nrun, rmask
         self.usable, self.two_steps = usable, two_steps
         self.runners = tuple(marks) if nrun else rules.no_runners
@@ -983,14 +1097,26 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     summary = core.rules.player_summary(core.squares[player], core.blocked)
     if player != core.player or not core.nrun:
         return summary[2]
-    keep = 1.0 - core.rules.bust_probability(core.usable) if risk and core.phase == ROLLING else 1.0
-    if not keep:
-        return summary[2]
-    return _with_runners(core, summary, keep)
+    return _with_runners(core, summary, risk and core.phase == ROLLING)
 
 
-def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
-    """`player_progress` of the turn player whose runners count with weight `keep`.
+def _with_runners(core: CantStopCore, summary: tuple[Any, ...], rolling: bool) -> float:
+    """`player_progress` of the turn player with runners out, cached in `summary` by the
+    runners; with `rolling`, the runners count with the weight of not busting on the roll."""
+    cache = summary[4] if rolling else summary[3]
+    runners = core.runners
+    progress = cache.get(runners)
+    if progress is None:
+        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
+        progress = _ranked_with_runners(core, summary, keep) if keep else summary[2]
+        if len(cache) >= MAX_RUNNER_VALUES:
+            cache.clear()
+        cache[runners] = progress
+    return progress
+
+
+def _ranked_with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
+    """The turn player's progress with runners counted with weight `keep` (> 0).
 
     Only the runners' columns change: the best `columns_to_win` fractions are among theirs
     and the best banked fractions of the other columns, found by taking the runners' banked
@@ -999,10 +1125,8 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> 
     """
     rules = core.rules
     w = rules.columns_to_win
-    fracs, ranked, _ = summary
-    columns = rules._columns.get(core.rmask)
-    if columns is None:
-        columns = rules.columns_of(core.rmask)
+    fracs, ranked = summary[0], summary[1]
+    columns = rules.columns_of(core.rmask)
     values = ranked[: w + len(columns)]
     for i in columns:
         banked = fracs[i]
@@ -1027,7 +1151,7 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
 
     Progress is `player_progress` (column fractions, runners discounted by the bust risk of
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
-    set of usable columns.
+    set of usable columns, and the progress by the banked squares and the runners.
     """
     phase = core.phase
     if phase == OVER:
@@ -1039,19 +1163,16 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     summaries = rules._summaries  # cache hits looked up in place: this runs at every leaf
     summary = summaries.get((squares[mover], blocked))
     if summary is None:
-        summary = rules.player_summary(squares[mover], blocked)
+        summary = rules._new_summary(squares[mover], blocked)
     if core.nrun:
-        if phase == ROLLING:
-            keep = rules._bust_cache.get(core.usable)
-            keep = 1.0 - (rules.bust_probability(core.usable) if keep is None else keep)
-        else:
-            keep = 1.0
-        ours = _with_runners(core, summary, keep) if keep else summary[2]
+        ours = (summary[4] if phase == ROLLING else summary[3]).get(core.runners)
+        if ours is None:
+            ours = _with_runners(core, summary, phase == ROLLING)
     else:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))
     if other is None:
-        other = rules.player_summary(squares[1 - mover], blocked)
+        other = rules._new_summary(squares[1 - mover], blocked)
     theirs = other[2]
     return ours - theirs if player == mover else theirs - ours
 
