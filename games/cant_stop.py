@@ -567,32 +567,14 @@ class CantStopCore(SlotsCore):
             c.apply(action)
             return c
         rules = self.rules
-        heights = rules.heights
         player = self.player
-        base = self.squares[player]
-        marks = list(self.runners)
-        nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        for i in rules.action_columns[action]:
-            h = marks[i]
-            if h:
-                h += 1
-            else:
-                h = base[i] + 1
-                nrun += 1
-                rmask |= 1 << i
-            marks[i] = h
-            if h >= heights[i]:
-                usable &= ~(1 << i)
-            if h + 2 > heights[i]:
-                two_steps &= ~(1 << i)
-        if nrun >= NUM_RUNNERS:
-            usable &= rmask
+        runners, nrun, rmask, usable, two_steps = _runners_after(self, action)
         c = CantStopCore.__new__(CantStopCore)
         c.rules = rules
         c.squares = self.squares
         c.won = self.won
         c.blocked = self.blocked
-        c.runners = tuple(marks)
+        c.runners = runners
         c.nrun = nrun
         c.player = player
         c.roll = -1
@@ -907,27 +889,14 @@ class CantStopCore(SlotsCore):
 
     def _advance(self, action: int) -> None:
         rules = self.rules
-        heights = rules.heights
-        base = self.squares[self.player]
-        marks = list(self.runners)
-        nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        for i in rules.action_columns[action]:
-            h = marks[i]
-            if h:
-                h += 1
-            else:
-                h = base[i] + 1
-                nrun += 1
-                rmask |= 1 << i
-            marks[i] = h
-            if h >= heights[i]:
-                usable &= ~(1 << i)
-            if h + 2 > heights[i]:
-                two_steps &= ~(1 << i)
-        if nrun >= NUM_RUNNERS:
-            usable &= rmask
-        self.runners = tuple(marks)
-        self.nrun, self.rmask, self.usable, self.two_steps = nrun, rmask, usable, two_steps
+        runners, nrun, rmask, usable, two_steps = _runners_after(self, action)
+        self.runners, self.nrun, self.rmask, self.usable, self.two_steps = (
+            runners,
+            nrun,
+            rmask,
+            usable,
+            two_steps,
+        )
         self.roll = -1
         self.phase = DECIDING
         # Stopping wins once the columns won and the runners on top (runner columns no longer
@@ -1040,6 +1009,32 @@ class CantStopCore(SlotsCore):
             f"Moves: {self.moves}/{rules.horizon}"
         )
         return "\n".join(lines) + "\n"
+
+
+def _runners_after(core: CantStopCore, action: int) -> tuple[tuple[int, ...], int, int, int, int]:
+    """The turn's runners, runner count, runner mask, usable-column mask and two-step mask
+    after the sums of `action` are placed (shared by `apply` and `child`)."""
+    rules = core.rules
+    heights = rules.heights
+    base = core.squares[core.player]
+    marks = list(core.runners)
+    nrun, rmask, usable, two_steps = core.nrun, core.rmask, core.usable, core.two_steps
+    for i in rules.action_columns[action]:
+        h = marks[i]
+        if h:
+            h += 1
+        else:
+            h = base[i] + 1
+            nrun += 1
+            rmask |= 1 << i
+        marks[i] = h
+        if h >= heights[i]:
+            usable &= ~(1 << i)
+        if h + 2 > heights[i]:
+            two_steps &= ~(1 << i)
+    if nrun >= NUM_RUNNERS:
+        usable &= rmask
+    return tuple(marks), nrun, rmask, usable, two_steps
 
 
 def generate_moves(
