@@ -153,9 +153,16 @@ def positive(value: str) -> int:
 
 
 def run_config(
-    args: argparse.Namespace, game: str, pairs: list[tuple[str, str]], **extra: Any
+    args: argparse.Namespace,
+    game: str,
+    pairs: list[tuple[str, str]],
+    *,
+    records: bool = True,
+    **extra: Any,
 ) -> RunConfig:
-    """A RunConfig from the options every playing command shares, checked before any game."""
+    """A RunConfig from the options every playing command shares, checked before any game;
+    its record file is `args.out` (checked here), or none with `records=False` (for commands
+    whose `--out` is a directory of record files the caller names)."""
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
         raise UsageError("the ray backend needs ray: pip install 'chancespiel[ray]'")
     if args.address is not None and args.backend != "ray":
@@ -174,7 +181,7 @@ def run_config(
             f"--move-timeout-s must be in [0, {MAX_MOVE_TIMEOUT_S:g}] (0: no limit), "
             f"got {args.move_timeout_s:g}"
         )
-    out = getattr(args, "out", None)
+    out = getattr(args, "out", None) if records else None
     if out is not None:
         check_record_path(out)
     return RunConfig(
@@ -185,7 +192,7 @@ def run_config(
         workers=args.workers,
         backend=args.backend,
         address=args.address,
-        out=getattr(args, "out", None),
+        out=out,
         overrun_ms=args.overrun_ms,
         move_timeout_s=args.move_timeout_s or None,
         progress=False if args.no_progress else None,

@@ -704,6 +704,7 @@ def _run(args: argparse.Namespace) -> None:
             args,
             setup.game,
             [(p.a, p.b) for p in chosen],
+            records=False,
             file_pairs=allowed,
             label=f"figure2 {key}",
         )
