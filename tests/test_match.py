@@ -456,7 +456,9 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(tmp_path):
         if out.exists() and out.read_bytes().count(b"\n") >= 10:
             break
         time.sleep(0.005)
-    assert process.poll() is None, "the run ended before it could be interrupted"
+    if process.poll() is not None:
+        _, err = process.communicate()
+        raise AssertionError(f"the run ended before it could be interrupted: {err}")
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
