@@ -385,7 +385,7 @@ def bab_search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
     """
-    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
+    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes, clock)
     if not share_slack and gamma:
         raise ValueError("share_slack=False (the paper's per-child epsilon) needs gamma = 0")
     check_two_player_zero_sum(game, "bab")
@@ -432,13 +432,14 @@ def check_bab_params(
     max_depth: int | None,
     time_ms: float | None,
     max_nodes: int | None,
+    clock: str = "wall",
 ) -> None:
     """Raises ValueError naming the first bad BAB parameter."""
     if not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon < 0:
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not isinstance(gamma, (int, float)) or not 0.0 <= gamma < 1.0:
         raise ValueError(f"gamma must be in [0, 1), got {gamma!r}")
-    check_budget(max_depth, time_ms, max_nodes)
+    check_budget(max_depth, time_ms, max_nodes, clock)
 
 
 class BabBot(PolicyBot):
@@ -492,8 +493,7 @@ def _make_bab(
 ) -> BabBot:
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0  # as the star agents
-    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes)
-    clock_named(clock)
+    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes, clock)
     check_two_player_zero_sum(game, "bab")
     evaluation = evaluation_for(game, heuristic)
     seed = seed if seed is not None else random.SystemRandom().getrandbits(63)

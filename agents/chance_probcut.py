@@ -38,12 +38,7 @@ import pyspiel
 
 from chancespiel.agents.protocol import TERMINAL, SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
-from chancespiel.agents.search_common import (
-    CLOCK,
-    check_two_player_zero_sum,
-    child_key,
-    clock_named,
-)
+from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, child_key
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
     _Search,
@@ -275,8 +270,7 @@ def _make_star2cpc(
     check_cpc_params(model, float(confidence))
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0
-    check_search_params("star2", max_depth, time_ms, max_nodes, samples, prune_min_depth)
-    clock_named(clock)
+    check_search_params("star2", max_depth, time_ms, max_nodes, samples, prune_min_depth, clock)
     check_two_player_zero_sum(game, "star2cpc")
     return StarMinimaxBot(
         game,

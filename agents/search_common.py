@@ -212,8 +212,13 @@ class Budget:
             raise SearchTimeout
 
 
-def check_budget(max_depth: int | None, time_ms: float | None, max_nodes: int | None) -> None:
-    """Raises ValueError naming the first bad depth / time / node budget of a search."""
+def check_budget(
+    max_depth: int | None,
+    time_ms: float | None,
+    max_nodes: int | None,
+    clock: str = "wall",
+) -> None:
+    """Raises ValueError naming the first bad depth / time / node budget or clock of a search."""
     if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
     if time_ms is not None and time_ms <= 0:
@@ -222,6 +227,7 @@ def check_budget(max_depth: int | None, time_ms: float | None, max_nodes: int | 
         raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
     if max_depth is None and time_ms is None and max_nodes is None:
         raise ValueError("give at least one of max_depth, time_ms, max_nodes")
+    clock_named(clock)
 
 
 def deepen(

@@ -542,7 +542,7 @@ def search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
     """
-    check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
+    check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock)
     check_two_player_zero_sum(game, algorithm)
     player = state.current_player()
     if player < 0:
@@ -692,11 +692,12 @@ def check_search_params(
     max_nodes: int | None,
     samples: int | None,
     prune_min_depth: int,
+    clock: str = "wall",
 ) -> None:
     """Raises ValueError naming the first bad search parameter."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    check_budget(max_depth, time_ms, max_nodes)
+    check_budget(max_depth, time_ms, max_nodes, clock)
     if samples is not None and samples < 1:
         raise ValueError(f"samples must be >= 1 (or none for the classic algorithm), got {samples}")
     if prune_min_depth < 0:
@@ -758,8 +759,9 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move
-        check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth)
-        clock_named(clock)
+        check_search_params(
+            algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock
+        )
         check_two_player_zero_sum(game, algorithm)
         evaluation = evaluation_for(game, heuristic)
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)

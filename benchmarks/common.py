@@ -80,6 +80,10 @@ def decision_positions(
     Each game stops after a uniform number of 0..max_moves decision moves; games that end
     first are replayed with the next random numbers. With `choice`, a position with a single
     legal action is passed by (the game goes on to the next decision).
+
+    The same draws as `chancespiel.evaluation.positions.random_decision_positions`, kept here on
+    purpose: before/after comparisons run these scripts against older libraries (docs/speed.md),
+    which must be measured on the same positions whatever they contain.
     """
     rng = random.Random(seed)
     positions: list[pyspiel.State] = []
