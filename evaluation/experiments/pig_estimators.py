@@ -39,7 +39,7 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.evaluation.cli.common import UsageError, check_heuristic, fresh_output, write_text
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
-from chancespiel.evaluation.match import Record, RecordFileError, read_records
+from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95
 from chancespiel.games.pig import CHANCE, PigCore
@@ -143,7 +143,7 @@ def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
     reference = pyspiel.load_game(GAME).get_parameters()
     regrets: dict[str, list[float]] = {}
     for record in records:
-        game = pyspiel.load_game(record["game"])
+        game = load_game_cached(record["game"])
         params = {k: v for k, v in game.get_parameters().items() if k != "ordered_dice"}
         if game.get_type().short_name != "python_pig" or params != {
             k: v for k, v in reference.items() if k != "ordered_dice"

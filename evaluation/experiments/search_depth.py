@@ -35,7 +35,7 @@ from chancespiel.agents.search_common import CLOCKS
 from chancespiel.evaluation.cli import common
 from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
 from chancespiel.evaluation.match import Record, RecordFileError
-from chancespiel.evaluation.stats import Z95
+from chancespiel.evaluation.stats import match_interval
 
 STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
 
@@ -85,6 +85,13 @@ def sample_positions(
     return [list(h) for h in ordered[:count]]
 
 
+def check_reference(reference: str) -> None:
+    """Raises ValueError unless `reference` is an expectimax spec (only its root action values
+    are all exact)."""
+    if parse_spec(reference)[0] != "expectimax":
+        raise ValueError(f"the reference must be an expectimax spec, not {reference!r}")
+
+
 def reference_values(
     game: pyspiel.Game, states: Sequence[pyspiel.State], reference: str, seed: int = 0
 ) -> list[dict[int, float]]:
@@ -94,8 +101,7 @@ def reference_values(
     Raises:
       ValueError: if `reference` is not an expectimax agent (only its values are all exact).
     """
-    if parse_spec(reference)[0] != "expectimax":
-        raise ValueError(f"the reference must be an expectimax spec, not {reference!r}")
+    check_reference(reference)
     values = []
     for i, state in enumerate(states):
         result = make_bot(reference, game, state.current_player(), seed + i).analyse(state)
@@ -141,8 +147,8 @@ def measure(
                 agreed.append(regrets[-1] <= 1e-9)
         regret = None
         if regrets:
-            half = Z95 * statistics.stdev(regrets) / len(regrets) ** 0.5 if len(regrets) > 1 else 0
-            regret = (statistics.fmean(regrets), half)
+            interval = match_interval(regrets)
+            regret = (interval.mean, (interval.high - interval.low) / 2)
         rows.append(
             DepthRow(
                 game=setup.title,
@@ -218,8 +224,10 @@ def _run(args: argparse.Namespace) -> None:
             setups = mcms_setup.with_ordered_dice(setups, keys)
         if args.reference:
             common.checked_specs(common.load_game(setups[keys[0]].game), [args.reference])
-            if parse_spec(args.reference)[0] != "expectimax":
-                raise ValueError(f"--reference must be an expectimax spec, not {args.reference!r}")
+            try:
+                check_reference(args.reference)
+            except ValueError as e:
+                raise common.UsageError(f"--reference: {e}") from None
         records = figure2.load_records(args.records, setups)
     except (RecordFileError, ValueError) as e:
         raise common.UsageError(str(e)) from None
