@@ -118,6 +118,8 @@ CASES = [
     (["experiment", "figure2", "--matches", "9", "--max-minutes", "inf"], 2, "--max-minutes"),
     (["experiment", "figure2", "--matches", "9", "--clock", "gpu"], 2, "--clock: invalid choice"),
     (["experiment", "figure2", "--matches", "9", "--summarise-only"], 2, "needs --out"),
+    (["experiment", "figure2", "--matches", "9", "--max-nodes", "0"], 2, "--max-nodes: must be"),
+    (["experiment", "figure2", "--matches", "9", "--max-nodes", "9"], 2, "Star1SS-MCTS would mix"),
     (["experiment", "node-counts", "--game", "python_pig", "--depths", "0"], 2, "--depths"),
     (["experiment", "node-counts", "--game", "nope", "--depths", "1"], 2, "unknown game"),
     (["experiment", "search-depth", "--records", ".", "--time-ms", "0"], 2, "--time-ms"),

@@ -83,8 +83,10 @@ def pairings(
     mcts: str = "paper",
     heuristic: str = "default",
     clock: str = "wall",
+    max_nodes: int | None = None,
 ) -> list[Pairing]:
-    """The pairings `labels` in `setup`'s game, in the paper's order.
+    """The pairings `labels` in `setup`'s game, in the paper's order (the budgets as in
+    mcms_setup.paper_specs).
 
     Raises:
       ValueError: for an unknown label or `mcts` choice.
@@ -93,7 +95,7 @@ def pairings(
     if unknown:
         raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
     variant = _variant(setup, mcts)
-    specs = mcms_setup.paper_specs(setup, time_ms, heuristic, clock)
+    specs = mcms_setup.paper_specs(setup, time_ms, heuristic, clock, max_nodes)
     chosen = []
     for label, a, b in PAIRINGS:
         if label not in labels:
@@ -105,13 +107,17 @@ def pairings(
 
 
 def file_pairings(
-    setup: mcms_setup.GameSetup, time_ms: float, heuristic: str = "default", clock: str = "wall"
+    setup: mcms_setup.GameSetup,
+    time_ms: float,
+    heuristic: str = "default",
+    clock: str = "wall",
+    max_nodes: int | None = None,
 ) -> list[Pairing]:
     """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
     both = [
         p
         for mcts in ("mcts", "dpw")
-        for p in pairings(setup, time_ms=time_ms, mcts=mcts, heuristic=heuristic, clock=clock)
+        for p in pairings(setup, PAIRING_LABELS, time_ms, mcts, heuristic, clock, max_nodes)
     ]
     return list({(p.a, p.b): p for p in both}.values())
 
@@ -629,6 +635,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="what every agent's time_ms measures (cpu: the same search on a loaded machine)",
     )
     parser.add_argument(
+        "--max-nodes",
+        type=common.positive,
+        help="search this many nodes per move instead of --time-ms, in the *-Minimax pairings "
+        "(equal node budgets: the answer without the speed of Python; use another --out)",
+    )
+    parser.add_argument(
         "--ordered-dice",
         action="store_true",
         help="Pig and Can't Stop with ordered dice (36 and 1296 rolls; use another --out)",
@@ -670,6 +682,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> None:
     keys = common.choices("--games", args.games, list(mcms_setup.SETUPS))
     labels = common.choices("--pairings", args.pairings, PAIRING_LABELS)
+    timed = [label for label in labels if label.endswith(MCTS)]
+    if args.max_nodes is not None and timed:
+        raise common.UsageError(
+            f"--max-nodes budgets the *-Minimax players only; {', '.join(timed)} would mix a "
+            "node budget with MCTS's time: choose --pairings without them"
+        )
     try:
         setups = mcms_setup.with_samples(mcms_setup.SETUPS, args.samples or [])
         if args.ordered_dice:
@@ -695,10 +713,13 @@ def _run(args: argparse.Namespace) -> None:
     for key in keys:
         setup = setups[key]
         common.check_heuristic(setup.game, args.heuristic)
-        chosen = pairings(setup, labels, args.time_ms, args.mcts, args.heuristic, args.clock)
+        chosen = pairings(
+            setup, labels, args.time_ms, args.mcts, args.heuristic, args.clock, args.max_nodes
+        )
         common.checked_specs(common.load_game(setup.game), [s for p in chosen for s in (p.a, p.b)])
         allowed = [
-            (p.a, p.b) for p in file_pairings(setup, args.time_ms, args.heuristic, args.clock)
+            (p.a, p.b)
+            for p in file_pairings(setup, args.time_ms, args.heuristic, args.clock, args.max_nodes)
         ]
         config = common.run_config(
             args,

@@ -65,14 +65,23 @@ def setup_for(key: str) -> GameSetup:
 
 
 def paper_specs(
-    setup: GameSetup, time_ms: float = TIME_MS, heuristic: str = "default", clock: str = "wall"
+    setup: GameSetup,
+    time_ms: float = TIME_MS,
+    heuristic: str = "default",
+    clock: str = "wall",
+    max_nodes: int | None = None,
 ) -> dict[str, str]:
     """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES; all of them
     evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for) and
-    measure time_ms on `clock` (agents.search_common.CLOCKS)."""
-    own = "" if heuristic == "default" else f",heuristic={heuristic}"
-    own += "" if clock == "wall" else f",clock={clock}"
-    star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}{own}"
+    measure time_ms on `clock` (agents.search_common.CLOCKS). With `max_nodes` the six
+    *-Minimax players search that many nodes per move instead, with no time limit: a budget
+    that does not depend on the speed of the machine or of Python (MCTS keeps time_ms)."""
+    heuristic_param = "" if heuristic == "default" else f",heuristic={heuristic}"
+    own = heuristic_param + ("" if clock == "wall" else f",clock={clock}")
+    if max_nodes is None:
+        star = f"time_ms={time_ms:g},prune_min_depth={PRUNE_MIN_DEPTH}{own}"
+    else:
+        star = f"max_nodes={max_nodes},prune_min_depth={PRUNE_MIN_DEPTH}{heuristic_param}"
     mcts = (
         f"uct_c={setup.c1 / PAPER_SCALE:g},rollout_depth={setup.rollout_depth},time_ms={time_ms:g}"
         f"{own}"

@@ -265,3 +265,25 @@ def test_paper_rates_and_ordered_dice_setups():
     assert pyspiel.load_game(ordered["pig"].game).max_chance_outcomes() == 36
     with pytest.raises(ValueError, match="ra has no dice encoding"):
         mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["ra"])
+
+
+def test_equal_node_budgets_replace_the_time_of_the_star_minimax_players(tmp_path, capsys):
+    specs = mcms_setup.paper_specs(mcms_setup.SETUPS["ewn"], 200, clock="cpu", max_nodes=5000)
+    assert specs["star2ss"] == "star2ss(samples=2,max_nodes=5000,prune_min_depth=2)"
+    assert specs["exp"] == "expectimax(max_nodes=5000,prune_min_depth=2)"
+    assert specs["mcts"].endswith("time_ms=200,clock=cpu)")  # MCTS has no node budget here
+    args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp",
+            "--matches", "1", "--max-nodes", "600", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(args) == 0
+    records = [json.loads(line) for line in (tmp_path / "ewn.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and {r["a"] for r in records} == {
+        "expss(samples=1,max_nodes=600,prune_min_depth=2)"
+    }
+    nodes = [n for r in records for seat in r["nodes"] for n in seat]
+    # The budget is checked every 256 nodes; at least one search in a game spends it.
+    assert max(nodes) <= 600 + 256 and max(nodes) > 600
+    capsys.readouterr()
+    assert cli.main([*args[:5], "ExpSS-Exp,Star1-MCTS", *args[6:]]) == 2
+    assert "--max-nodes budgets the *-Minimax players only; Star1-MCTS" in capsys.readouterr().err
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 2
