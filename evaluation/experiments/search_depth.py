@@ -122,11 +122,13 @@ def measure(
     agents: Sequence[str] = STAR_AGENTS,
     clock: str = "wall",
     reference: str | None = None,
+    max_nodes: int | None = None,
 ) -> list[DepthRow]:
-    """Searches every position with every agent of `agents` at `time_ms` per search, and with
-    `reference` first if given (see `reference_values`)."""
+    """Searches every position with every agent of `agents` at `time_ms` per search (or
+    `max_nodes`, as in mcms_setup.paper_specs), and with `reference` first if given (see
+    `reference_values`)."""
     game = pyspiel.load_game(setup.game)
-    specs = mcms_setup.paper_specs(setup, time_ms, clock=clock)
+    specs = mcms_setup.paper_specs(setup, time_ms, clock=clock, max_nodes=max_nodes)
     states = []
     for history in histories:
         state = game.new_initial_state()
@@ -165,13 +167,18 @@ def measure(
     return rows
 
 
-def markdown(rows: Sequence[DepthRow], time_ms: float) -> str:
-    """A Markdown table of the rows: mean completed depth, its distribution, mean nodes, and
-    regret and agreement against the reference if there was one."""
+def budget_label(time_ms: float, max_nodes: int | None = None) -> str:
+    """The budget per search as a table says it: '200 ms' or '800,000 nodes'."""
+    return f"{time_ms:g} ms" if max_nodes is None else f"{max_nodes:,} nodes"
+
+
+def markdown(rows: Sequence[DepthRow], budget: str) -> str:
+    """A Markdown table of the rows: mean completed depth at `budget` (see `budget_label`),
+    its distribution, mean nodes, and regret and agreement against the reference if any."""
     judged = any(r.regret is not None for r in rows)
     extra = " regret vs reference (points, 95%) | plays the reference's move |" if judged else ""
     lines = [
-        f"| game | agent | positions | mean depth at {time_ms:g} ms | depths (positions) "
+        f"| game | agent | positions | mean depth at {budget} | depths (positions) "
         f"| mean nodes |{extra}",
         "|---|---|---|---|---|---|" + ("---|---|" if judged else ""),
     ]
@@ -195,6 +202,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", help="comma-separated subset of pig,ewn,cant_stop,ra")
     parser.add_argument("--positions", type=int, default=30, help="positions per game")
     parser.add_argument("--time-ms", type=float, default=200.0, help="search time per position")
+    parser.add_argument(
+        "--max-nodes",
+        type=common.positive,
+        help="search this many nodes per position instead of --time-ms (figure2 --max-nodes)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions and searches")
     parser.add_argument(
         "--clock", choices=tuple(CLOCKS), default="wall", help="what the players' time measures"
@@ -249,10 +261,16 @@ def _run(args: argparse.Namespace) -> None:
         except ValueError as e:
             raise common.UsageError(str(e)) from None
         rows += measure(
-            setup, histories, args.time_ms, args.seed, clock=args.clock, reference=args.reference
+            setup,
+            histories,
+            args.time_ms,
+            args.seed,
+            clock=args.clock,
+            reference=args.reference,
+            max_nodes=args.max_nodes,
         )
         print(f"{setup.title}: {len(histories)} positions", flush=True)
-    table = markdown(rows, args.time_ms)
+    table = markdown(rows, budget_label(args.time_ms, args.max_nodes))
     print(table, end="")
     common.write_text(out, table)
     print(f"written to {out}")

@@ -174,6 +174,16 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert "| EWN | star2ss |" in capsys.readouterr().out
     assert cli.main([*args[:4], "--games", "pig"]) == 2  # no Pig records there
     assert "no record file" in capsys.readouterr().err
+    # At a node budget every player spends its nodes (the check comes every 256 of them).
+    budgeted = search_depth.measure(setup, histories[:2], 5, agents=["exp", "star1ss"],
+                                    max_nodes=700)  # fmt: skip
+    assert [r.spec for r in budgeted] == [
+        "expectimax(max_nodes=700,prune_min_depth=2)",
+        "star1ss(samples=1,max_nodes=700,prune_min_depth=2)",
+    ]
+    assert all(r.mean_nodes <= 700 + 256 for r in budgeted)
+    assert cli.main([*args, "--max-nodes", "700"]) == 0
+    assert "| mean depth at 700 nodes |" in out.read_text()
 
     # Against a reference: regret 0 exactly when the player plays the reference's move.
     judged = search_depth.measure(setup, histories[:3], 5, agents=["exp", "expss"],
@@ -188,7 +198,7 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     for row in judged:
         assert row.regret is not None and row.regret[0] >= 0 and 0 <= row.agreement <= 1
         assert (row.regret[0] == 0) == (row.agreement == 1)
-    assert "regret vs reference" in search_depth.markdown(judged, 5)
+    assert "regret vs reference" in search_depth.markdown(judged, "5 ms")
     assert cli.main([*args, "--reference", "star2(max_depth=2)"]) == 2
     assert "must be an expectimax spec" in capsys.readouterr().err
 
