@@ -3,10 +3,12 @@
 - `random_rollout` (a core's own random-play loop) against agents.mcts.rollout over the plain
   search protocol: the same value, the same final state, the same draws from the generator.
 - Cached and incremental evaluation terms against a direct reading of their definition.
+- A core's one-step `child` against clone then apply.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pyspiel
@@ -16,6 +18,7 @@ import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.mcts import rollout
 from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.pig import PigCore, _race_value, pig_heuristic
 from chancespiel.games.registry import evaluation_for
 
 GAMES = [
@@ -153,3 +156,41 @@ def test_cant_stop_incremental_terms_equal_their_definition(game_string):
         rebuilt = core.clone()
         rebuilt.derive()
         assert fields(rebuilt) == fields(core), str(core)
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_child_equals_clone_then_apply(game_string):
+    """A core's one-step `child` writes the fields `apply` writes to a clone, and leaves the
+    parent as it was."""
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 200, seed=7):
+        if core.is_terminal():
+            continue
+        if core.current_player() == pyspiel.PlayerId.CHANCE:
+            actions = [outcome for outcome, _ in core.chance_outcomes()]
+        else:
+            actions = list(core.legal_actions())
+        before = copy.deepcopy(fields(core))
+        for action in actions:
+            expected = core.clone()
+            expected.apply(action)
+            assert fields(core.child(action)) == fields(expected), (str(core), action)
+        assert fields(core) == before, str(core)
+
+
+def _pig_race_value(core: PigCore, player: int) -> float:
+    """pig_heuristic as defined, by `_race_value`."""
+    if core.over:
+        return core.returns()[player]
+    rules = core.rules
+    return _race_value(core.scores, core.turn_total, core.turn_player, player, rules.winscore)
+
+
+@pytest.mark.parametrize(
+    "game_string", ["python_pig", "python_pig(dice=1,winscore=30)", "python_pig(winscore=7)"]
+)
+def test_pig_heuristic_equals_its_definition(game_string):
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 300, seed=11):
+        for player in (0, 1):
+            assert pig_heuristic(core, player) == _pig_race_value(core, player), str(core)
