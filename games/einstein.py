@@ -171,6 +171,19 @@ class EinsteinRules(SharedRules):
             )
             for p in (BLACK, WHITE)
         )
+        # mobile[player][mask]: (board index of the cube's cell, mobility) of each cube on the
+        # board that can move, by number: the terms of einstein_heuristic's pace.
+        self.mobile = tuple(
+            tuple(
+                tuple((_POS + 6 * p + v, m) for v, m in enumerate(self.mobility[mask]) if m)
+                for mask in range(64)
+            )
+            for p in (BLACK, WHITE)
+        )
+        # order_rank[action]: winning moves 0-1, then captures, then the rest (move ordering).
+        self.order_rank = tuple(
+            2 * (not move_table[a][2]) + (not a & 1) for a in range(NUM_MOVE_ACTIONS)
+        )
         self.permutations = tuple(itertools.permutations(range(1, NUM_CUBES + 1)))
         self.setup_outcomes = tuple((a, 1.0 / len(self.permutations)) for a in range(720))
         self.roll_outcomes = tuple((x, 1.0 / 6) for x in range(6))
@@ -305,6 +318,51 @@ class EinsteinCore(SlotsCore):
         c.die = self.die
         c.winner = self.winner
         c.cur = self.cur
+        return c
+
+    def child(self, action: int) -> EinsteinCore:
+        """A copy with `action` applied, each field written once in the play phase (what
+        `apply` does to a clone; searches make every child this way)."""
+        p = self.cur
+        if self.stage != _PLAY or action >= PLACE_BASE:
+            c = self.clone()
+            c.apply(action)
+            return c
+        c = EinsteinCore.__new__(EinsteinCore)
+        c.rules = rules = self.rules
+        c.stage = _PLAY
+        c.winner = self.winner
+        board = c.board = self.board[:]
+        if p == CHANCE:
+            c.masks = self.masks
+            c.die = action + 1
+            c.player = c.cur = 1 - self.player
+            return c
+        c.player = self.player
+        c.die = 0
+        src, dst, wins = rules.move_table[action]
+        code = board[src]
+        victim = board[dst]
+        if victim:
+            board[_POS + victim] = -1
+            m0, m1 = self.masks
+            if victim <= 6:
+                m0 &= ~(1 << (victim - 1))
+            else:
+                m1 &= ~(1 << (victim - 7))
+            c.masks = (m0, m1)
+            if not (m1 if p == BLACK else m0):  # the opponent's last cube is gone
+                wins = True
+        else:
+            c.masks = self.masks
+        board[dst] = code
+        board[src] = 0
+        board[_POS + code] = dst
+        if wins:
+            c.winner = p
+            c.cur = TERMINAL
+        else:
+            c.cur = CHANCE
         return c
 
     def current_player(self) -> int:
@@ -553,21 +611,24 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
     m0, m1 = core.masks
     rules = core.rules
     board = core.board
-    pace = [0.0, 0.0]
-    for p, mask in ((BLACK, m0), (WHITE, m1)):
-        mobility = rules.mobility[mask]
-        distance = rules.distance[p]
-        base = _POS + 6 * p
-        total = 0.0
-        for v in range(1, 7):
-            m = mobility[v]
-            if m:
-                total += m / distance[board[base + v]]
-        pace[p] = total
-    mover = core.player if core.die else 1 - core.player
-    pace[mover] *= _TEMPO
-    mine = pace[player] * pace[player]
-    theirs = pace[1 - player] * pace[1 - player]
+    # Each side's terms in order of cube number, as a loop over numbers 1..6 with mobility > 0
+    # adds them (the same floats).
+    distance = rules.distance[BLACK]
+    black = 0.0
+    for index, m in rules.mobile[BLACK][m0]:
+        black += m / distance[board[index]]
+    distance = rules.distance[WHITE]
+    white = 0.0
+    for index, m in rules.mobile[WHITE][m1]:
+        white += m / distance[board[index]]
+    if (core.player if core.die else 1 - core.player) == BLACK:
+        black *= _TEMPO
+    else:
+        white *= _TEMPO
+    if player == BLACK:
+        mine, theirs = black * black, white * white
+    else:
+        mine, theirs = white * white, black * black
     return (mine - theirs) / (mine + theirs)
 
 
@@ -575,8 +636,8 @@ def einstein_move_ordering(core: EinsteinCore, actions: Sequence[int]) -> Sequen
     """Winning moves first, then captures, then the rest (for pruning searches)."""
     if not actions or actions[0] >= NUM_MOVE_ACTIONS:
         return actions  # free-setup placements: no order is better than another
-    table = core.rules.move_table
-    return sorted(actions, key=lambda a: (not table[a][2], not a & 1))
+    # Sorting by rank is stable, as by the pair (not winning, not capture) it stands for.
+    return sorted(actions, key=core.rules.order_rank.__getitem__)
 
 
 register_game(_GAME_TYPE, EinsteinGame)

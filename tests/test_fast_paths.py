@@ -18,6 +18,15 @@ import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.mcts import rollout
 from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.einstein import _PLAY as EINSTEIN_PLAY
+from chancespiel.games.einstein import _POS as EINSTEIN_POS
+from chancespiel.games.einstein import _TEMPO as EINSTEIN_TEMPO
+from chancespiel.games.einstein import (
+    PLACE_BASE,
+    EinsteinCore,
+    einstein_heuristic,
+    einstein_move_ordering,
+)
 from chancespiel.games.pig import PigCore, _race_value, pig_heuristic
 from chancespiel.games.registry import evaluation_for
 
@@ -194,3 +203,38 @@ def test_pig_heuristic_equals_its_definition(game_string):
     for core in random_cores(game, 300, seed=11):
         for player in (0, 1):
             assert pig_heuristic(core, player) == _pig_race_value(core, player), str(core)
+
+
+def _einstein_reference(core: EinsteinCore, player: int) -> float:
+    """einstein_heuristic as defined: each side's pace over its cubes 1..6, the mover's times
+    the tempo factor."""
+    if core.winner >= 0:
+        return 1.0 if core.winner == player else -1.0
+    if core.stage != EINSTEIN_PLAY:
+        return 0.0
+    rules = core.rules
+    pace = [0.0, 0.0]
+    for p in (0, 1):
+        mobility = rules.mobility[core.masks[p]]
+        for v in range(1, 7):
+            if mobility[v]:
+                cell = core.board[EINSTEIN_POS + 6 * p + v]
+                pace[p] += mobility[v] / rules.distance[p][cell]
+    pace[core.next_mover()] *= EINSTEIN_TEMPO
+    mine, theirs = pace[player] ** 2, pace[1 - player] ** 2
+    return (mine - theirs) / (mine + theirs)
+
+
+@pytest.mark.parametrize(
+    "game_string", ["python_einstein_wurfelt_nicht", "python_einstein_wurfelt_nicht(setup=free)"]
+)
+def test_einstein_heuristic_and_ordering_equal_their_definition(game_string):
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 300, seed=13):
+        for player in (0, 1):
+            assert einstein_heuristic(core, player) == _einstein_reference(core, player)
+        actions = core.legal_actions()
+        if actions and actions[0] < PLACE_BASE:
+            table = core.rules.move_table
+            expected = sorted(actions, key=lambda a: (not table[a][2], not a & 1))
+            assert einstein_move_ordering(core, actions) == expected
