@@ -804,6 +804,32 @@ def projected_fame(core: RaCore, player: int) -> float:
     )
 
 
+def _tile_points(mine: list[int], theirs: list[int]) -> int:
+    """epoch_points(mine, theirs) + monument_points(mine), in one pass for the heuristic."""
+    pharaohs, their_pharaohs = mine[PHARAOH], theirs[PHARAOH]
+    points = GOD_POINTS * mine[GOD] + GOLD_POINTS * mine[GOLD]
+    if pharaohs > their_pharaohs:
+        points += PHARAOH_MOST
+    elif pharaohs < their_pharaohs:
+        points += PHARAOH_FEWEST
+    if mine[FLOOD]:
+        points += mine[NILE] + mine[FLOOD]
+    civs = 0
+    for n in mine[CIVS[0] : CIVS[-1] + 1]:
+        if n:
+            civs += 1
+    distinct = 0
+    for n in mine[MONUMENTS[0] : MONUMENTS[-1] + 1]:
+        if n:
+            distinct += 1
+            points += MONUMENT_SAME_POINTS[n]
+    return points + CIV_POINTS[civs] + MONUMENT_DISTINCT_POINTS[distinct]
+
+
+# A face-up sun v is worth SUN_BASE + SUN_RANK * (v - 5) = _SUN_CONSTANT + SUN_RANK * v.
+_SUN_CONSTANT = SUN_BASE - 5 * SUN_RANK
+
+
 def ra_heuristic(core: RaCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact at the end, else a squashed projected lead.
 
@@ -813,7 +839,28 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     """
     if core.phase == OVER:
         return core.returns()[player]
-    lead = projected_fame(core, player) - projected_fame(core, 1 - player)
+    # projected_fame of both players, its terms grouped differently: every term is a multiple
+    # of 1/4 far below 2**50, so each sum is exact and the lead is the same float.
+    t0, t1 = core.tiles
+    up0, up1 = core.up
+    down0, down1 = core.down
+    fame0, fame1 = core.fame
+    suns0, suns1 = sum(up0), sum(up1)
+    total0, total1 = suns0 + sum(down0), suns1 + sum(down1)
+    sun_total = SUN_TOTAL_POINTS if total0 > total1 else -SUN_TOTAL_POINTS if total0 < total1 else 0
+    fame0 = (
+        fame0
+        + _tile_points(t0, t1)
+        + SUN_TOTAL_WEIGHT * sun_total
+        + (_SUN_CONSTANT * len(up0) + SUN_RANK * suns0)
+    )
+    fame1 = (
+        fame1
+        + _tile_points(t1, t0)
+        - SUN_TOTAL_WEIGHT * sun_total
+        + (_SUN_CONSTANT * len(up1) + SUN_RANK * suns1)
+    )
+    lead = fame0 - fame1 if player == 0 else fame1 - fame0
     return math.tanh(lead / HEURISTIC_SCALE)
 
 
