@@ -826,6 +826,22 @@ def _tile_points(mine: list[int], theirs: list[int]) -> int:
     return points + CIV_POINTS[civs] + MONUMENT_DISTINCT_POINTS[distinct]
 
 
+MAX_CACHED_TILES = 100_000  # tile-count pairs whose points the heuristic keeps
+_TILE_POINTS: dict[tuple[int, ...], tuple[int, int]] = {}
+
+
+def _both_tile_points(t0: list[int], t1: list[int]) -> tuple[int, int]:
+    """(_tile_points(t0, t1), _tile_points(t1, t0)), cached by the counts: the heuristic meets
+    the same tiles again and again (drawn tiles go to the auction track, not to a player)."""
+    key = (*t0, *t1)
+    points = _TILE_POINTS.get(key)
+    if points is None:
+        if len(_TILE_POINTS) >= MAX_CACHED_TILES:
+            _TILE_POINTS.clear()
+        points = _TILE_POINTS[key] = (_tile_points(t0, t1), _tile_points(t1, t0))
+    return points
+
+
 # A face-up sun v is worth SUN_BASE + SUN_RANK * (v - 5) = _SUN_CONSTANT + SUN_RANK * v.
 _SUN_CONSTANT = SUN_BASE - 5 * SUN_RANK
 
@@ -847,16 +863,17 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     fame0, fame1 = core.fame
     suns0, suns1 = sum(up0), sum(up1)
     total0, total1 = suns0 + sum(down0), suns1 + sum(down1)
+    points0, points1 = _both_tile_points(t0, t1)
     sun_total = SUN_TOTAL_POINTS if total0 > total1 else -SUN_TOTAL_POINTS if total0 < total1 else 0
     fame0 = (
         fame0
-        + _tile_points(t0, t1)
+        + points0
         + SUN_TOTAL_WEIGHT * sun_total
         + (_SUN_CONSTANT * len(up0) + SUN_RANK * suns0)
     )
     fame1 = (
         fame1
-        + _tile_points(t1, t0)
+        + points1
         - SUN_TOTAL_WEIGHT * sun_total
         + (_SUN_CONSTANT * len(up1) + SUN_RANK * suns1)
     )
