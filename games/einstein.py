@@ -498,7 +498,7 @@ class EinsteinCore(SlotsCore):
         apply = self.apply
         legal_actions = self.legal_actions
         made = 0
-        while True:
+        while self.stage != _PLAY:  # setup: placements and setup draws, as the general loop
             cur = self.cur
             if cur >= 0:
                 if made == max_moves:
@@ -506,11 +506,71 @@ class EinsteinCore(SlotsCore):
                 actions = legal_actions()
                 apply(actions[int(rand() * len(actions))])
                 made += 1
-            elif cur == CHANCE:
-                cum = rules.roll_cum if self.stage == _PLAY else rules.setup_cum
-                apply(bisect_right(cum, rand() * cum[-1]))
             else:
-                return self.returns()[0]
+                cum = rules.setup_cum
+                apply(bisect_right(cum, rand() * cum[-1]))
+        # The play phase on local variables: legal_actions and apply inlined.
+        select, moves, move_table = rules.select, rules.moves, rules.move_table
+        cum = rules.roll_cum
+        total = cum[-1]
+        board = self.board
+        m0, m1 = self.masks
+        player, die, cur, winner = self.player, self.die, self.cur, self.winner
+        while True:
+            if cur == CHANCE:
+                die = bisect_right(cum, rand() * total) + 1
+                player = cur = 1 - player
+                continue
+            if cur < 0 or made == max_moves:
+                break
+            codes = select[cur][m1 if cur else m0][die]
+            cell = board[codes[0]]
+            if len(codes) == 2:
+                other = board[codes[1]]
+                if other < cell:  # ids grow with the source cell
+                    cell, other = other, cell
+                t0, t1, t2, by_occupancy = moves[cur][other]
+                second = by_occupancy[
+                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                ]
+                t0, t1, t2, by_occupancy = moves[cur][cell]
+                actions = (
+                    by_occupancy[
+                        (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                    ]
+                    + second
+                )
+            else:
+                t0, t1, t2, by_occupancy = moves[cur][cell]
+                actions = by_occupancy[
+                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                ]
+            src, dst, wins = move_table[actions[int(rand() * len(actions))]]
+            made += 1
+            code = board[src]
+            victim = board[dst]
+            if victim:
+                board[_POS + victim] = -1
+                if victim <= 6:
+                    m0 &= ~(1 << (victim - 1))
+                else:
+                    m1 &= ~(1 << (victim - 7))
+                if not (m1 if cur == BLACK else m0):  # the opponent's last cube is gone
+                    wins = True
+            board[dst] = code
+            board[src] = 0
+            board[_POS + code] = dst
+            die = 0
+            if wins:
+                winner = cur
+                cur = TERMINAL
+            else:
+                cur = CHANCE
+        self.masks = (m0, m1)
+        self.player, self.die, self.cur, self.winner = player, die, cur, winner
+        if cur == TERMINAL:
+            return self.returns()[0]
+        return evaluate(self, 0)
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) if Black won, (-1, +1) if White won, (0, 0) before the end."""
