@@ -402,8 +402,12 @@ class _Search(MoveOrderingMixin):
                 elif player == root:
                     if beta >= vmax:
                         continue  # a lower bound cannot reach beta = vmax
-                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
+                    child_beta = (beta - pess + prob * lower[i]) / prob
+                    if not child_beta < vmax:  # min(vmax, child_beta), without the call
+                        child_beta = vmax
+                    child_alpha = (alpha - opti + prob * upper[i]) / prob
+                    if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
+                        child_alpha = vmin
                     budget.nodes += 1
                     if not budget.nodes & 255:
                         budget.check()
@@ -416,8 +420,12 @@ class _Search(MoveOrderingMixin):
                 else:
                     if alpha <= vmin:
                         continue  # an upper bound cannot reach alpha = vmin
-                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
+                    child_beta = (beta - pess + prob * lower[i]) / prob
+                    if not child_beta < vmax:  # min(vmax, child_beta), without the call
+                        child_beta = vmax
+                    child_alpha = (alpha - opti + prob * upper[i]) / prob
+                    if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
+                        child_alpha = vmin
                     budget.nodes += 1
                     if not budget.nodes & 255:
                         budget.check()
@@ -444,8 +452,12 @@ class _Search(MoveOrderingMixin):
             child = children[i]
             if child is None:
                 child = make_child(state, outcome)
-            child_alpha = max(vmin, (alpha - opti + prob * up) / prob)
-            child_beta = min(vmax, (beta - pess + prob * low) / prob)
+            child_alpha = (alpha - opti + prob * up) / prob
+            if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
+                child_alpha = vmin
+            child_beta = (beta - pess + prob * low) / prob
+            if not child_beta < vmax:  # min(vmax, child_beta), without the call
+                child_beta = vmax
             budget.nodes += 1  # star(child, ...) from here on
             if not budget.nodes & 255:
                 budget.check()
