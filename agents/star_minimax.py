@@ -383,6 +383,10 @@ class _Search(MoveOrderingMixin):
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
+            # At depth 1 the probe (decision_node with probe=True: the first ordered action,
+            # a leaf) is inlined: half of the nodes of a shallow search are such probes.
+            ordering, best_moves, probes = self.ordering, self.best_moves, self.probes
+            evaluate = self.evaluate
             i = -1
             for outcome, prob in outcomes:
                 i += 1
@@ -399,27 +403,9 @@ class _Search(MoveOrderingMixin):
                     pess += prob * (value - lower[i])
                     opti += prob * (value - upper[i])
                     lower[i] = upper[i] = value
-                elif player == root:
-                    if beta >= vmax:
-                        continue  # a lower bound cannot reach beta = vmax
-                    child_beta = (beta - pess + prob * lower[i]) / prob
-                    if not child_beta < vmax:  # min(vmax, child_beta), without the call
-                        child_beta = vmax
-                    child_alpha = (alpha - opti + prob * upper[i]) / prob
-                    if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
-                        child_alpha = vmin
-                    budget.nodes += 1
-                    if not budget.nodes & 255:
-                        budget.check()
-                    value = self.decision_node(
-                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
-                    )
-                    if value > child_alpha and value > lower[i]:  # a proof that child >= value
-                        pess += prob * (value - lower[i])
-                        lower[i] = value
                 else:
-                    if alpha <= vmin:
-                        continue  # an upper bound cannot reach alpha = vmin
+                    if beta >= vmax if player == root else alpha <= vmin:
+                        continue  # a lower (upper) bound cannot reach beta = vmax (alpha = vmin)
                     child_beta = (beta - pess + prob * lower[i]) / prob
                     if not child_beta < vmax:  # min(vmax, child_beta), without the call
                         child_beta = vmax
@@ -429,10 +415,35 @@ class _Search(MoveOrderingMixin):
                     budget.nodes += 1
                     if not budget.nodes & 255:
                         budget.check()
-                    value = self.decision_node(
-                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
-                    )
-                    if value < child_beta and value < upper[i]:  # a proof that child <= value
+                    if depth == 1:
+                        k = keys[i]
+                        first = best_moves.get(k)
+                        if first is None:
+                            actions = child.legal_actions()
+                            if ordering is not None:
+                                actions = ordering(child, actions)
+                            first = actions[0]
+                        leaf = make_child(child, first)
+                        budget.nodes += 1
+                        if not budget.nodes & 255:
+                            budget.check()
+                        if leaf.current_player() == TERMINAL:
+                            value = leaf.returns()[root]
+                        else:
+                            self.horizon_reached = True
+                            self.evaluations += 1
+                            value = evaluate(leaf, root)
+                        if child_alpha < value < child_beta:
+                            probes[k] = (first, value)
+                    else:
+                        value = self.decision_node(
+                            child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
+                        )
+                    if player == root:
+                        if value > child_alpha and value > lower[i]:  # a proof: child >= value
+                            pess += prob * (value - lower[i])
+                            lower[i] = value
+                    elif value < child_beta and value < upper[i]:  # a proof: child <= value
                         opti += prob * (value - upper[i])
                         upper[i] = value
                 if pess >= beta - FP_SLACK:
