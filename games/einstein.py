@@ -298,7 +298,9 @@ class EinsteinCore(SlotsCore):
         self.rules = rules
         # board[cell] for cells 0..24: cube code, 0 empty, 1..6 Black's, 7..12 White's;
         # board[_OFF] stays 0; board[_POS + code]: the cell of cube `code`, -1 once removed.
-        # One list rather than two makes clone() cheaper.
+        # One list rather than two makes a copy cheaper. Copies share the list, and it is never
+        # changed once shared: whatever writes to a board writes to a fresh copy (apply, the
+        # placements, child, the rollout), so a roll's child and a clone copy nothing.
         self.board = [0] * (_POS + 1) + [-1] * 12
         self.masks = (0, 0)  # cubes on the board per player, bit v-1 for cube v
         self.stage = _BLACK_SETUP
@@ -311,7 +313,7 @@ class EinsteinCore(SlotsCore):
         """An independent copy sharing the rules."""
         c = EinsteinCore.__new__(EinsteinCore)
         c.rules = self.rules
-        c.board = self.board[:]
+        c.board = self.board  # shared: written only as a fresh copy
         c.masks = self.masks
         c.stage = self.stage
         c.player = self.player
@@ -332,14 +334,15 @@ class EinsteinCore(SlotsCore):
         c.rules = rules = self.rules
         c.stage = _PLAY
         c.winner = self.winner
-        board = c.board = self.board[:]
         if p == CHANCE:
+            c.board = self.board  # unchanged, so shared
             c.masks = self.masks
             c.die = action + 1
             c.player = c.cur = 1 - self.player
             return c
         c.player = self.player
         c.die = 0
+        board = c.board = self.board[:]
         src, dst, wins = rules.move_table[action]
         code = board[src]
         victim = board[dst]
@@ -437,7 +440,7 @@ class EinsteinCore(SlotsCore):
             self._place_one(p, action - PLACE_BASE)
             return
         src, dst, wins = self.rules.move_table[action]
-        board = self.board
+        board = self.board = self.board[:]  # the old list may be shared
         code = board[src]
         victim = board[dst]
         if victim:
@@ -462,10 +465,11 @@ class EinsteinCore(SlotsCore):
 
     def _place_all(self, player: int, numbers: tuple[int, ...]) -> None:
         """Random setup: cube numbers[i] on the player's i-th home cell."""
+        board = self.board = self.board[:]  # the old list may be shared
         for cell, value in zip(_HOME[player], numbers, strict=True):
             code = 6 * player + value
-            self.board[cell] = code
-            self.board[_POS + code] = cell
+            board[cell] = code
+            board[_POS + code] = cell
         m0, m1 = self.masks
         self.masks = (63, m1) if player == BLACK else (m0, 63)
 
@@ -475,8 +479,9 @@ class EinsteinCore(SlotsCore):
         value = bin(mask).count("1") + 1
         code = 6 * player + value
         cell = _HOME[player][slot]
-        self.board[cell] = code
-        self.board[_POS + code] = cell
+        board = self.board = self.board[:]  # the old list may be shared
+        board[cell] = code
+        board[_POS + code] = cell
         mask |= 1 << (value - 1)
         m0, m1 = self.masks
         self.masks = (mask, m1) if player == BLACK else (m0, mask)
@@ -513,7 +518,7 @@ class EinsteinCore(SlotsCore):
         select, moves, move_table = rules.select, rules.moves, rules.move_table
         cum = rules.roll_cum
         total = cum[-1]
-        board = self.board
+        board = self.board = self.board[:]  # the old list may be shared
         m0, m1 = self.masks
         player, die, cur, winner = self.player, self.die, self.cur, self.winner
         while True:

@@ -103,6 +103,7 @@ def test_random_rollout_equals_the_general_rollout(game_string):
     if not hasattr(cores[0], "random_rollout"):
         pytest.skip("no fast rollout")
     for index, core in enumerate(cores):
+        before = copy.deepcopy(fields(core))
         for max_moves in (-1, 0, 1, 3, 10):
             fast_rng, plain_rng = random.Random(index), random.Random(index)
             fast_core, plain_core = core.clone(), core.clone()
@@ -111,6 +112,7 @@ def test_random_rollout_equals_the_general_rollout(game_string):
             assert fast == plain, (str(core), max_moves)
             assert fields(fast_core) == fields(plain_core), (str(core), max_moves)
             assert fast_rng.random() == plain_rng.random()
+        assert fields(core) == before, "a rollout of a clone changed the original"
 
 
 def reference_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
@@ -185,7 +187,14 @@ def test_child_equals_clone_then_apply(game_string):
         for action in actions:
             expected = core.clone()
             expected.apply(action)
-            assert fields(core.child(action)) == fields(expected), (str(core), action)
+            child = core.child(action)
+            assert fields(child) == fields(expected), (str(core), action)
+            if not child.is_terminal():  # playing on in the child leaves the parent alone
+                grandchild = child.clone()
+                if grandchild.current_player() == pyspiel.PlayerId.CHANCE:
+                    grandchild.apply(grandchild.chance_outcomes()[0][0])
+                else:
+                    grandchild.apply(grandchild.legal_actions()[0])
         assert fields(core) == before, str(core)
 
 
