@@ -367,7 +367,17 @@ def run_simulations(
     make_child = child_maker(root.state)
     # The state type's own rollout loop, looked up once (`rollout` would per simulation).
     fast_rollout = getattr(type(root.state), "random_rollout", None)
+    # UCT's square roots by visit count, looked up instead of computed for every child at
+    # every selection (the same floats): roots[n] = sqrt(n), explores[n] = the exploration
+    # factor of a node visited n times. No node has more visits than the root, so the tables
+    # grow with it.
+    roots: list[float] = []
+    explores: list[float] = []
     while True:
+        if root.visits >= len(roots):
+            for n in range(len(roots), 2 * root.visits + 64):
+                roots.append(sqrt(n))
+                explores.append(uct_c * sqrt(log(n)) if n > 1 else 0.0)
         node = root
         state = node.state
         path = [node]
@@ -396,14 +406,13 @@ def run_simulations(
                     break
                 # uct_select, inlined (the same floats and ties): it runs at every decision
                 # node of every simulation.
-                parent_visits = node.visits
-                explore = uct_c * sqrt(log(parent_visits)) if parent_visits > 1 else 0.0
+                explore = explores[node.visits]
                 best_score = -math.inf
                 index = i = 0
                 if player == 0:
                     for child in children:
                         visits = child.visits
-                        score = child.total / visits + explore / sqrt(visits)
+                        score = child.total / visits + explore / roots[visits]
                         if score > best_score:
                             best_score = score
                             index = i
@@ -411,7 +420,7 @@ def run_simulations(
                 else:
                     for child in children:
                         visits = child.visits
-                        score = -1.0 * child.total / visits + explore / sqrt(visits)
+                        score = -1.0 * child.total / visits + explore / roots[visits]
                         if score > best_score:
                             best_score = score
                             index = i

@@ -79,6 +79,7 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
     MASK64,
+    MAX_TABLE_SIZE,
     Budget,
     MoveOrderingMixin,
     SearchTimeout,
@@ -256,6 +257,7 @@ class _Search(MoveOrderingMixin):
         """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
 
         Requires vmin <= alpha < beta <= vmax; every window the search derives satisfies it.
+        The root calls it; `decision_node` and `chance_node` inline it for their children.
         """
         self.budget.tick()
         player = state.current_player()
@@ -279,11 +281,23 @@ class _Search(MoveOrderingMixin):
         ckey: int,
         probe: bool,
     ) -> float:
-        """Alpha-beta at a decision node; with `probe`, only the first ordered action."""
+        """Alpha-beta at a decision node; with `probe`, only the first ordered action.
+
+        The move ordering (`ordered_actions`), `child_key`, `star`'s prologue for the children
+        and `remember` are inlined: this loop runs at every decision node, and in Pig and EWN
+        the search's own calls cost as much as the rules.
+        """
         player = state.current_player()
         maximizing = player == self.root
-        shared_ckey = self.mover_ckey(ckey, player) if self.shared else 0
-        actions = self.ordered_actions(state, key)
+        shared = self.shared
+        shared_ckey = self.mover_ckey(ckey, player) if shared else 0
+        actions = state.legal_actions()
+        if self.ordering is not None:
+            actions = self.ordering(state, actions)
+        best_moves = self.best_moves
+        best = best_moves.get(key)
+        if best is not None and best != actions[0]:
+            actions = [best, *(a for a in actions if a != best)]
         if probe:
             actions = actions[:1]
         best_value = -math.inf if maximizing else math.inf
@@ -292,26 +306,31 @@ class _Search(MoveOrderingMixin):
         make_child = self.make_child
         frontier = depth == 1  # every child is a leaf: star(child, 0, ...) is inlined
         budget, root, evaluate = self.budget, self.root, self.evaluate
+        depth -= 1  # the children's depth
         for action in actions:
             if probed is not None and probed[0] == action:
                 value = probed[1]  # exact, from Star2's probe of this node
             else:
                 child = make_child(state, action)
-                if frontier:
-                    budget.nodes += 1
-                    if not budget.nodes & 255:
-                        budget.check()
-                    if child.current_player() == TERMINAL:
-                        value = child.returns()[root]
-                    else:
-                        self.horizon_reached = True
-                        self.evaluations += 1
-                        value = evaluate(child, root)
+                budget.nodes += 1  # star(child, ...)'s tick
+                if not budget.nodes & 255:
+                    budget.check()
+                child_player = child.current_player()
+                if child_player == TERMINAL:
+                    value = child.returns()[root]
+                elif frontier:
+                    self.horizon_reached = True
+                    self.evaluations += 1
+                    value = evaluate(child, root)
                 else:
-                    k = child_key(key, action)
-                    value = self.star(
-                        child, depth - 1, alpha, beta, k, shared_ckey if self.shared else k
-                    )
+                    k = hash((key, action))  # child_key(key, action)
+                    ck = shared_ckey if shared else k
+                    if child_player != CHANCE:
+                        value = self.decision_node(child, depth, alpha, beta, k, ck, False)
+                    elif depth <= self.prune_min_depth:
+                        value = self.chance_average(child, depth, k, ck)
+                    else:
+                        value = self.chance_node(child, depth, alpha, beta, k, ck)
                 if probe and alpha < value < beta:
                     self.probes[key] = (action, value)
             if maximizing:
@@ -326,7 +345,9 @@ class _Search(MoveOrderingMixin):
             if alpha >= beta:
                 break
         if not probe:
-            self.remember(key, best_action)
+            if len(best_moves) >= MAX_TABLE_SIZE:  # remember(key, best_action)
+                best_moves.clear()
+            best_moves[key] = best_action
         return best_value
 
     def chance_average(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
@@ -342,7 +363,11 @@ class _Search(MoveOrderingMixin):
     def chance_node(
         self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
-        """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
+        """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node.
+
+        As in `decision_node`, `child_key`, `Budget.tick` and `star`'s prologue for the
+        children are inlined.
+        """
         vmin, vmax = self.vmin, self.vmax
         outcomes = self.outcomes(state, ckey)
         n = len(outcomes)
@@ -352,46 +377,73 @@ class _Search(MoveOrderingMixin):
         # Children are made when first needed (a cut may come before most are), and kept
         # between Star2's probing and its full search.
         children: list[SearchState | None] = [None] * n
-        keys = [child_key(key, outcome) for outcome, _ in outcomes]
+        keys = [hash((key, outcome)) for outcome, _ in outcomes]  # child_key(key, outcome)
         ckeys = [self.chance_ckey(ckey)] * n if self.shared else keys
+        budget, root, make_child = self.budget, self.root, self.make_child
 
         if self.algorithm == "star2":
             # Probing phase: one action at each decision child gives a one-sided bound.
-            make_child = self.make_child
-            for i, (outcome, prob) in enumerate(outcomes):
+            # At depth 1 the probe (decision_node with probe=True: the first ordered action,
+            # a leaf) is inlined: half of the nodes of a shallow search are such probes.
+            ordering, best_moves, probes = self.ordering, self.best_moves, self.probes
+            evaluate = self.evaluate
+            i = -1
+            for outcome, prob in outcomes:
+                i += 1
                 child = make_child(state, outcome)
                 children[i] = child
                 player = child.current_player()
                 if player == CHANCE:
                     continue  # no single action to probe
                 if player == TERMINAL:
-                    self.budget.tick()
-                    value = child.returns()[self.root]
+                    budget.nodes += 1
+                    if not budget.nodes & 255:
+                        budget.check()
+                    value = child.returns()[root]
                     pess += prob * (value - lower[i])
                     opti += prob * (value - upper[i])
                     lower[i] = upper[i] = value
-                elif player == self.root:
-                    if beta >= vmax:
-                        continue  # a lower bound cannot reach beta = vmax
-                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
-                    self.budget.tick()
-                    value = self.decision_node(
-                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
-                    )
-                    if value > child_alpha and value > lower[i]:  # a proof that child >= value
-                        pess += prob * (value - lower[i])
-                        lower[i] = value
                 else:
-                    if alpha <= vmin:
-                        continue  # an upper bound cannot reach alpha = vmin
-                    child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-                    child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
-                    self.budget.tick()
-                    value = self.decision_node(
-                        child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
-                    )
-                    if value < child_beta and value < upper[i]:  # a proof that child <= value
+                    if beta >= vmax if player == root else alpha <= vmin:
+                        continue  # a lower (upper) bound cannot reach beta = vmax (alpha = vmin)
+                    child_beta = (beta - pess + prob * lower[i]) / prob
+                    if not child_beta < vmax:  # min(vmax, child_beta), without the call
+                        child_beta = vmax
+                    child_alpha = (alpha - opti + prob * upper[i]) / prob
+                    if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
+                        child_alpha = vmin
+                    budget.nodes += 1
+                    if not budget.nodes & 255:
+                        budget.check()
+                    if depth == 1:
+                        k = keys[i]
+                        first = best_moves.get(k)
+                        if first is None:
+                            actions = child.legal_actions()
+                            if ordering is not None:
+                                actions = ordering(child, actions)
+                            first = actions[0]
+                        leaf = make_child(child, first)
+                        budget.nodes += 1
+                        if not budget.nodes & 255:
+                            budget.check()
+                        if leaf.current_player() == TERMINAL:
+                            value = leaf.returns()[root]
+                        else:
+                            self.horizon_reached = True
+                            self.evaluations += 1
+                            value = evaluate(leaf, root)
+                        if child_alpha < value < child_beta:
+                            probes[k] = (first, value)
+                    else:
+                        value = self.decision_node(
+                            child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
+                        )
+                    if player == root:
+                        if value > child_alpha and value > lower[i]:  # a proof: child >= value
+                            pess += prob * (value - lower[i])
+                            lower[i] = value
+                    elif value < child_beta and value < upper[i]:  # a proof: child <= value
                         opti += prob * (value - upper[i])
                         upper[i] = value
                 if pess >= beta - FP_SLACK:
@@ -399,30 +451,53 @@ class _Search(MoveOrderingMixin):
                 if opti <= alpha + FP_SLACK:
                     return opti
 
-        for i, (outcome, prob) in enumerate(outcomes):
-            if lower[i] == upper[i]:
+        # depth >= 1 here (star values chance nodes at depth 0 by the heuristic), so no child
+        # of this node is a leaf.
+        prune_min_depth = self.prune_min_depth
+        i = -1
+        for outcome, prob in outcomes:
+            i += 1
+            low, up = lower[i], upper[i]
+            if low == up:
                 continue  # known exactly (a terminal child found while probing)
             child = children[i]
             if child is None:
-                child = self.make_child(state, outcome)
-            child_alpha = max(vmin, (alpha - opti + prob * upper[i]) / prob)
-            child_beta = min(vmax, (beta - pess + prob * lower[i]) / prob)
-            value = self.star(child, depth, child_alpha, child_beta, keys[i], ckeys[i])
+                child = make_child(state, outcome)
+            child_alpha = (alpha - opti + prob * up) / prob
+            if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
+                child_alpha = vmin
+            child_beta = (beta - pess + prob * low) / prob
+            if not child_beta < vmax:  # min(vmax, child_beta), without the call
+                child_beta = vmax
+            budget.nodes += 1  # star(child, ...) from here on
+            if not budget.nodes & 255:
+                budget.check()
+            player = child.current_player()
+            if player == TERMINAL:
+                value = child.returns()[root]
+            elif player != CHANCE:
+                value = self.decision_node(
+                    child, depth, child_alpha, child_beta, keys[i], ckeys[i], False
+                )
+            elif depth <= prune_min_depth:
+                value = self.chance_average(child, depth, keys[i], ckeys[i])
+            else:
+                value = self.chance_node(child, depth, child_alpha, child_beta, keys[i], ckeys[i])
             if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
-                new_lower, new_upper = max(lower[i], value), upper[i]
+                new_lower, new_upper = (value if value > low else low), up
             elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
-                new_lower, new_upper = lower[i], min(upper[i], value)
+                new_lower, new_upper = low, (value if value < up else up)
             else:
                 new_lower = new_upper = value
-            pess += prob * (new_lower - lower[i])
-            opti += prob * (new_upper - upper[i])
+            pess += prob * (new_lower - low)
+            opti += prob * (new_upper - up)
             lower[i], upper[i] = new_lower, new_upper
             if pess >= beta - FP_SLACK:
                 return pess
             if opti <= alpha + FP_SLACK:
                 return opti
         # Every outcome searched without a cut: all are exact, so pess == opti (up to rounding).
-        return sum(prob * lower[i] for i, (_, prob) in enumerate(outcomes))
+        return sum([prob * lower[i] for i, (_, prob) in enumerate(outcomes)])
 
     # Root ---------------------------------------------------------------------------------
 

@@ -171,6 +171,19 @@ class EinsteinRules(SharedRules):
             )
             for p in (BLACK, WHITE)
         )
+        # mobile[player][mask]: (board index of the cube's cell, mobility) of each cube on the
+        # board that can move, by number: the terms of einstein_heuristic's pace.
+        self.mobile = tuple(
+            tuple(
+                tuple((_POS + 6 * p + v, m) for v, m in enumerate(self.mobility[mask]) if m)
+                for mask in range(64)
+            )
+            for p in (BLACK, WHITE)
+        )
+        # order_rank[action]: winning moves 0-1, then captures, then the rest (move ordering).
+        self.order_rank = tuple(
+            2 * (not move_table[a][2]) + (not a & 1) for a in range(NUM_MOVE_ACTIONS)
+        )
         self.permutations = tuple(itertools.permutations(range(1, NUM_CUBES + 1)))
         self.setup_outcomes = tuple((a, 1.0 / len(self.permutations)) for a in range(720))
         self.roll_outcomes = tuple((x, 1.0 / 6) for x in range(6))
@@ -285,7 +298,9 @@ class EinsteinCore(SlotsCore):
         self.rules = rules
         # board[cell] for cells 0..24: cube code, 0 empty, 1..6 Black's, 7..12 White's;
         # board[_OFF] stays 0; board[_POS + code]: the cell of cube `code`, -1 once removed.
-        # One list rather than two makes clone() cheaper.
+        # One list rather than two makes a copy cheaper. Copies share the list, and it is never
+        # changed once shared: whatever writes to a board writes to a fresh copy (apply, the
+        # placements, child, the rollout), so a roll's child and a clone copy nothing.
         self.board = [0] * (_POS + 1) + [-1] * 12
         self.masks = (0, 0)  # cubes on the board per player, bit v-1 for cube v
         self.stage = _BLACK_SETUP
@@ -298,13 +313,59 @@ class EinsteinCore(SlotsCore):
         """An independent copy sharing the rules."""
         c = EinsteinCore.__new__(EinsteinCore)
         c.rules = self.rules
-        c.board = self.board[:]
+        c.board = self.board  # shared: written only as a fresh copy
         c.masks = self.masks
         c.stage = self.stage
         c.player = self.player
         c.die = self.die
         c.winner = self.winner
         c.cur = self.cur
+        return c
+
+    def child(self, action: int) -> EinsteinCore:
+        """A copy with `action` applied, each field written once in the play phase (what
+        `apply` does to a clone; searches make every child this way)."""
+        p = self.cur
+        if self.stage != _PLAY or action >= PLACE_BASE:
+            c = self.clone()
+            c.apply(action)
+            return c
+        c = EinsteinCore.__new__(EinsteinCore)
+        c.rules = rules = self.rules
+        c.stage = _PLAY
+        c.winner = self.winner
+        if p == CHANCE:
+            c.board = self.board  # unchanged, so shared
+            c.masks = self.masks
+            c.die = action + 1
+            c.player = c.cur = 1 - self.player
+            return c
+        c.player = self.player
+        c.die = 0
+        board = c.board = self.board[:]
+        src, dst, wins = rules.move_table[action]
+        code = board[src]
+        victim = board[dst]
+        if victim:
+            board[_POS + victim] = -1
+            m0, m1 = self.masks
+            if victim <= 6:
+                m0 &= ~(1 << (victim - 1))
+            else:
+                m1 &= ~(1 << (victim - 7))
+            c.masks = (m0, m1)
+            if not (m1 if p == BLACK else m0):  # the opponent's last cube is gone
+                wins = True
+        else:
+            c.masks = self.masks
+        board[dst] = code
+        board[src] = 0
+        board[_POS + code] = dst
+        if wins:
+            c.winner = p
+            c.cur = TERMINAL
+        else:
+            c.cur = CHANCE
         return c
 
     def current_player(self) -> int:
@@ -379,7 +440,7 @@ class EinsteinCore(SlotsCore):
             self._place_one(p, action - PLACE_BASE)
             return
         src, dst, wins = self.rules.move_table[action]
-        board = self.board
+        board = self.board = self.board[:]  # the old list may be shared
         code = board[src]
         victim = board[dst]
         if victim:
@@ -404,10 +465,11 @@ class EinsteinCore(SlotsCore):
 
     def _place_all(self, player: int, numbers: tuple[int, ...]) -> None:
         """Random setup: cube numbers[i] on the player's i-th home cell."""
+        board = self.board = self.board[:]  # the old list may be shared
         for cell, value in zip(_HOME[player], numbers, strict=True):
             code = 6 * player + value
-            self.board[cell] = code
-            self.board[_POS + code] = cell
+            board[cell] = code
+            board[_POS + code] = cell
         m0, m1 = self.masks
         self.masks = (63, m1) if player == BLACK else (m0, 63)
 
@@ -417,8 +479,9 @@ class EinsteinCore(SlotsCore):
         value = bin(mask).count("1") + 1
         code = 6 * player + value
         cell = _HOME[player][slot]
-        self.board[cell] = code
-        self.board[_POS + code] = cell
+        board = self.board = self.board[:]  # the old list may be shared
+        board[cell] = code
+        board[_POS + code] = cell
         mask |= 1 << (value - 1)
         m0, m1 = self.masks
         self.masks = (mask, m1) if player == BLACK else (m0, mask)
@@ -440,7 +503,7 @@ class EinsteinCore(SlotsCore):
         apply = self.apply
         legal_actions = self.legal_actions
         made = 0
-        while True:
+        while self.stage != _PLAY:  # setup: placements and setup draws, as the general loop
             cur = self.cur
             if cur >= 0:
                 if made == max_moves:
@@ -448,11 +511,71 @@ class EinsteinCore(SlotsCore):
                 actions = legal_actions()
                 apply(actions[int(rand() * len(actions))])
                 made += 1
-            elif cur == CHANCE:
-                cum = rules.roll_cum if self.stage == _PLAY else rules.setup_cum
-                apply(bisect_right(cum, rand() * cum[-1]))
             else:
-                return self.returns()[0]
+                cum = rules.setup_cum
+                apply(bisect_right(cum, rand() * cum[-1]))
+        # The play phase on local variables: legal_actions and apply inlined.
+        select, moves, move_table = rules.select, rules.moves, rules.move_table
+        cum = rules.roll_cum
+        total = cum[-1]
+        board = self.board = self.board[:]  # the old list may be shared
+        m0, m1 = self.masks
+        player, die, cur, winner = self.player, self.die, self.cur, self.winner
+        while True:
+            if cur == CHANCE:
+                die = bisect_right(cum, rand() * total) + 1
+                player = cur = 1 - player
+                continue
+            if cur < 0 or made == max_moves:
+                break
+            codes = select[cur][m1 if cur else m0][die]
+            cell = board[codes[0]]
+            if len(codes) == 2:
+                other = board[codes[1]]
+                if other < cell:  # ids grow with the source cell
+                    cell, other = other, cell
+                t0, t1, t2, by_occupancy = moves[cur][other]
+                second = by_occupancy[
+                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                ]
+                t0, t1, t2, by_occupancy = moves[cur][cell]
+                actions = (
+                    by_occupancy[
+                        (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                    ]
+                    + second
+                )
+            else:
+                t0, t1, t2, by_occupancy = moves[cur][cell]
+                actions = by_occupancy[
+                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
+                ]
+            src, dst, wins = move_table[actions[int(rand() * len(actions))]]
+            made += 1
+            code = board[src]
+            victim = board[dst]
+            if victim:
+                board[_POS + victim] = -1
+                if victim <= 6:
+                    m0 &= ~(1 << (victim - 1))
+                else:
+                    m1 &= ~(1 << (victim - 7))
+                if not (m1 if cur == BLACK else m0):  # the opponent's last cube is gone
+                    wins = True
+            board[dst] = code
+            board[src] = 0
+            board[_POS + code] = dst
+            die = 0
+            if wins:
+                winner = cur
+                cur = TERMINAL
+            else:
+                cur = CHANCE
+        self.masks = (m0, m1)
+        self.player, self.die, self.cur, self.winner = player, die, cur, winner
+        if cur == TERMINAL:
+            return self.returns()[0]
+        return evaluate(self, 0)
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) if Black won, (-1, +1) if White won, (0, 0) before the end."""
@@ -553,21 +676,24 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
     m0, m1 = core.masks
     rules = core.rules
     board = core.board
-    pace = [0.0, 0.0]
-    for p, mask in ((BLACK, m0), (WHITE, m1)):
-        mobility = rules.mobility[mask]
-        distance = rules.distance[p]
-        base = _POS + 6 * p
-        total = 0.0
-        for v in range(1, 7):
-            m = mobility[v]
-            if m:
-                total += m / distance[board[base + v]]
-        pace[p] = total
-    mover = core.player if core.die else 1 - core.player
-    pace[mover] *= _TEMPO
-    mine = pace[player] * pace[player]
-    theirs = pace[1 - player] * pace[1 - player]
+    # Each side's terms in order of cube number, as a loop over numbers 1..6 with mobility > 0
+    # adds them (the same floats).
+    distance = rules.distance[BLACK]
+    black = 0.0
+    for index, m in rules.mobile[BLACK][m0]:
+        black += m / distance[board[index]]
+    distance = rules.distance[WHITE]
+    white = 0.0
+    for index, m in rules.mobile[WHITE][m1]:
+        white += m / distance[board[index]]
+    if (core.player if core.die else 1 - core.player) == BLACK:
+        black *= _TEMPO
+    else:
+        white *= _TEMPO
+    if player == BLACK:
+        mine, theirs = black * black, white * white
+    else:
+        mine, theirs = white * white, black * black
     return (mine - theirs) / (mine + theirs)
 
 
@@ -575,8 +701,8 @@ def einstein_move_ordering(core: EinsteinCore, actions: Sequence[int]) -> Sequen
     """Winning moves first, then captures, then the rest (for pruning searches)."""
     if not actions or actions[0] >= NUM_MOVE_ACTIONS:
         return actions  # free-setup placements: no order is better than another
-    table = core.rules.move_table
-    return sorted(actions, key=lambda a: (not table[a][2], not a & 1))
+    # Sorting by rank is stable, as by the pair (not winning, not capture) it stands for.
+    return sorted(actions, key=core.rules.order_rank.__getitem__)
 
 
 register_game(_GAME_TYPE, EinsteinGame)

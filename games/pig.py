@@ -127,6 +127,11 @@ class PigRules(SharedRules):
         # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
         self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
         self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
+        # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
+        # same floats as `_race_value` computes, looked up instead of computed at every leaf.
+        self.near_goal: tuple[float, ...] = tuple(
+            math.sqrt(max(0.0, 1.0 - points / self.winscore)) for points in range(self.winscore)
+        )
 
     def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
@@ -199,6 +204,48 @@ class PigCore(SlotsCore):
         c.rolling = self.rolling
         c.moves = self.moves
         c.over = self.over
+        return c
+
+    def child(self, action: int) -> PigCore:
+        """A copy with `action` applied, each field written once (what `apply` does to a
+        clone; searches make every child this way)."""
+        c = PigCore.__new__(PigCore)
+        c.rules = rules = self.rules
+        if self.rolling:
+            c.rolling = False
+            c.moves = self.moves
+            c.over = self.over
+            kind, amount = rules.effects[action]
+            if kind == _ADD:
+                c.scores = self.scores
+                c.turn_total = self.turn_total + amount
+                c.turn_player = self.turn_player
+                return c
+            c.turn_total = 0
+            p = self.turn_player
+            if kind == _RESET:
+                c.scores = (0, self.scores[1]) if p == 0 else (self.scores[0], 0)
+            else:
+                c.scores = self.scores
+            c.turn_player = 1 - p
+            return c
+        c.moves = moves = self.moves + 1
+        over = self.over
+        if action == ROLL:
+            c.rolling = True
+            c.scores = self.scores
+            c.turn_total = self.turn_total
+            c.turn_player = self.turn_player
+        else:
+            c.rolling = False
+            p = self.turn_player
+            banked = self.scores[p] + self.turn_total
+            c.scores = (banked, self.scores[1]) if p == 0 else (self.scores[0], banked)
+            c.turn_total = 0
+            c.turn_player = 1 - p  # also on a win, as the C++ game does
+            if banked >= rules.winscore:
+                over = True
+        c.over = over or moves >= rules.horizon
         return c
 
     def current_player(self) -> int:
@@ -368,7 +415,18 @@ def pig_heuristic(core: PigCore, player: int) -> float:
     """
     if core.over:
         return core.returns()[player]
-    return _race_value(core.scores, core.turn_total, core.turn_player, player, core.rules.winscore)
+    # _race_value, with the square roots from the rules' table (the same floats).
+    scores = core.scores
+    mine, theirs = scores[player], scores[1 - player]
+    if core.turn_player == player:
+        mine += core.turn_total
+    else:
+        theirs += core.turn_total
+    near = core.rules.near_goal
+    last = len(near)
+    near_mine = near[mine] if mine < last else 0.0
+    near_theirs = near[theirs] if theirs < last else 0.0
+    return math.tanh(2.0 * (near_theirs - near_mine))
 
 
 def pig_lead_heuristic(core: PigCore, player: int) -> float:

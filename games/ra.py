@@ -65,6 +65,7 @@ the last one. Fewer epochs give shorter games for tests and search.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -509,7 +510,9 @@ class RaCore(SlotsCore):
 
         The fast path of agents.mcts.rollout: the same draws from `rand` (one per decision,
         forced ones included; a tile by scanning the bag's kinds in order, as the general loop
-        scans `chance_outcomes()`), without building the outcome list at every draw.
+        scans `chance_outcomes()`), without building the outcome list at every draw. A bid or
+        a plain turn (no god held) is chosen without listing the actions: the suns above the
+        high bid are a suffix of the sorted suns, and a turn is draw or invoke.
         """
         apply = self.apply
         legal_actions = self.legal_actions
@@ -528,13 +531,33 @@ class RaCore(SlotsCore):
                         u -= count / size
                         if u < 0.0:
                             break
-                apply(kind)
+                self._draw(kind)
                 continue
             if made == max_moves:
                 return evaluate(self, 0)
-            actions = legal_actions()
-            apply(actions[int(rand() * len(actions))])
             made += 1
+            if phase == AUCTION:  # legal_actions: [PASS] unless forced, then the higher suns
+                p = self.to_move
+                high = self.high_bid
+                up = self.up[p]
+                start = bisect_right(up, high)
+                if high == 0 and self.auction_kind == VOLUNTARY and p == self.turn_player:
+                    apply(_BID_BASE + up[start + int(rand() * (len(up) - start))])
+                else:
+                    index = int(rand() * (len(up) - start + 1))
+                    apply(PASS if index == 0 else _BID_BASE + up[start + index - 1])
+            elif phase == TURN and not self.tiles[self.to_move][GOD]:
+                if len(self.track) < TRACK_SIZE:  # (DRAW, INVOKE): u * 2 < 1 is u < 0.5
+                    if rand() < 0.5:
+                        self.phase = DRAWING
+                    else:
+                        apply(INVOKE)
+                else:  # (INVOKE,), drawn as any forced move is
+                    rand()
+                    apply(INVOKE)
+            else:
+                actions = legal_actions()
+                apply(actions[int(rand() * len(actions))])
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) or (-1, +1) by fame at the end, (0, 0) on a tie or before the end."""
@@ -804,6 +827,48 @@ def projected_fame(core: RaCore, player: int) -> float:
     )
 
 
+def _tile_points(mine: list[int], theirs: list[int]) -> int:
+    """epoch_points(mine, theirs) + monument_points(mine), in one pass for the heuristic."""
+    pharaohs, their_pharaohs = mine[PHARAOH], theirs[PHARAOH]
+    points = GOD_POINTS * mine[GOD] + GOLD_POINTS * mine[GOLD]
+    if pharaohs > their_pharaohs:
+        points += PHARAOH_MOST
+    elif pharaohs < their_pharaohs:
+        points += PHARAOH_FEWEST
+    if mine[FLOOD]:
+        points += mine[NILE] + mine[FLOOD]
+    civs = 0
+    for n in mine[CIVS[0] : CIVS[-1] + 1]:
+        if n:
+            civs += 1
+    distinct = 0
+    for n in mine[MONUMENTS[0] : MONUMENTS[-1] + 1]:
+        if n:
+            distinct += 1
+            points += MONUMENT_SAME_POINTS[n]
+    return points + CIV_POINTS[civs] + MONUMENT_DISTINCT_POINTS[distinct]
+
+
+MAX_CACHED_TILES = 100_000  # tile-count pairs whose points the heuristic keeps
+_TILE_POINTS: dict[tuple[int, ...], tuple[int, int]] = {}
+
+
+def _both_tile_points(t0: list[int], t1: list[int]) -> tuple[int, int]:
+    """(_tile_points(t0, t1), _tile_points(t1, t0)), cached by the counts: the heuristic meets
+    the same tiles again and again (drawn tiles go to the auction track, not to a player)."""
+    key = (*t0, *t1)
+    points = _TILE_POINTS.get(key)
+    if points is None:
+        if len(_TILE_POINTS) >= MAX_CACHED_TILES:
+            _TILE_POINTS.clear()
+        points = _TILE_POINTS[key] = (_tile_points(t0, t1), _tile_points(t1, t0))
+    return points
+
+
+# A face-up sun v is worth SUN_BASE + SUN_RANK * (v - 5) = _SUN_CONSTANT + SUN_RANK * v.
+_SUN_CONSTANT = SUN_BASE - 5 * SUN_RANK
+
+
 def ra_heuristic(core: RaCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact at the end, else a squashed projected lead.
 
@@ -813,7 +878,29 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     """
     if core.phase == OVER:
         return core.returns()[player]
-    lead = projected_fame(core, player) - projected_fame(core, 1 - player)
+    # projected_fame of both players, its terms grouped differently: every term is a multiple
+    # of 1/4 far below 2**50, so each sum is exact and the lead is the same float.
+    t0, t1 = core.tiles
+    up0, up1 = core.up
+    down0, down1 = core.down
+    fame0, fame1 = core.fame
+    suns0, suns1 = sum(up0), sum(up1)
+    total0, total1 = suns0 + sum(down0), suns1 + sum(down1)
+    points0, points1 = _both_tile_points(t0, t1)
+    sun_total = SUN_TOTAL_POINTS if total0 > total1 else -SUN_TOTAL_POINTS if total0 < total1 else 0
+    fame0 = (
+        fame0
+        + points0
+        + SUN_TOTAL_WEIGHT * sun_total
+        + (_SUN_CONSTANT * len(up0) + SUN_RANK * suns0)
+    )
+    fame1 = (
+        fame1
+        + points1
+        - SUN_TOTAL_WEIGHT * sun_total
+        + (_SUN_CONSTANT * len(up1) + SUN_RANK * suns1)
+    )
+    lead = fame0 - fame1 if player == 0 else fame1 - fame0
     return math.tanh(lead / HEURISTIC_SCALE)
 
 

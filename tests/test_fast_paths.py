@@ -3,10 +3,13 @@
 - `random_rollout` (a core's own random-play loop) against agents.mcts.rollout over the plain
   search protocol: the same value, the same final state, the same draws from the generator.
 - Cached and incremental evaluation terms against a direct reading of their definition.
+- A core's one-step `child` against clone then apply.
 """
 
 from __future__ import annotations
 
+import copy
+import math
 import random
 
 import pyspiel
@@ -16,6 +19,17 @@ import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.mcts import rollout
 from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.einstein import _PLAY as EINSTEIN_PLAY
+from chancespiel.games.einstein import _POS as EINSTEIN_POS
+from chancespiel.games.einstein import _TEMPO as EINSTEIN_TEMPO
+from chancespiel.games.einstein import (
+    PLACE_BASE,
+    EinsteinCore,
+    einstein_heuristic,
+    einstein_move_ordering,
+)
+from chancespiel.games.pig import PigCore, _race_value, pig_heuristic
+from chancespiel.games.ra import HEURISTIC_SCALE, projected_fame, ra_heuristic
 from chancespiel.games.registry import evaluation_for
 
 GAMES = [
@@ -89,6 +103,7 @@ def test_random_rollout_equals_the_general_rollout(game_string):
     if not hasattr(cores[0], "random_rollout"):
         pytest.skip("no fast rollout")
     for index, core in enumerate(cores):
+        before = copy.deepcopy(fields(core))
         for max_moves in (-1, 0, 1, 3, 10):
             fast_rng, plain_rng = random.Random(index), random.Random(index)
             fast_core, plain_core = core.clone(), core.clone()
@@ -97,6 +112,7 @@ def test_random_rollout_equals_the_general_rollout(game_string):
             assert fast == plain, (str(core), max_moves)
             assert fields(fast_core) == fields(plain_core), (str(core), max_moves)
             assert fast_rng.random() == plain_rng.random()
+        assert fields(core) == before, "a rollout of a clone changed the original"
 
 
 def reference_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
@@ -153,3 +169,95 @@ def test_cant_stop_incremental_terms_equal_their_definition(game_string):
         rebuilt = core.clone()
         rebuilt.derive()
         assert fields(rebuilt) == fields(core), str(core)
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_child_equals_clone_then_apply(game_string):
+    """A core's one-step `child` writes the fields `apply` writes to a clone, and leaves the
+    parent as it was."""
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 200, seed=7):
+        if core.is_terminal():
+            continue
+        if core.current_player() == pyspiel.PlayerId.CHANCE:
+            actions = [outcome for outcome, _ in core.chance_outcomes()]
+        else:
+            actions = list(core.legal_actions())
+        before = copy.deepcopy(fields(core))
+        for action in actions:
+            expected = core.clone()
+            expected.apply(action)
+            child = core.child(action)
+            assert fields(child) == fields(expected), (str(core), action)
+            if not child.is_terminal():  # playing on in the child leaves the parent alone
+                grandchild = child.clone()
+                if grandchild.current_player() == pyspiel.PlayerId.CHANCE:
+                    grandchild.apply(grandchild.chance_outcomes()[0][0])
+                else:
+                    grandchild.apply(grandchild.legal_actions()[0])
+        assert fields(core) == before, str(core)
+
+
+def _pig_race_value(core: PigCore, player: int) -> float:
+    """pig_heuristic as defined, by `_race_value`."""
+    if core.over:
+        return core.returns()[player]
+    rules = core.rules
+    return _race_value(core.scores, core.turn_total, core.turn_player, player, rules.winscore)
+
+
+@pytest.mark.parametrize(
+    "game_string", ["python_pig", "python_pig(dice=1,winscore=30)", "python_pig(winscore=7)"]
+)
+def test_pig_heuristic_equals_its_definition(game_string):
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 300, seed=11):
+        for player in (0, 1):
+            assert pig_heuristic(core, player) == _pig_race_value(core, player), str(core)
+
+
+def _einstein_reference(core: EinsteinCore, player: int) -> float:
+    """einstein_heuristic as defined: each side's pace over its cubes 1..6, the mover's times
+    the tempo factor."""
+    if core.winner >= 0:
+        return 1.0 if core.winner == player else -1.0
+    if core.stage != EINSTEIN_PLAY:
+        return 0.0
+    rules = core.rules
+    pace = [0.0, 0.0]
+    for p in (0, 1):
+        mobility = rules.mobility[core.masks[p]]
+        for v in range(1, 7):
+            if mobility[v]:
+                cell = core.board[EINSTEIN_POS + 6 * p + v]
+                pace[p] += mobility[v] / rules.distance[p][cell]
+    pace[core.next_mover()] *= EINSTEIN_TEMPO
+    mine, theirs = pace[player] ** 2, pace[1 - player] ** 2
+    return (mine - theirs) / (mine + theirs)
+
+
+@pytest.mark.parametrize(
+    "game_string", ["python_einstein_wurfelt_nicht", "python_einstein_wurfelt_nicht(setup=free)"]
+)
+def test_einstein_heuristic_and_ordering_equal_their_definition(game_string):
+    game = pyspiel.load_game(game_string)
+    for core in random_cores(game, 300, seed=13):
+        for player in (0, 1):
+            assert einstein_heuristic(core, player) == _einstein_reference(core, player)
+        actions = core.legal_actions()
+        if actions and actions[0] < PLACE_BASE:
+            table = core.rules.move_table
+            expected = sorted(actions, key=lambda a: (not table[a][2], not a & 1))
+            assert einstein_move_ordering(core, actions) == expected
+
+
+def test_ra_heuristic_equals_its_definition():
+    game = pyspiel.load_game("python_ra")
+    for core in random_cores(game, 400, seed=17):
+        for player in (0, 1):
+            if core.is_terminal():
+                expected = core.returns()[player]
+            else:
+                lead = projected_fame(core, player) - projected_fame(core, 1 - player)
+                expected = math.tanh(lead / HEURISTIC_SCALE)
+            assert ra_heuristic(core, player) == expected, str(core)

@@ -185,7 +185,9 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert cli.main([*args, "--max-nodes", "700"]) == 0
     assert "| mean depth at 700 nodes |" in out.read_text()
 
-    # Against a reference: regret 0 exactly when the player plays the reference's move.
+    # Against a reference: regret 0 exactly when the player plays the reference's move, up to
+    # the rounding `measure` allows (a search that reaches deeper in its 5 ms may pick the other
+    # of two tied moves, whose reference value differs in the last bits).
     judged = search_depth.measure(setup, histories[:3], 5, agents=["exp", "expss"],
                                   clock="cpu", reference="expectimax(max_depth=2)")  # fmt: skip
     values = search_depth.reference_values(
@@ -197,7 +199,7 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     )
     for row in judged:
         assert row.regret is not None and row.regret[0] >= 0 and 0 <= row.agreement <= 1
-        assert (row.regret[0] == 0) == (row.agreement == 1)
+        assert (row.regret[0] <= 1e-9) == (row.agreement == 1)  # ties within rounding agree
     assert "regret vs reference" in search_depth.markdown(judged, "5 ms")
     assert cli.main([*args, "--reference", "star2(max_depth=2)"]) == 2
     assert "must be an expectimax spec" in capsys.readouterr().err
