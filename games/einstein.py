@@ -439,29 +439,10 @@ class EinsteinCore(SlotsCore):
         if action >= PLACE_BASE:
             self._place_one(p, action - PLACE_BASE)
             return
-        src, dst, wins = self.rules.move_table[action]
-        board = self.board = self.board[:]  # the old list may be shared
-        code = board[src]
-        victim = board[dst]
-        if victim:
-            board[_POS + victim] = -1
-            m0, m1 = self.masks
-            if victim <= 6:
-                m0 &= ~(1 << (victim - 1))
-            else:
-                m1 &= ~(1 << (victim - 7))
-            self.masks = (m0, m1)
-            if not (m1 if p == BLACK else m0):  # the opponent's last cube is gone
-                wins = True
-        board[dst] = code
-        board[src] = 0
-        board[_POS + code] = dst
-        self.die = 0
-        if wins:
-            self.winner = p
-            self.cur = TERMINAL
-        else:
-            self.cur = CHANCE
+        # A move is written once, in `child` (the searches' hot path); apply takes its fields.
+        moved = self.child(action)
+        self.board, self.masks, self.die = moved.board, moved.masks, moved.die
+        self.winner, self.cur = moved.winner, moved.cur
 
     def _place_all(self, player: int, numbers: tuple[int, ...]) -> None:
         """Random setup: cube numbers[i] on the player's i-th home cell."""
