@@ -431,6 +431,8 @@ def answers_markdown(answers: Sequence[Answer], rule: SequentialRule) -> str:
                 if s
                 else "-"
             )
+            if s and not s.used:  # the correction would not have narrowed the interval
+                fixed += " = raw"
             matches = s.matches if s else 0
             stopped = a.decision.reason or f"open (next look at {a.decision.matches})"
             lines.append(
@@ -438,6 +440,12 @@ def answers_markdown(answers: Sequence[Answer], rule: SequentialRule) -> str:
                 f"| {matches} | {stopped} | {a.verdict} |"
             )
         lines.append("")
+    if any(a.summary and not a.summary.used for a in answers):
+        lines += [
+            '"= raw": the luck correction would not have lowered the variance of the match '
+            "scores, so the raw interval stands.",
+            "",
+        ]
     return "\n".join(lines)
 
 

@@ -299,3 +299,24 @@ def test_equal_node_budgets_replace_the_time_of_the_star_minimax_players(tmp_pat
     assert cli.main([*args[:5], "ExpSS-Exp,Star1-MCTS", *args[6:]]) == 2
     assert "--max-nodes budgets the *-Minimax players only; Star1-MCTS" in capsys.readouterr().err
     assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 2
+
+
+def test_answers_say_when_the_raw_interval_stands_for_the_corrected_one():
+    from chancespiel.evaluation.luck import LuckSummary
+    from chancespiel.evaluation.sequential import Decision, SequentialRule
+    from chancespiel.evaluation.stats import match_interval
+
+    rule = SequentialRule(10, 150, 30, 0.05)
+    raw = match_interval([1.0, 0.5, 1.0, 0.0, 1.0] * 6)
+
+    def one(used: bool) -> figure2.Answer:
+        corrected = raw if not used else match_interval([0.8, 0.6, 0.7, 0.5, 0.9] * 6)
+        summary = LuckSummary("lookahead", 30, 0, 0, 0, raw, corrected, 0.5, used)
+        decision = Decision(30, None, corrected, rule.z)
+        return figure2.Answer("ra", "Ra", "python_ra", "ExpSS-Exp", "a", "b", 0.6, decision,
+                              summary)  # fmt: skip
+
+    kept = figure2.answers_markdown([one(False)], rule)
+    assert f"{100 * raw.mean:.1f}% ({100 * raw.low:.1f}-{100 * raw.high:.1f}) = raw |" in kept
+    assert '"= raw": the luck correction would not have lowered' in kept
+    assert "= raw" not in figure2.answers_markdown([one(True)], rule)
