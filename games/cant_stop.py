@@ -819,13 +819,19 @@ class CantStopCore(SlotsCore):
                     phase = OVER
                     break
                 # Roll or stop, decided at once (the loop would come back here).
-                phase = DECIDING
                 if made == max_moves:
+                    phase = DECIDING
                     options = _STOP_ONLY if topped >= room else _ROLL_OR_STOP
                     break
                 made += 1
                 # options[int(rand() * 2)] of (ROLL, STOP): u * 2 < 1 is u < 0.5 exactly.
-                action = ROLL if rand() < 0.5 and topped < room else STOP
+                if rand() < 0.5 and topped < room:
+                    if made >= left:
+                        phase = OVER
+                        break
+                    phase = ROLLING
+                    continue
+                action = STOP
             # Deciding or passing: roll, stop or pass.
             if action == ROLL:
                 phase = ROLLING
@@ -885,11 +891,12 @@ class CantStopCore(SlotsCore):
                 phase = OVER
                 break
         # Fields the loop keeps only where it needs them: the roll being used, the options.
-        if phase in (CHOOSING, PASSING):
+        if phase == CHOOSING or phase == PASSING:
             self.roll = ids[index] if index >= 0 else self.roll
+            self.options = options
         else:
             self.roll = -1
-        self.options = options if phase in (CHOOSING, PASSING, DECIDING) else ()
+            self.options = () if phase == ROLLING or phase == OVER else options
         self.phase, self.player, self.moves = phase, player, start_moves + made
         self.winner, self.blocked = winner, blocked
         self.nrun, self.rmask = nrun, rmask
