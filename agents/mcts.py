@@ -421,7 +421,8 @@ def run_simulations(
                 else:
                     for child in children:
                         visits = child.visits
-                        score = -1.0 * child.total / visits + explore / roots[visits]
+                        # -x is -1.0 * x exactly (uct_select's sign times the mean).
+                        score = -child.total / visits + explore / roots[visits]
                         if score > best_score:
                             best_score = score
                             index = i

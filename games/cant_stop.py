@@ -1225,9 +1225,17 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     if summary is None:
         summary = rules._new_summary(squares[mover], blocked)
     if core.nrun:
-        ours = (summary[4] if phase == ROLLING else summary[3]).get(core.runners)
+        # `_with_runners`, inlined.
+        rolling = phase == ROLLING
+        cache = summary[4] if rolling else summary[3]
+        runners = core.runners
+        ours = cache.get(runners)
         if ours is None:
-            ours = _with_runners(core, summary, phase == ROLLING)
+            keep = 1.0 - rules.bust_probability(core.usable) if rolling else 1.0
+            ours = _ranked_with_runners(core, summary, keep) if keep else summary[2]
+            if len(cache) >= MAX_RUNNER_VALUES:
+                cache.clear()
+            cache[runners] = ours
     else:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))
