@@ -286,7 +286,17 @@ def _expand_decision(
         actions = list(ordering(state, legal))
     else:
         actions = list(legal)
-        rng.shuffle(actions)
+        if len(actions) == 2 and type(rng) is random.Random:
+            # rng.shuffle of a pair written out (the most common decision of Pig and Can't
+            # Stop, roll or stop), with its one draw: randbelow(2) by rejection from
+            # getrandbits(2), then the swap if it picked index 0.
+            r = rng.getrandbits(2)
+            while r >= 2:
+                r = rng.getrandbits(2)
+            if not r:
+                actions.reverse()
+        else:
+            rng.shuffle(actions)
     node.actions = actions
     node.children = []
     node.width = 0 if widening else len(actions)

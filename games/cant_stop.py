@@ -891,12 +891,13 @@ class CantStopCore(SlotsCore):
                 phase = OVER
                 break
         # Fields the loop keeps only where it needs them: the roll being used, the options.
-        if phase == CHOOSING or phase == PASSING:
+        # (Compared one by one: `in` would build a tuple of the globals at every rollout.)
+        if phase == CHOOSING or phase == PASSING:  # noqa: SIM109
             self.roll = ids[index] if index >= 0 else self.roll
             self.options = options
         else:
             self.roll = -1
-            self.options = () if phase == ROLLING or phase == OVER else options
+            self.options = () if phase == ROLLING or phase == OVER else options  # noqa: SIM109
         self.phase, self.player, self.moves = phase, player, start_moves + made
         self.winner, self.blocked = winner, blocked
         self.nrun, self.rmask = nrun, rmask

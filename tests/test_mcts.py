@@ -17,6 +17,7 @@ from chancespiel.agents.mcts import (
     CHANCE,
     Node,
     TreePolicy,
+    _expand_decision,
     backup,
     count_nodes,
     mcts_search,
@@ -601,3 +602,18 @@ def test_node_count_of_the_loop_equals_a_walk_of_the_tree(game_string, pw_c):
             state, game, max_simulations=max_simulations, rollout_depth=10, pw_c=pw_c, seed=5
         )
         assert result.nodes == count_nodes(result.root)
+
+
+def test_expanding_a_pair_draws_and_orders_as_shuffle():
+    class Pair:
+        def legal_actions(self):
+            return (4, 9)
+
+    for seed in range(200):
+        rng, reference = random.Random(seed), random.Random(seed)
+        for _ in range(5):
+            actions = _expand_decision(Node(0), Pair(), None, rng, widening=False)
+            expected = [4, 9]
+            reference.shuffle(expected)
+            assert actions == expected
+        assert rng.random() == reference.random()  # the same draws were made
