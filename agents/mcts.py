@@ -286,7 +286,17 @@ def _expand_decision(
         actions = list(ordering(state, legal))
     else:
         actions = list(legal)
-        rng.shuffle(actions)
+        if len(actions) == 2 and type(rng) is random.Random:
+            # rng.shuffle of a pair written out (the most common decision of Pig and Can't
+            # Stop, roll or stop), with its one draw: randbelow(2) by rejection from
+            # getrandbits(2), then the swap if it picked index 0.
+            r = rng.getrandbits(2)
+            while r >= 2:
+                r = rng.getrandbits(2)
+            if not r:
+                actions.reverse()
+        else:
+            rng.shuffle(actions)
     node.actions = actions
     node.children = []
     node.width = 0 if widening else len(actions)
@@ -338,14 +348,15 @@ def run_simulations(
     deadline: float | None,
     max_nodes: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
-) -> tuple[int, int]:
+) -> tuple[int, int, int]:
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent.
 
     Each simulation selects down the tree, adds one node, values it (its return if terminal,
     else by `rollout`) and backs the value up along its path. At least one simulation runs.
 
     Returns:
-      (simulations run, deepest decision ply of the tree reached by a simulation).
+      (simulations run, deepest decision ply of the tree reached by a simulation, nodes in
+      the tree at the end).
     """
     rand = rng.random
     now = clock
@@ -357,7 +368,7 @@ def run_simulations(
     decision_ordering = ordering if widening else None  # UCT tries actions in random order
     limit = math.inf if max_simulations is None else max_simulations
     node_limit = math.inf if max_nodes is None else max_nodes
-    nodes = count_nodes(root) if max_nodes is not None else 0
+    nodes = count_nodes(root) if root.children else 1
     cache: dict[int, Any] = {}  # outcome tuples -> cumulative tables, for rollouts
     expand_cache: dict[int, Any] = {}  # outcome tuples -> lists for chance nodes of the tree
     simulations = 0
@@ -420,7 +431,8 @@ def run_simulations(
                 else:
                     for child in children:
                         visits = child.visits
-                        score = -1.0 * child.total / visits + explore / roots[visits]
+                        # -x is -1.0 * x exactly (uct_select's sign times the mean).
+                        score = -child.total / visits + explore / roots[visits]
                         if score > best_score:
                             best_score = score
                             index = i
@@ -484,7 +496,7 @@ def run_simulations(
             or nodes >= node_limit
             or (deadline is not None and now() >= deadline)
         ):
-            return simulations, deepest
+            return simulations, deepest, nodes
 
 
 # The search function -----------------------------------------------------------------------
@@ -615,7 +627,7 @@ def mcts_search(
         evaluations += 1
         return heuristic(s, p)
 
-    simulations, depth = run_simulations(
+    simulations, depth, nodes = run_simulations(
         state,
         root,
         policy,
@@ -628,13 +640,14 @@ def mcts_search(
         max_nodes=max_nodes,
         clock=now,
     )
-    result = _result(root, simulations, depth, time.perf_counter() - start)
+    result = _result(root, simulations, depth, time.perf_counter() - start, nodes)
     result.evaluations = evaluations
     return result
 
 
-def _result(root: Node, simulations: int, depth: int, time_s: float) -> MCTSResult:
-    """The result of a search from `root`: most visited action and root statistics."""
+def _result(root: Node, simulations: int, depth: int, time_s: float, nodes: int) -> MCTSResult:
+    """The result of a search from `root` (a tree of `nodes` nodes, counted by the loop
+    instead of walking the tree): most visited action and root statistics."""
     sign = 1.0 if root.player == 0 else -1.0
     children = root.children or []
     actions = root.actions or []
@@ -645,7 +658,7 @@ def _result(root: Node, simulations: int, depth: int, time_s: float) -> MCTSResu
         action_values={a: sign * c.mean() for a, c in zip(actions, children, strict=False)},
         visits={a: c.visits for a, c in zip(actions, children, strict=False)},
         simulations=simulations,
-        nodes=count_nodes(root),
+        nodes=nodes,
         depth=depth,
         time_s=time_s,
         root=root,

@@ -66,6 +66,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
+from operator import getitem
 from typing import Any
 
 import numpy as np
@@ -329,7 +330,8 @@ class CantStopRules(SharedRules):
         self, squares: tuple[int, ...], blocked: int
     ) -> tuple[list[float], list[float], float, dict[Any, float], dict[Any, float]]:
         """`player_summary` computed and cached, for a key not in the cache."""
-        fracs = list(map(tuple.__getitem__, self.fraction_rows, squares))
+        # operator.getitem is a plain builtin: mapped, it costs half of tuple.__getitem__.
+        fracs = list(map(getitem, self.fraction_rows, squares))
         bits = blocked
         while bits:
             low = bits & -bits
@@ -559,10 +561,60 @@ class CantStopCore(SlotsCore):
         c.rmask = self.rmask
         return c
 
+    def _copy_turn(self) -> CantStopCore:
+        """A copy of every field but the phase, roll, options and move count."""
+        c = CantStopCore.__new__(CantStopCore)
+        c.rules = self.rules
+        c.squares = self.squares
+        c.won = self.won
+        c.blocked = self.blocked
+        c.runners = self.runners
+        c.nrun = self.nrun
+        c.player = self.player
+        c.winner = self.winner
+        c.starts = self.starts
+        c.usable = self.usable
+        c.two_steps = self.two_steps
+        c.rmask = self.rmask
+        return c
+
     def child(self, action: int) -> CantStopCore:
         """A copy with `action` applied: `clone()` then `apply(action)` in one step for a
-        choice of sums (most children a search makes), each changed field written once."""
-        if self.phase != CHOOSING:
+        choice of sums, a roll that is not a bust or a decision to roll (every child on the
+        path of a simulation that goes on rolling), each changed field written once."""
+        phase = self.phase
+        if phase != CHOOSING:
+            if phase == ROLLING:
+                # The moves of the roll, as in `apply`.
+                rules = self.rules
+                klass = rules.roll_class[action]
+                n = rules.num_columns
+                b = rules.class_bits
+                usable = self.usable & rules.class_masks[klass]
+                free = NUM_RUNNERS - self.nrun
+                options = rules._class_moves.get(
+                    klass
+                    | usable << b
+                    | (self.rmask & usable) << b + n
+                    | (self.two_steps & usable) << b + 2 * n
+                    | (free if free < 2 else 2) << b + 3 * n
+                )
+                if options is None:
+                    options = self._moves_for_class(klass)
+                if options:
+                    c = self._copy_turn()
+                    c.phase = CHOOSING
+                    c.roll = action
+                    c.options = options
+                    c.moves = self.moves
+                    return c
+            elif action == ROLL and self.moves + 1 < self.rules.horizon:
+                c = self._copy_turn()
+                c.phase = ROLLING
+                c.roll = -1
+                c.options = ()
+                c.moves = self.moves + 1
+                return c
             c = self.clone()
             c.apply(action)
             return c
@@ -694,14 +746,20 @@ class CantStopCore(SlotsCore):
         ) = rules.rollout_tables
         total = cum[-1]
         b1, b2 = b + n, b + 2 * n
-        phase, player, moves = self.phase, self.player, self.moves
+        phase, player = self.phase, self.player
+        # One count of decision moves: `made` reaches `left` at the horizon.
+        start_moves = self.moves
+        left = horizon - start_moves
         options, winner, blocked = self.options, self.winner, self.blocked
         nrun, rmask = self.nrun, self.rmask
         usable, two_steps = self.usable, self.two_steps
         marks = list(self.runners)
-        squares = list(self.squares)  # rows stay tuples; a stop replaces its player's row
-        won = list(self.won)
-        starts = list(self.starts)
+        # Squares, won columns and turn-start masks stay tuples, replaced by a stop.
+        squares, won, starts = self.squares, self.won, self.starts
+        # Stopping wins once `topped` (runner columns at the top, the runner columns no longer
+        # usable) reaches `room`; counting them as they top out spares a popcount per move.
+        room = need - won[player]
+        topped = (rmask & ~usable).bit_count()
         index = -1  # of the last roll in `ids`; the roll itself is only read at the end
         made = 0
         while True:
@@ -725,9 +783,10 @@ class CantStopCore(SlotsCore):
                 elif nrun:
                     # A bust: the runners come off and the turn passes.
                     marks = [0] * n
-                    nrun = rmask = 0
+                    nrun = rmask = topped = 0
                     player = 1 - player
                     usable, two_steps = starts[2 * player], starts[2 * player + 1]
+                    room = need - won[player]
                     continue
                 else:
                     phase = PASSING
@@ -738,7 +797,6 @@ class CantStopCore(SlotsCore):
                 break
             action = options[int(rand() * len(options))]
             made += 1
-            moves += 1
             if phase == CHOOSING:
                 base = squares[player]
                 for i, bit, almost, top in action_cells[action]:
@@ -754,22 +812,26 @@ class CantStopCore(SlotsCore):
                         two_steps &= ~bit
                         if h >= top:
                             usable &= ~bit
+                            topped += 1
                 if nrun >= NUM_RUNNERS:
                     usable &= rmask
-                if moves >= horizon:
+                if made >= left:
                     phase = OVER
                     break
-                # Roll or stop, decided at once (the loop would come back here); stopping
-                # wins once the columns won and the topped runners reach the goal.
-                phase = DECIDING
-                stop_only = won[player] + (rmask & ~usable).bit_count() >= need
+                # Roll or stop, decided at once (the loop would come back here).
                 if made == max_moves:
-                    options = _STOP_ONLY if stop_only else _ROLL_OR_STOP
+                    phase = DECIDING
+                    options = _STOP_ONLY if topped >= room else _ROLL_OR_STOP
                     break
                 made += 1
-                moves += 1
                 # options[int(rand() * 2)] of (ROLL, STOP): u * 2 < 1 is u < 0.5 exactly.
-                action = ROLL if rand() < 0.5 and not stop_only else STOP
+                if rand() < 0.5 and topped < room:
+                    if made >= left:
+                        phase = OVER
+                        break
+                    phase = ROLLING
+                    continue
+                action = STOP
             # Deciding or passing: roll, stop or pass.
             if action == ROLL:
                 phase = ROLLING
@@ -786,7 +848,6 @@ class CantStopCore(SlotsCore):
                         bits ^= low
                         h = mine[i] = marks[i]
                         if h == heights[i]:
-                            won[player] += 1
                             newly_won |= low
                             start_usable &= ~low
                             if squares[1 - player][i]:  # the opponent's square leaves
@@ -795,14 +856,24 @@ class CantStopCore(SlotsCore):
                                 theirs[i] = 0
                         if h + 2 > heights[i]:
                             start_two &= ~low
-                    starts[2 * player], starts[2 * player + 1] = start_usable, start_two
-                    squares[player] = tuple(mine)
-                    if theirs is not None:
-                        squares[1 - player] = tuple(theirs)
+                    other_usable, other_two = starts[2 - 2 * player], starts[3 - 2 * player]
+                    mine_t = tuple(mine)
+                    theirs_t = squares[1 - player] if theirs is None else tuple(theirs)
                     if newly_won:
                         blocked |= newly_won
-                        starts[2 - 2 * player] &= ~newly_won
-                        starts[3 - 2 * player] &= ~newly_won
+                        other_usable &= ~newly_won
+                        other_two &= ~newly_won
+                        gained = newly_won.bit_count()
+                        if player == 0:
+                            won = (won[0] + gained, won[1])
+                        else:
+                            won = (won[0], won[1] + gained)
+                    if player == 0:
+                        squares = (mine_t, theirs_t)
+                        starts = (start_usable, start_two, other_usable, other_two)
+                    else:
+                        squares = (theirs_t, mine_t)
+                        starts = (other_usable, other_two, start_usable, start_two)
                     if won[player] >= need:
                         marks = [0] * n
                         nrun = rmask = 0
@@ -811,27 +882,28 @@ class CantStopCore(SlotsCore):
                         break
                 # The turn passes (after a stop or a pass).
                 marks = [0] * n
-                nrun = rmask = 0
+                nrun = rmask = topped = 0
                 player = 1 - player
                 usable, two_steps = starts[2 * player], starts[2 * player + 1]
+                room = need - won[player]
                 phase = ROLLING
-            if moves >= horizon:
+            if made >= left:
                 phase = OVER
                 break
         # Fields the loop keeps only where it needs them: the roll being used, the options.
-        if phase in (CHOOSING, PASSING):
+        # (Compared one by one: `in` would build a tuple of the globals at every rollout.)
+        if phase == CHOOSING or phase == PASSING:  # noqa: SIM109
             self.roll = ids[index] if index >= 0 else self.roll
+            self.options = options
         else:
             self.roll = -1
-        self.options = options if phase in (CHOOSING, PASSING, DECIDING) else ()
-        self.phase, self.player, self.moves = phase, player, moves
+            self.options = () if phase == ROLLING or phase == OVER else options  # noqa: SIM109
+        self.phase, self.player, self.moves = phase, player, start_moves + made
         self.winner, self.blocked = winner, blocked
         self.nrun, self.rmask = nrun, rmask
         self.usable, self.two_steps = usable, two_steps
         self.runners = tuple(marks) if nrun else rules.no_runners
-        self.squares = (squares[0], squares[1])
-        self.won = (won[0], won[1])
-        self.starts = (starts[0], starts[1], starts[2], starts[3])
+        self.squares, self.won, self.starts = squares, won, starts
         if phase == OVER:
             return 1.0 if winner == 0 else -1.0 if winner == 1 else 0.0
         return evaluate(self, 0)
@@ -1113,30 +1185,24 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], rolling: bool) -
 def _ranked_with_runners(core: CantStopCore, summary: tuple[Any, ...], keep: float) -> float:
     """The turn player's progress with runners counted with weight `keep` (> 0).
 
-    Only the runners' columns change: the best `columns_to_win` fractions are among theirs
-    and the best banked fractions of the other columns, found by taking the runners' banked
-    values out of the best few (equal values are interchangeable). The values and their order
-    of summation are those of sorting every column, so the float is the same.
+    The banked fractions with the runners' columns replaced, sorted: the best
+    `columns_to_win` of them are summed in the order of sorting every column, so the float is
+    the definition's. (Copying and sorting 11 floats costs less than picking the runners'
+    banked values out of the ranked ones.)
     """
     rules = core.rules
     w = rules.columns_to_win
-    fracs, ranked = summary[0], summary[1]
-    columns = rules.columns_of(core.rmask)
-    values = ranked[: w + len(columns)]
-    for i in columns:
-        banked = fracs[i]
-        if banked in values:
-            values.remove(banked)
+    values = summary[0].copy()
     runners = core.runners
     if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
         rows = rules.fraction_rows
-        for i in columns:
-            values.append(rows[i][runners[i]])
+        for i in rules.columns_of(core.rmask):
+            values[i] = rows[i][runners[i]]
     else:
         heights = rules.heights
         base = core.squares[core.player]
-        for i in columns:
-            values.append((float(base[i]) + keep * (runners[i] - base[i])) / heights[i])
+        for i in rules.columns_of(core.rmask):
+            values[i] = (float(base[i]) + keep * (runners[i] - base[i])) / heights[i]
     values.sort(reverse=True)
     return sum(values[:w]) / w
 
@@ -1160,9 +1226,17 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     if summary is None:
         summary = rules._new_summary(squares[mover], blocked)
     if core.nrun:
-        ours = (summary[4] if phase == ROLLING else summary[3]).get(core.runners)
+        # `_with_runners`, inlined.
+        rolling = phase == ROLLING
+        cache = summary[4] if rolling else summary[3]
+        runners = core.runners
+        ours = cache.get(runners)
         if ours is None:
-            ours = _with_runners(core, summary, phase == ROLLING)
+            keep = 1.0 - rules.bust_probability(core.usable) if rolling else 1.0
+            ours = _ranked_with_runners(core, summary, keep) if keep else summary[2]
+            if len(cache) >= MAX_RUNNER_VALUES:
+                cache.clear()
+            cache[runners] = ours
     else:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))

@@ -17,7 +17,9 @@ from chancespiel.agents.mcts import (
     CHANCE,
     Node,
     TreePolicy,
+    _expand_decision,
     backup,
+    count_nodes,
     mcts_search,
     most_visited,
     rollout,
@@ -585,3 +587,33 @@ def test_pig_values_converge_to_the_exact_solution():
             result = mcts_search(core, game, max_simulations=100_000, seed=1, **options)
             assert result.action == solution.best_action(*scores, turn_total)
             assert result.value == pytest.approx(exact, abs=0.015)
+
+
+@pytest.mark.parametrize("pw_c", [None, 1.0])
+@pytest.mark.parametrize("game_string", ["python_pig", "python_cant_stop"])
+def test_node_count_of_the_loop_equals_a_walk_of_the_tree(game_string, pw_c):
+    game = pyspiel.load_game(game_string)
+    start = game.new_initial_state()
+    while start.is_chance_node():
+        start.apply_action(start.chance_outcomes()[-1][0])
+    state = search_state(start)
+    for max_simulations in (1, 2, 300):
+        result = mcts_search(
+            state, game, max_simulations=max_simulations, rollout_depth=10, pw_c=pw_c, seed=5
+        )
+        assert result.nodes == count_nodes(result.root)
+
+
+def test_expanding_a_pair_draws_and_orders_as_shuffle():
+    class Pair:
+        def legal_actions(self):
+            return (4, 9)
+
+    for seed in range(200):
+        rng, reference = random.Random(seed), random.Random(seed)
+        for _ in range(5):
+            actions = _expand_decision(Node(0), Pair(), None, rng, widening=False)
+            expected = [4, 9]
+            reference.shuffle(expected)
+            assert actions == expected
+        assert rng.random() == reference.random()  # the same draws were made
