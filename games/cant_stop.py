@@ -585,7 +585,8 @@ class CantStopCore(SlotsCore):
         phase = self.phase
         if phase != CHOOSING:
             if phase == ROLLING:
-                # The moves of the roll, as in `apply`.
+                # The moves of the roll: `_moves_for_class`'s cache looked up in place (the
+                # hottest path of a classic search), the method only on a miss.
                 rules = self.rules
                 klass = rules.roll_class[action]
                 n = rules.num_columns
@@ -676,23 +677,9 @@ class CantStopCore(SlotsCore):
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
         phase = self.phase
         if phase == ROLLING:
-            # The roll, its cached moves looked up in place: chance nodes apply every roll to
-            # a clone, so this is the hottest path of a classic search.
-            rules = self.rules
-            klass = rules.roll_class[action]
-            n = rules.num_columns
-            b = rules.class_bits
-            usable = self.usable & rules.class_masks[klass]
-            free = NUM_RUNNERS - self.nrun
-            options = rules._class_moves.get(
-                klass
-                | usable << b
-                | (self.rmask & usable) << b + n
-                | (self.two_steps & usable) << b + 2 * n
-                | (free if free < 2 else 2) << b + 3 * n
-            )
-            if options is None:
-                options = self._moves_for_class(klass)
+            # Searches make the children of a roll with `child`, which looks the cached moves
+            # up in place; here only a bust (and play outside searches) comes.
+            options = self._moves_for_class(self.rules.roll_class[action])
             if options:
                 self.phase = CHOOSING
                 self.roll = action
