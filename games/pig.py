@@ -272,31 +272,10 @@ class PigCore(SlotsCore):
 
     def apply(self, action: int) -> None:
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
-        if self.rolling:
-            self.rolling = False
-            kind, amount = self.rules.effects[action]
-            if kind == _ADD:
-                self.turn_total += amount
-                return
-            self.turn_total = 0
-            if kind == _RESET:
-                p = self.turn_player
-                self.scores = (0, self.scores[1]) if p == 0 else (self.scores[0], 0)
-            self.turn_player = 1 - self.turn_player
-            return
-        self.moves += 1
-        if action == ROLL:
-            self.rolling = True
-        else:
-            p = self.turn_player
-            banked = self.scores[p] + self.turn_total
-            self.scores = (banked, self.scores[1]) if p == 0 else (self.scores[0], banked)
-            self.turn_total = 0
-            self.turn_player = 1 - p  # also on a win, as the C++ game does
-            if banked >= self.rules.winscore:
-                self.over = True
-        if self.moves >= self.rules.horizon:
-            self.over = True
+        # The rules are written once, in `child` (the searches' hot path); apply takes its fields.
+        c = self.child(action)
+        self.scores, self.turn_total, self.turn_player = c.scores, c.turn_total, c.turn_player
+        self.rolling, self.moves, self.over = c.rolling, c.moves, c.over
 
     def random_rollout(
         self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
