@@ -542,23 +542,11 @@ class CantStopCore(SlotsCore):
 
     def clone(self) -> CantStopCore:
         """An independent copy sharing the rules (every other field is immutable)."""
-        c = CantStopCore.__new__(CantStopCore)
-        c.rules = self.rules
-        c.squares = self.squares
-        c.won = self.won
-        c.blocked = self.blocked
-        c.runners = self.runners
-        c.nrun = self.nrun
-        c.player = self.player
+        c = self._copy_turn()
         c.phase = self.phase
         c.roll = self.roll
         c.options = self.options
         c.moves = self.moves
-        c.winner = self.winner
-        c.starts = self.starts
-        c.usable = self.usable
-        c.two_steps = self.two_steps
-        c.rmask = self.rmask
         return c
 
     def _copy_turn(self) -> CantStopCore:
@@ -1158,14 +1146,20 @@ def _with_runners(core: CantStopCore, summary: tuple[Any, ...], rolling: bool) -
     """`player_progress` of the turn player with runners out, cached in `summary` by the
     runners; with `rolling`, the runners count with the weight of not busting on the roll."""
     cache = summary[4] if rolling else summary[3]
-    runners = core.runners
-    progress = cache.get(runners)
-    if progress is None:
-        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
-        progress = _ranked_with_runners(core, summary, keep) if keep else summary[2]
-        if len(cache) >= MAX_RUNNER_VALUES:
-            cache.clear()
-        cache[runners] = progress
+    progress = cache.get(core.runners)
+    return _new_with_runners(core, summary, rolling, cache) if progress is None else progress
+
+
+def _new_with_runners(
+    core: CantStopCore, summary: tuple[Any, ...], rolling: bool, cache: dict[Any, float]
+) -> float:
+    """`_with_runners` for runners not yet in `cache` (its `summary[4]` or `[3]`): computed
+    and stored."""
+    keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
+    progress = _ranked_with_runners(core, summary, keep) if keep else summary[2]
+    if len(cache) >= MAX_RUNNER_VALUES:
+        cache.clear()
+    cache[core.runners] = progress
     return progress
 
 
@@ -1213,17 +1207,12 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
     if summary is None:
         summary = rules._new_summary(squares[mover], blocked)
     if core.nrun:
-        # `_with_runners`, inlined.
+        # `_with_runners` with its cache hit looked up in place.
         rolling = phase == ROLLING
         cache = summary[4] if rolling else summary[3]
-        runners = core.runners
-        ours = cache.get(runners)
+        ours = cache.get(core.runners)
         if ours is None:
-            keep = 1.0 - rules.bust_probability(core.usable) if rolling else 1.0
-            ours = _ranked_with_runners(core, summary, keep) if keep else summary[2]
-            if len(cache) >= MAX_RUNNER_VALUES:
-                cache.clear()
-            cache[runners] = ours
+            ours = _new_with_runners(core, summary, rolling, cache)
     else:
         ours = summary[2]
     other = summaries.get((squares[1 - mover], blocked))
