@@ -130,7 +130,7 @@ MAX_TABLE_SIZE = 2_000_000  # best-move entries kept before the table is cleared
 
 class MoveOrderingMixin:
     """Move ordering for depth-first searches: the best move each decision node had at the
-    previous iteration (keyed by path) first, then the game's static order.
+    previous iteration (keyed by path or by state) first, then the game's static order.
 
     Users set `self.ordering` (a static ordering or None) and `self.best_moves` (a dict).
     """
@@ -144,7 +144,7 @@ class MoveOrderingMixin:
         if self.ordering is not None:
             actions = self.ordering(state, actions)
         best = self.best_moves.get(key)
-        if best is not None and best != actions[0]:
+        if best is not None and best != actions[0] and best in actions:
             actions = [best, *(a for a in actions if a != best)]
         return actions
 

@@ -19,23 +19,18 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   so the difference between two moves carries less noise). Each node's sample is still an
   independent-looking draw from its own distribution; only the correlation between nodes
   changes.
-- Fresh samples at every search (MCMS paper, section 3.1: outcomes are drawn at each visit of
-  each search). Every iterative-deepening iteration draws from a new sample stream. A finished
-  sampled tree is not a proof: when a sampled iteration never reaches the horizon, deepening
-  is pointless but the sample is only one draw, so under a time or node budget the search is
-  repeated at the same depth with fresh samples until the budget ends (likewise when a sampled
-  root value is vmin or vmax: the sample's terminal nodes alone decided it, and deeper search
-  of a clairvoyant sample adds nothing but the same overconfidence; and a depth whose every
-  sampled search says vmin or vmax does not replace the shallower depth's estimate, since a
-  sample cannot prove a win), and the result is the
-  average of the completed searches at the deepest depth: each root action's value is the mean
-  of its values over those searches (the estimator sparse sampling's theory covers, averaged
-  over independent draws), and the move maximises that mean. If a sampled iteration finished
-  without the horizon and every chance node it met drew every outcome, the classic search of
-  the real tree is run at that depth; if it also finishes, the position is solved and the
-  search stops. At `max_depth` with a time or node budget left, sampled searches also repeat
-  (the budget is spent, not saved). With `max_depth` alone a sampled search runs depths
-  1..max_depth once each (so expss, star1ss and star2ss with one seed still agree exactly).
+- Sampled iterative deepening is the paper's (sections 3.1 and 4.2): one search per depth, each
+  drawing from a fresh sample stream (the n-th depth from stream n, so expss, star1ss and
+  star2ss with one seed sample alike), and on timeout the best move of the last completed
+  depth. Under a budget a sample that never met the horizon ends the deepening, as in the
+  classic search; with `max_depth` alone every depth 1..max_depth is searched once. Root
+  pruning is that of Star1/Star2. `result.iterations` lists every completed search.
+- Opt-in additions to the paper's sampled search (`SampledOptions`, each a bot parameter):
+  `resample` (repeat a depth with fresh samples and average where going deeper cannot help),
+  `full_root_window` (exact sampled root values), `distrust_decided` (a sampled vmin/vmax
+  does not replace the shallower depth), `solve_exhausted` (a sample that drew every
+  outcome above the horizon triggers the classic search of the real tree), and
+  `shared_samples` above. docs/mcms.md tabulates them with their measured effects.
 - Star1 keeps per-outcome bounds [l_o, u_o] at chance nodes, with pess = sum p_o l_o and
   opti = sum p_o u_o, and searches outcome o with the window
   alpha' = max(vmin, (alpha - opti + p_o u_o) / p_o),
@@ -50,20 +45,22 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   same action, so probing on the principal variation costs nothing.
 - A child that fails high/low only tightens one side of its outcome's bounds, so a bound is never
   taken for an exact value.
-- Root action values: expectimax's are exact; a classic Star1/Star2 root child searched with
-  the window (best so far, vmax) that fails low is an upper bound (`action_value_kinds` says
-  which). Sampled Star1/Star2 search every root child with the full window, so the values they
-  average over repeated searches are all exact (a mean of upper bounds would favour the moves
-  pruned most loosely); they prune below the root as before.
+- Root action values: expectimax's are exact; a Star1/Star2 root child searched with the
+  window (best so far, vmax) that fails low is an upper bound (`action_value_kinds` says
+  which); once a child is worth vmax the later ones are not searched and get the bound vmax.
+  With `full_root_window` every root value is exact.
 - `evaluations` counts heuristic calls (terminal returns are not heuristic calls), `nodes` the
   nodes visited, so searches can be compared at equal work.
 - Iterative deepening under `time_ms` / `max_nodes` keeps the best move of the last completed
-  depth; a table keyed by path stores each decision node's best move, searched first at the next
-  depth; games may register a static move ordering (games.registry.register_move_ordering).
+  depth; a transposition table keyed by state (`state_key()` of the cores; `table="path"`
+  keys it by path, the only choice for states without `state_key`) stores each decision
+  node's best move, searched first at the next depth and wherever the state recurs; games may
+  register a static move ordering (games.registry.register_move_ordering).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -95,12 +92,47 @@ from chancespiel.agents.search_common import (
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 ALGORITHMS = ("expectimax", "star1", "star2")
+TABLES = ("state", "path")  # keys of the best-move table
 FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
 EXACT, UPPER, LOWER = "exact", "upper", "lower"  # kinds of a root action value
 _COUNT_MASK = (1 << 32) - 1
 
 Evaluation = Callable[[Any, int], float]
 Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One completed search of iterative deepening: its depth, root value and best action, and
+    the nodes it visited."""
+
+    depth: int
+    value: float
+    action: int
+    nodes: int
+
+
+@dataclass(frozen=True)
+class SampledOptions:
+    """Opt-in additions to the paper's sampled search (all off: the MCMS paper's algorithm).
+
+    resample: under a budget, repeat a depth with fresh samples instead of going deeper when
+      the sample never met the horizon, when the root value is vmin or vmax, or at max_depth
+      with budget left; the result averages each root action's value over the searches of
+      the deepest depth (implies full_root_window: a mean of bounds is no estimate).
+    full_root_window: sampled Star1/Star2 search every root child with the full window
+      (exact root values, no root pruning).
+    distrust_decided: a depth whose (mean) sampled root value is vmin or vmax does not
+      replace the shallower depth's result (a sample cannot prove a win).
+    solve_exhausted: a sampled search that met neither the horizon nor an omitted outcome
+      triggers the classic search of the real tree at that depth; if it also ends above
+      the horizon, the position is solved and the search stops.
+    """
+
+    resample: bool = False
+    full_root_window: bool = False
+    distrust_decided: bool = False
+    solve_exhausted: bool = False
 
 
 @dataclass
@@ -124,8 +156,9 @@ class SearchResult:
     values_by_depth: list[float] = field(default_factory=list)
     action_value_kinds: dict[int, str] = field(default_factory=dict)
     evaluations: int = 0  # heuristic evaluations
-    searches: int = 1  # completed searches averaged at `depth` (sampled searches)
+    searches: int = 1  # completed searches averaged at `depth` (`resample`)
     solved: bool = False  # a classic search of the real tree finished without the horizon
+    iterations: list[Iteration] = field(default_factory=list)  # every completed search
 
 
 class _Search(MoveOrderingMixin):
@@ -149,6 +182,8 @@ class _Search(MoveOrderingMixin):
         ordering: Ordering | None,
         budget: Budget,
         shared_samples: bool = False,
+        table: str = "state",
+        full_root_window: bool = False,
     ):
         self.algorithm = algorithm
         self.root = root_player
@@ -161,7 +196,12 @@ class _Search(MoveOrderingMixin):
         self.ordering = ordering
         self.budget = budget
         self.shared = shared_samples
+        self.table = table
+        self.full_root_window = full_root_window and samples is not None
+        # Best moves for ordering, keyed by state (a transposition table, as the MCMS paper's
+        # implementation had) or by path; `table_key` is set by root_search for the root's type.
         self.best_moves: dict[int, int] = {}
+        self.by_state = False
         self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
         self.evaluations = 0
@@ -295,8 +335,10 @@ class _Search(MoveOrderingMixin):
         if self.ordering is not None:
             actions = self.ordering(state, actions)
         best_moves = self.best_moves
-        best = best_moves.get(key)
-        if best is not None and best != actions[0]:
+        table_key = state.state_key() if self.by_state else key
+        best = best_moves.get(table_key)
+        # `best in actions`: a state key's hash collision must not bring in an illegal move.
+        if best is not None and best != actions[0] and best in actions:
             actions = [best, *(a for a in actions if a != best)]
         if probe:
             actions = actions[:1]
@@ -345,9 +387,9 @@ class _Search(MoveOrderingMixin):
             if alpha >= beta:
                 break
         if not probe:
-            if len(best_moves) >= MAX_TABLE_SIZE:  # remember(key, best_action)
+            if len(best_moves) >= MAX_TABLE_SIZE:  # remember(table_key, best_action)
                 best_moves.clear()
-            best_moves[key] = best_action
+            best_moves[table_key] = best_action
         return best_value
 
     def chance_average(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
@@ -386,7 +428,7 @@ class _Search(MoveOrderingMixin):
             # At depth 1 the probe (decision_node with probe=True: the first ordered action,
             # a leaf) is inlined: half of the nodes of a shallow search are such probes.
             ordering, best_moves, probes = self.ordering, self.best_moves, self.probes
-            evaluate = self.evaluate
+            evaluate, by_state = self.evaluate, self.by_state
             i = -1
             for outcome, prob in outcomes:
                 i += 1
@@ -417,9 +459,9 @@ class _Search(MoveOrderingMixin):
                         budget.check()
                     if depth == 1:
                         k = keys[i]
-                        first = best_moves.get(k)
-                        if first is None:
-                            actions = child.legal_actions()
+                        actions = child.legal_actions()
+                        first = best_moves.get(child.state_key() if by_state else k)
+                        if first is None or first not in actions:
                             if ordering is not None:
                                 actions = ordering(child, actions)
                             first = actions[0]
@@ -517,31 +559,41 @@ class _Search(MoveOrderingMixin):
         best_value, best_action = -math.inf, -1
         shared_ckey = self.root  # no chance node yet, the root player moved last
         self.make_child = child_maker(state)
-        for action in self.ordered_actions(state, 0):
-            child = self.make_child(state, action)
-            key = child_key(0, action)
-            ckey = shared_ckey if self.shared else key
+        self.by_state = self.table == "state" and callable(getattr(state, "state_key", None))
+        table_key = state.state_key() if self.by_state else 0
+        vmin, vmax = self.vmin, self.vmax
+        for action in self.ordered_actions(state, table_key):
             if self.algorithm == "expectimax":
-                value = self.expectimax(child, depth - 1, key, ckey)
+                child = self.make_child(state, action)
+                key = child_key(0, action)
+                value = self.expectimax(child, depth - 1, key, shared_ckey if self.shared else key)
                 kinds[action] = EXACT
             else:
-                # Sampled searches are averaged over repeats (_Average), and a mean of bounds
-                # is no estimate: their root children get the full window, so every root
-                # value is exact (pruning below the root is unchanged).
-                alpha = max(self.vmin, best_value) if self.samples is None else self.vmin
-                value = self.star(child, depth - 1, alpha, self.vmax, key, ckey)
+                # Root pruning as in every alpha-beta search: a later child only has to be
+                # proved no better than the best so far. With `full_root_window` (implied by
+                # `resample`, whose mean of bounds would be no estimate) every sampled root
+                # child is searched exactly instead.
+                alpha = vmin if self.full_root_window else max(vmin, best_value)
+                if alpha >= vmax:
+                    # Nothing beats vmax; an empty window would return no bound at all.
+                    values[action], kinds[action] = vmax, UPPER
+                    continue
+                child = self.make_child(state, action)
+                key = child_key(0, action)
+                ckey = shared_ckey if self.shared else key
+                value = self.star(child, depth - 1, alpha, vmax, key, ckey)
                 # Fail-soft: at or below alpha (> vmin) the value only bounds the child.
-                kinds[action] = UPPER if value <= alpha and alpha > self.vmin else EXACT
+                kinds[action] = UPPER if value <= alpha and alpha > vmin else EXACT
             values[action] = value
             if value > best_value:
                 best_value, best_action = value, action
-        self.remember(0, best_action)
+        self.remember(table_key, best_action)
         return best_value, best_action, values, kinds
 
 
 class _Average:
-    """Root action values averaged over the completed searches at one depth (all exact: the
-    sampled root searches every child with the full window)."""
+    """Root action values averaged over the completed searches at one depth (`resample`; all
+    exact, since it implies the full root window)."""
 
     def __init__(self) -> None:
         self.depth = 0
@@ -586,6 +638,11 @@ def search(
     search_class: type[_Search] | None = None,
     search_options: dict[str, Any] | None = None,
     clock: str = "wall",
+    table: str = "state",
+    resample: bool = False,
+    full_root_window: bool = False,
+    distrust_decided: bool = False,
+    solve_exhausted: bool = False,
 ) -> SearchResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -598,7 +655,7 @@ def search(
       max_nodes: node budget, as time_ms.
       samples: None for the classic algorithm, c >= 1 to sample c outcomes at every chance
         node (MCMS: expss, star1ss, star2ss). Sampled searches draw fresh samples at every
-        iteration and average repeated searches at one depth (module docstring).
+        iteration (module docstring).
       shared_samples: sample keys from the chance outcomes of the path only, so that sibling
         subtrees share samples (common random numbers); ignored without `samples`.
       seed: seed of the chance samples.
@@ -610,6 +667,10 @@ def search(
       search_class, search_options: a subclass of the search context and its extra keyword
         arguments, for variants that change one procedure (agents.chance_probcut).
       clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
+      table: key of the best-move table, "state" (a transposition table: equal states share
+        their best move) or "path" (one entry per path from the root).
+      resample, full_root_window, distrust_decided, solve_exhausted: opt-in additions to
+        the sampled search (SampledOptions); ignored without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -617,8 +678,14 @@ def search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
     """
-    check_search_params(algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock)
+    check_search_params(
+        algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock, table
+    )
     check_two_player_zero_sum(game, algorithm)
+    options = SampledOptions(
+        resample, full_root_window or resample, distrust_decided, solve_exhausted
+    )
+    check_sampled_options(samples, options)
     player = state.current_player()
     if player < 0:
         raise ValueError(f"search needs a decision node at the root, got player {player}")
@@ -636,9 +703,11 @@ def search(
         move_ordering_for(game),
         budget,
         shared_samples and samples is not None,
+        table,
+        options.full_root_window,
         **(search_options or {}),
     )
-    result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes)
+    result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes, options)
     result.nodes = budget.nodes
     result.evaluations = context.evaluations
     result.time_s = time.perf_counter() - start
@@ -652,31 +721,49 @@ def run_iterations(
     iterative: bool,
     time_ms: float | None,
     max_nodes: int | None,
+    options: SampledOptions | None = None,
 ) -> SearchResult:
     """Iterative deepening of `context` from `state` (counters are left to the caller)."""
     actions = list(state.legal_actions())
     result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
     forced = len(actions) == 1 and max_depth is None  # nothing to decide
+    budget = context.budget
 
     if context.samples is None:
 
         def iteration(depth: int) -> bool:
             context.horizon_reached = False
             context.probes.clear()
+            nodes = budget.nodes
             value, action, values, kinds = context.root_search(state, depth)
-            result.value, result.action, result.action_values = value, action, values
-            result.action_value_kinds = kinds
-            result.depth = depth
-            result.values_by_depth.append(value)
+            _store(result, depth, value, action, values, kinds)
+            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
             return context.horizon_reached
 
         result.completed = deepen(iteration, max_depth, iterative, forced)
         return result
 
+    has_budget = time_ms is not None or max_nodes is not None
     result.completed = _sampled_iterations(
-        context, state, result, max_depth, iterative, forced, time_ms, max_nodes
-    )
+        context, state, result, max_depth, iterative, forced, has_budget,
+        options or SampledOptions(),
+    )  # fmt: skip
     return result
+
+
+def _store(
+    result: SearchResult,
+    depth: int,
+    value: float,
+    action: int,
+    values: dict[int, float],
+    kinds: dict[int, str],
+) -> None:
+    """Makes one completed search at `depth` the result."""
+    result.value, result.action, result.action_values = value, action, values
+    result.action_value_kinds = kinds
+    result.depth, result.searches = depth, 1
+    result.values_by_depth.append(value)
 
 
 def _sampled_iterations(
@@ -686,21 +773,23 @@ def _sampled_iterations(
     max_depth: int | None,
     iterative: bool,
     forced: bool,
-    time_ms: float | None,
-    max_nodes: int | None,
+    has_budget: bool,
+    options: SampledOptions,
 ) -> bool:
-    """Iterations of a sampled search, each with a fresh sample stream (module docstring).
+    """Iterative deepening of a sampled search: one search per depth, each with a fresh sample
+    stream (the MCMS paper, sections 3.1 and 4.2), plus the opt-in `options` (module
+    docstring).
 
     Returns False if the budget ran out during an iteration, True otherwise.
     """
     if not iterative and max_depth is None:
         raise ValueError("iterative=False needs max_depth")
-    has_budget = time_ms is not None or max_nodes is not None
+    budget, vmin, vmax = context.budget, context.vmin, context.vmax
     base_seed = context.seed
-    average = _Average()
+    average = _Average() if options.resample else None
     depth = 0 if iterative else max_depth - 1
     deeper = True
-    stream = 0
+    stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
     try:
         while True:
@@ -710,32 +799,40 @@ def _sampled_iterations(
             context.seed = mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64)
             context.horizon_reached = context.partial_sample = False
             context.probes.clear()
-            result_value, _, values, _ = context.root_search(state, depth)
-            average.add(depth, values)
-            # A sample cannot prove a win or a loss: a depth whose every search returned vmin
-            # or vmax does not replace the shallower depth's estimate (beyond depth 1, only a
-            # classic search, `solved`, reports a decided value).
-            if result.depth in (0, depth) or context.vmin < average.value() < context.vmax:
-                average.store(result)
-                result.values_by_depth.append(result.value)
+            nodes = budget.nodes
+            value, action, values, kinds = context.root_search(state, depth)
+            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+            estimate = value
+            if average is not None:
+                average.add(depth, values)
+                estimate = average.value()
+            # distrust_decided: a sample cannot prove a win or a loss, so a depth whose
+            # estimate is vmin or vmax does not replace the shallower depth's.
+            kept = options.distrust_decided and not vmin < estimate < vmax
+            if not kept or result.depth in (0, depth):
+                if average is None:
+                    _store(result, depth, value, action, values, kinds)
+                else:
+                    average.store(result)
+                    result.values_by_depth.append(result.value)
             if forced or not iterative:
                 return True
             exhausted = not context.horizon_reached and not context.partial_sample
-            if exhausted and solve_tried < depth:
+            if options.solve_exhausted and exhausted and solve_tried < depth:
                 solve_tried = depth  # once per depth: a failed attempt would fail again
                 if _solve(context, state, depth, result):
                     return True
             at_max = max_depth is not None and depth >= max_depth
-            if not has_budget:
-                if at_max:
-                    return True
-                deeper = True
-            else:
-                # Deeper only if the horizon could matter; after an exhausted sample, a root
-                # value of vmin / vmax (decided by the sample's terminal nodes alone), or at
-                # max_depth, a fresh sample at the same depth.
-                decided = not context.vmin < result_value < context.vmax
-                deeper = context.horizon_reached and not decided and not at_max
+            if average is not None and has_budget:
+                # resample: deeper only if the horizon could matter; after a sample that never
+                # met it, a root value of vmin / vmax (decided by the sample's terminal nodes
+                # alone), or at max_depth, a fresh sample at the same depth.
+                deeper = context.horizon_reached and vmin < value < vmax and not at_max
+            elif at_max or (has_budget and not context.horizon_reached):
+                # Under a budget, a sample that never met the horizon ends the deepening as
+                # in the classic search (a deeper iteration would only redraw the sample);
+                # with max_depth alone every depth is searched once.
+                return True
     except SearchTimeout:
         return False
 
@@ -747,16 +844,16 @@ def _solve(context: _Search, state: SearchState, depth: int, result: SearchResul
     context.samples = None
     context.horizon_reached = False
     context.probes.clear()
+    nodes = context.budget.nodes
     try:
         value, action, values, kinds = context.root_search(state, depth)
     finally:
         context.samples = samples
     if context.horizon_reached:
         return False
-    result.value, result.action, result.action_values = value, action, values
-    result.action_value_kinds = kinds
-    result.depth, result.searches, result.solved = depth, 1, True
-    result.values_by_depth.append(value)
+    _store(result, depth, value, action, values, kinds)
+    result.iterations.append(Iteration(depth, value, action, context.budget.nodes - nodes))
+    result.solved = True
     return True
 
 
@@ -768,6 +865,7 @@ def check_search_params(
     samples: int | None,
     prune_min_depth: int,
     clock: str = "wall",
+    table: str = "state",
 ) -> None:
     """Raises ValueError naming the first bad search parameter."""
     if algorithm not in ALGORITHMS:
@@ -777,6 +875,16 @@ def check_search_params(
         raise ValueError(f"samples must be >= 1 (or none for the classic algorithm), got {samples}")
     if prune_min_depth < 0:
         raise ValueError(f"prune_min_depth must be >= 0, got {prune_min_depth}")
+    if table not in TABLES:
+        raise ValueError(f"table must be one of {', '.join(TABLES)}, got {table!r}")
+
+
+def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
+    """Raises ValueError if an option of the sampled search is set without `samples`."""
+    if samples is None:
+        given = [name for name, on in dataclasses.asdict(options).items() if on]
+        if given:
+            raise ValueError(f"{', '.join(given)} need samples (an option of sampled search)")
 
 
 class StarMinimaxBot(PolicyBot):
@@ -815,6 +923,22 @@ _COMMON = {
         False, "siblings share chance samples (common random numbers; with samples only)"
     ),
     "heuristic": HEURISTIC,
+    "table": Param("state", "key of the best-move table: state (transpositions) or path"),
+}
+# Opt-in additions to the paper's sampled search (SampledOptions; with samples only).
+_SAMPLED = {
+    "resample": Param(
+        False,
+        "repeat a depth with fresh samples and average, where deeper search cannot help "
+        "(implies full_root_window)",
+    ),
+    "full_root_window": Param(False, "search every root child exactly (no root pruning)"),
+    "distrust_decided": Param(
+        False, "a depth whose sampled value is vmin/vmax does not replace the shallower one"
+    ),
+    "solve_exhausted": Param(
+        False, "a sample that drew every outcome above the horizon triggers a classic search"
+    ),
 }
 
 
@@ -831,13 +955,16 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         prune_min_depth: int,
         shared_samples: bool,
         heuristic: str,
+        table: str,
+        **sampled: bool,
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move
         check_search_params(
-            algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock
+            algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock, table
         )
         check_two_player_zero_sum(game, algorithm)
+        check_sampled_options(samples, SampledOptions(**sampled))
         evaluation = evaluation_for(game, heuristic)
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
         return StarMinimaxBot(
@@ -853,6 +980,8 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             shared_samples=shared_samples,
             prune_min_depth=prune_min_depth,
             evaluation=evaluation,
+            table=table,
+            **sampled,
         )
 
     return factory
@@ -869,10 +998,18 @@ for _algorithm in ALGORITHMS:
     register_agent(
         _algorithm,
         _HELP[_algorithm] + "; samples=c samples c outcomes per chance node (MCMS)",
-        {"samples": Param(None, "outcomes sampled per chance node (none: all)", int), **_COMMON},
+        {
+            "samples": Param(None, "outcomes sampled per chance node (none: all)", int),
+            **_COMMON,
+            **_SAMPLED,
+        },
     )(_make(_algorithm))
     register_agent(
         _PAPER_NAMES[_algorithm],
         f"MCMS: {_algorithm} with samples=10 outcomes per chance node by default",
-        {"samples": Param(10, "outcomes sampled with replacement per chance node"), **_COMMON},
+        {
+            "samples": Param(10, "outcomes sampled with replacement per chance node"),
+            **_COMMON,
+            **_SAMPLED,
+        },
     )(_make(_algorithm))

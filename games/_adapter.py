@@ -12,6 +12,7 @@ A game module provides a `Rules` object (constants built once from the parameter
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -73,6 +74,19 @@ class SharedRules:
         return self
 
 
+_STATE_FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _hashable(value: Any) -> Any:
+    """`value` with lists (also inside tuples and lists) turned into tuples, to be hashed."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        if any(type(v) is list or type(v) is tuple for v in value):
+            return tuple(map(_hashable, value))
+        return tuple(value) if kind is list else value
+    return value
+
+
 class SlotsCore:
     """Base of a game's Core (all fields in `__slots__`): deepcopy is `clone()`, and pickling
     stores the slots in order (OpenSpiel deep-copies and pickles the states that hold cores)."""
@@ -89,6 +103,22 @@ class SlotsCore:
         child = self.clone()
         child.apply(action)  # type: ignore[attr-defined]
         return child
+
+    def state_key(self) -> int:
+        """A hash of the whole state (the shared rules excluded): equal states, reached by
+        any path, get equal keys. Searches key their best-move tables by it (a transposition
+        table for move ordering); a collision can only cost ordering, never a wrong move.
+        Cores may override it with a cheaper hash of the fields that define the state."""
+        cls = type(self)
+        fields = _STATE_FIELDS.get(cls)
+        if fields is None:
+            names = [name for name in cls.__slots__ if name != "rules"]
+            fields = _STATE_FIELDS[cls] = operator.attrgetter(*names, "rules")
+        values = fields(self)[:-1]  # "rules" last: attrgetter of one name returns no tuple
+        try:
+            return hash(values)
+        except TypeError:  # a list among the fields
+            return hash(_hashable(values))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SlotsCore:
         return self.clone()

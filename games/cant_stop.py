@@ -640,6 +640,11 @@ class CantStopCore(SlotsCore):
 
     # --- Search protocol ------------------------------------------------------------------
 
+    def state_key(self) -> int:
+        """A hash of the fields that define the state (the others follow from these)."""
+        fields = (self.squares, self.won, self.runners, self.player, self.phase, self.roll)
+        return hash((*fields, self.moves, self.winner))
+
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE before a roll, TERMINAL at the end."""
         phase = self.phase

@@ -368,6 +368,10 @@ class EinsteinCore(SlotsCore):
             c.cur = CHANCE
         return c
 
+    def state_key(self) -> int:
+        """A hash of the fields that define the state (`masks` follows from the board)."""
+        return hash((tuple(self.board), self.stage, self.player, self.die, self.winner, self.cur))
+
     def current_player(self) -> int:
         """0 (Black) or 1 (White) to decide, CHANCE for setups and rolls, TERMINAL at the end."""
         return self.cur

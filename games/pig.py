@@ -248,6 +248,12 @@ class PigCore(SlotsCore):
         c.over = over or moves >= rules.horizon
         return c
 
+    def state_key(self) -> int:
+        """A hash of every field (SlotsCore.state_key), without the generic field walk."""
+        return hash(
+            (self.scores, self.turn_total, self.turn_player, self.rolling, self.moves, self.over)
+        )
+
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE after a roll, TERMINAL at the end."""
         if self.over:

@@ -427,6 +427,15 @@ class RaCore(SlotsCore):
 
     # The search protocol.
 
+    def state_key(self) -> int:
+        """A hash of the fields that define the state (`bag_size` follows from the bag)."""
+        tiles = self.tiles
+        lists = (tuple(self.bag), tuple(self.discard), tuple(self.track), *map(tuple, tiles))
+        suns = (self.up, self.down, self.centre)
+        turn = (self.epoch, self.phase, self.turn_player, self.to_move, self.auction_kind)
+        auction = (self.high_bid, self.high_bidder, self.pending_civs, self.pending_monuments)
+        return hash((*lists, *suns, self.fame, *turn, *auction, self.ra_count))
+
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE when a tile is drawn, TERMINAL at the end."""
         phase = self.phase

@@ -1,5 +1,6 @@
-"""Monte Carlo *-Minimax as section 3.1 of the MCMS paper means it: fresh samples per search,
-repeated searches averaged, shared samples, root value kinds, sampling tables, work counters."""
+"""Monte Carlo *-Minimax as sections 3.1 and 4.2 of the MCMS paper mean it (fresh samples per
+depth, the last completed depth's move), the opt-in additions, shared samples, root value
+kinds, sampling tables, work counters."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from chancespiel.agents.search_common import (
     sample_outcomes,
     sample_outcomes_linear,
 )
-from chancespiel.agents.star_minimax import EXACT, UPPER, _Search, search
+from chancespiel.agents.star_minimax import EXACT, LOWER, UPPER, _Search, search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
 
 
@@ -32,41 +33,111 @@ def _contested_positions(game: pyspiel.Game, count: int, seed: int, max_moves: i
     return found
 
 
-def test_sampled_search_spends_its_budget_and_is_not_clairvoyant_on_ewn():
-    """One die drawn per chance node makes a sampled tree deterministic and quickly exhausted;
-    that must neither end the search early nor produce a +-1 root value (a 'proof' about
-    dice drawn once), unless the classic search also finds the position decided."""
+def test_the_default_is_the_papers_iterative_deepening():
+    """One search per depth with fresh samples, the move and value of the last completed depth
+    (MCMS paper, sections 3.1 and 4.2), and root pruning as in Star1/Star2."""
+    game = pyspiel.load_game("python_pig(winscore=60)")
+    kinds = set()
+    for state in _contested_positions(game, 4, seed=3, max_moves=12):
+        for algorithm in ("expectimax", "star1", "star2"):
+            result = search(
+                search_state(state), game, algorithm, max_nodes=20_000, samples=5, seed=4
+            )
+            depths = [it.depth for it in result.iterations]
+            assert depths == list(range(1, len(depths) + 1)) and not result.completed
+            last = result.iterations[-1]
+            assert (result.depth, result.action, result.value) == (
+                last.depth, last.action, last.value
+            )  # fmt: skip
+            assert result.searches == 1 and sum(it.nodes for it in result.iterations) < result.nodes
+            kinds |= set(result.action_value_kinds.values())
+    assert UPPER in kinds  # the sampled root prunes
+
+
+def test_expss_star1ss_star2ss_with_one_seed_sample_each_depth_alike():
+    game = pyspiel.load_game("python_chance_tree(seed=11,depth=7,outcomes=6)")
+    for state in random_positions(game, 3, seed=9):
+        runs = [
+            search(search_state(state), game, algorithm, max_depth=5, samples=3, seed=8)
+            for algorithm in ("expectimax", "star1", "star2")
+        ]
+        for run in runs[1:]:
+            assert [it.depth for it in run.iterations] == [1, 2, 3, 4, 5]
+            for mine, reference in zip(run.iterations, runs[0].iterations, strict=True):
+                assert mine.value == pytest.approx(reference.value, abs=1e-9)
+
+
+def test_resample_spends_the_budget_and_distrust_decided_keeps_an_undecided_value():
+    """One die drawn per chance node makes a sampled tree deterministic and quickly exhausted.
+    With `resample` that neither ends the search early; with `distrust_decided` it does not
+    produce a +-1 root value (a 'proof' about dice drawn once) unless the classic search also
+    finds the position decided. The paper's plain search does both, which the options exist
+    to change."""
     game = pyspiel.load_game("python_einstein_wurfelt_nicht")
     positions = _contested_positions(game, 22, seed=5, max_moves=16)
+    plain_decided = 0
     for index, state in enumerate(positions):
         player = state.current_player()
-        bot = make_bot(f"star1ss(samples=1,time_ms=200,seed={index})", game, player)
+        options = "resample=true,distrust_decided=true,solve_exhausted=true"
+        bot = make_bot(f"star1ss(samples=1,time_ms=200,seed={index},{options})", game, player)
         result = bot.analyse(state)
-        assert result.time_s >= 0.9 * 0.2, (index, result)
-        if abs(result.value) == 1.0:
-            classic = search(search_state(state), game, "star1", max_depth=4)
-            assert abs(classic.value) == 1.0, (index, result.value, classic.value)
+        classic = search(search_state(state), game, "star1", max_depth=4)
+        if abs(classic.value) < 1.0:
+            assert result.time_s >= 0.9 * 0.2, (index, result)
+            assert abs(result.value) < 1.0 or result.depth == 1, (index, result.value)
+            plain = make_bot(f"star1ss(samples=1,time_ms=200,seed={index})", game, player)
+            plain_decided += abs(plain.analyse(state).value) == 1.0
+    assert plain_decided > 0
 
 
-def test_sampled_search_spends_a_node_budget_on_an_exhausted_tree():
+def test_resample_spends_a_node_budget_on_an_exhausted_tree():
     game = pyspiel.load_game("python_chance_tree(seed=3,depth=3,outcomes=6)")
     state = search_state(game.new_initial_state())
     classic = search(state, game, "star2", max_nodes=20_000)
     assert classic.completed and classic.nodes < 1000  # the real tree is small: solved
-    sampled = search(state, game, "star2", max_nodes=20_000, samples=2, seed=1)
+    plain = search(state, game, "star2", max_nodes=20_000, samples=2, seed=1)
+    assert plain.completed and plain.nodes < 1000 and plain.searches == 1
+    sampled = search(state, game, "star2", max_nodes=20_000, samples=2, seed=1, resample=True)
     assert sampled.nodes > 20_000 and not sampled.completed
     assert sampled.searches > 10 and sampled.depth <= 4
+    assert len(sampled.iterations) > sampled.searches  # every search is listed
+    assert set(sampled.action_value_kinds.values()) == {EXACT}  # the full root window
 
 
-def test_sampled_search_stops_when_the_real_tree_is_solved():
+def test_solve_exhausted_stops_when_the_real_tree_is_solved():
     """Samples that draw every outcome of every chance node on a tree that ends above the
     horizon trigger the classic search of the real tree, whose value is exact."""
     game = pyspiel.load_game("python_chance_tree(seed=4,depth=3,outcomes=2)")
     state = search_state(game.new_initial_state())
     exact = search(state, game, "expectimax", max_depth=3)
-    result = search(state, game, "star1", time_ms=5000, samples=60, seed=3)
+    result = search(state, game, "star1", time_ms=5000, samples=60, seed=3, solve_exhausted=True)
     assert result.solved and result.time_s < 2.0
     assert result.value == pytest.approx(exact.value, abs=1e-9)
+    plain = search(state, game, "star1", time_ms=5000, samples=60, seed=3)
+    assert not plain.solved and plain.time_s < 2.0
+
+
+def test_full_root_window_makes_every_sampled_root_value_exact():
+    game = pyspiel.load_game("python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)")
+    for state in _contested_positions(game, 5, seed=2, max_moves=25):
+        reference = search(search_state(state), game, "expectimax", max_depth=3, samples=4, seed=5)
+        for algorithm in ("star1", "star2"):
+            result = search(
+                search_state(state), game, algorithm, max_depth=3, samples=4, seed=5,
+                full_root_window=True,
+            )  # fmt: skip
+            assert set(result.action_value_kinds.values()) == {EXACT}
+            for action, value in reference.action_values.items():
+                assert result.action_values[action] == pytest.approx(value, abs=1e-9)
+
+
+def test_sampled_options_need_samples():
+    game = pyspiel.load_game("python_pig")
+    with pytest.raises(ValueError, match="resample need samples"):
+        make_bot("star2(resample=true)", game, 0)
+    with pytest.raises(ValueError, match="need samples"):
+        search(search_state(game.new_initial_state()), game, "star1", max_depth=1,
+               solve_exhausted=True)  # fmt: skip
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -245,6 +316,95 @@ def test_action_value_kinds_include_bounds():
             search(search_state(state), game, "star1", max_depth=3).action_value_kinds.values()
         )
     assert UPPER in kinds
+
+
+def _check_labels(result, reference, where) -> set[str]:
+    """Asserts every root value of `result` is what its kind says about `reference`'s."""
+    assert result.action_value_kinds[result.action] == EXACT, where
+    assert set(result.action_value_kinds) == set(reference.action_values), where
+    for action, value in result.action_values.items():
+        kind, truth = result.action_value_kinds[action], reference.action_values[action]
+        if kind == EXACT:
+            assert value == pytest.approx(truth, abs=1e-9), (where, action, value, truth)
+        elif kind == UPPER:
+            assert value >= truth - 1e-9, (where, action, value, truth)
+        else:
+            assert kind == LOWER and value <= truth + 1e-9, (where, action, value, truth)
+    return set(result.action_value_kinds.values())
+
+
+def test_root_labels_where_the_best_move_wins():
+    """The best move 18 is worth vmax = 1: the other root move is not searched with an empty
+    window (whose value bounds nothing) but labelled with the bound vmax."""
+    game = pyspiel.load_game(
+        "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2,horizon=40)"
+    )
+    state = game.new_initial_state()
+    for action in (2, 10, 1, 11, 18, 0, 9, 19, 0, 8, 18, 1, 9, 19, 1, 8):
+        state.apply_action(action)
+    exact = search(search_state(state), game, "expectimax", max_depth=2)
+    assert exact.action_values == pytest.approx({18: 1.0, 16: 0.375})
+    for algorithm in ("star1", "star2"):
+        result = search(search_state(state), game, algorithm, max_depth=2)
+        assert _check_labels(result, exact, algorithm) == {EXACT, UPPER}
+        assert result.action_values[16] == 1.0
+
+
+# Game -> deepest checked depth: small variants of every registered game, positions from
+# random play long enough to reach decided endgames (where vmin / vmax windows arise).
+LABEL_GAMES = {
+    "python_pig(winscore=20)": 4,
+    "python_pig(dice=1,winscore=15)": 4,
+    "python_einstein_wurfelt_nicht": 3,
+    "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2,horizon=40)": 3,
+    "python_ra(epochs=1)": 2,
+    "python_chance_tree(seed=5,depth=6,outcomes=4)": 4,
+    "python_pgame(seed=3,depth=8)": 4,
+    "python_implanted_tree(seed=2,depth=8)": 4,
+}
+pytestmark = pytest.mark.filterwarnings("ignore:.*no heuristic")
+
+
+def _label_positions(game: pyspiel.Game) -> list:
+    """Twelve contested positions from random play, first (up to eight) those with a move
+    worth vmin or vmax at depth 2: a window at the bounds is where labels went wrong."""
+    decided, others = [], []
+    for state in random_positions(game, 150, seed=17, max_moves=80):
+        if len(state.legal_actions()) < 2:
+            continue
+        values = search(search_state(state), game, "expectimax", max_depth=2).action_values
+        bounds = (game.min_utility(), game.max_utility())
+        (decided if any(v in bounds for v in values.values()) else others).append(state)
+    return (decided[:8] + others)[:12]
+
+
+@pytest.mark.parametrize("game_string", list(LABEL_GAMES))
+def test_root_labels_on_random_positions(game_string):
+    """Randomized: an exact root value equals expectimax's (or expss's with the same samples),
+    an upper bound is >= it, a lower bound <= it, for classic and sampled Star1/Star2, with
+    and without iterative deepening, pruning at every depth or above 2."""
+    game = pyspiel.load_game(game_string)
+    positions = _label_positions(game)
+    kinds: set[str] = set()
+    for index, state in enumerate(positions):
+        for depth in range(1, LABEL_GAMES[game_string] + 1):
+            for samples in (None, 3):
+                reference = search(
+                    search_state(state), game, "expectimax", max_depth=depth, samples=samples,
+                    seed=index,
+                )  # fmt: skip
+                for algorithm in ("star1", "star2"):
+                    for iterative, prune_min_depth in ((True, 0), (False, 2)):
+                        result = search(
+                            search_state(state), game, algorithm, max_depth=depth,
+                            samples=samples, seed=index, iterative=iterative,
+                            prune_min_depth=prune_min_depth,
+                        )  # fmt: skip
+                        if not iterative and samples is not None:
+                            continue  # one search from stream 1, not the reference's last
+                        where = (index, depth, samples, algorithm, iterative)
+                        kinds |= _check_labels(result, reference, where)
+    assert EXACT in kinds
 
 
 def test_bisection_sampling_equals_the_linear_scan():

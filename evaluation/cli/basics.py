@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 
@@ -108,6 +109,12 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         "depth": result.depth,
         "time_s": result.time_s,
     }
+    simulations = getattr(result, "simulations", None)  # MCTS
+    if simulations is not None:
+        report["simulations"] = simulations
+    iterations = getattr(result, "iterations", None)  # iterative deepening (*-Minimax)
+    if iterations is not None:
+        report["iterations"] = [dataclasses.asdict(it) for it in iterations]
     kinds = getattr(result, "action_value_kinds", None)  # exact values or bounds (*-Minimax)
     if kinds is not None:
         report["action_value_kinds"] = {str(a): kinds[a] for a in result.action_values}
@@ -124,6 +131,11 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         f"value {result.value:+.4f}, depth {result.depth}, {result.nodes} nodes, "
         f"{result.time_s:.3f} s"
     )
+    for it in iterations or ():
+        print(
+            f"  depth {it.depth}: {state.action_to_string(player, it.action)} ({it.action}), "
+            f"value {it.value:+.4f}, {it.nodes} nodes"
+        )
     if bounds is not None:
         print(f"  interval [{result.lower:+.4f}, {result.upper:+.4f}]; children's intervals:")
         for action, (low, up) in sorted(bounds.items(), key=lambda kv: -kv[1][0]):
