@@ -15,4 +15,4 @@ The layout (imports point one way: games <- agents <- evaluation <- evaluation.e
     results/  docs/          committed results (with command, machine, date); guides.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -433,6 +433,29 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     return unique, repeats
 
 
+# The first version whose `samples=c` agents run the MCMS paper's sampled search; records of
+# earlier versions under the same spec strings played another search, so a run never mixes
+# them (they stay readable as what they were).
+PAPER_MCMS_VERSION = (0, 2)
+_SAMPLED_AGENTS = ("expss", "star1ss", "star2ss")
+
+
+def _former_sampled_search(record: Record) -> bool:
+    """True if `record` was played by a sampled *-Minimax agent before PAPER_MCMS_VERSION."""
+    version = record.get("version")  # absent in records of format 1, all of them earlier
+    if version is not None:
+        try:
+            numbers = tuple(int(part) for part in str(version).split(".")[:2])
+        except ValueError:
+            return False  # 'unknown': a source tree, no claim either way
+        if numbers >= PAPER_MCMS_VERSION:
+            return False
+    return any(
+        spec.split("(")[0].strip() in _SAMPLED_AGENTS or "samples=" in spec
+        for spec in (record["a"], record["b"])
+    )
+
+
 @dataclass(frozen=True)
 class RunIdentity:
     """What the records of one run's file share: the game string, the seed and the pairs."""
@@ -457,6 +480,12 @@ class RunIdentity:
             problem = f"seed {record['seed']}, not {self.seed}"
         elif (record["a"], record["b"]) not in pairs:
             problem = f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
+        elif _former_sampled_search(record):
+            problem = (
+                f"version {record.get('version', '< 0.2')}, whose sampled search (samples=c) "
+                "was not today's (docs/mcms.md: the former default is resample, "
+                "full_root_window, distrust_decided, solve_exhausted and table=path)"
+            )
         if problem is not None:
             raise RecordFileError(
                 f"{path} holds games of another run (record {number} has {problem}); "

@@ -241,6 +241,32 @@ def test_a_file_of_another_run_is_refused(tmp_path, capsys, change, problem):
         assert code == 2 and problem in err and "another run" in err
 
 
+@pytest.mark.parametrize(
+    "version, refused", [("0.1.0", True), (None, True), ("0.2.0", False), ("unknown", False)]
+)
+def test_records_of_the_former_sampled_search_are_not_resumed(tmp_path, capsys, version, refused):
+    """Before 0.2.0 the same spec strings of sampled agents ran another search: a run never
+    mixes the two (classic agents are unaffected)."""
+    sampled = "expss(samples=2,max_depth=1)"
+    for spec, affected in ((sampled, refused), ("expectimax(max_depth=1)", False)):
+        out = tmp_path / f"{spec[:5]}{version}.jsonl"
+        args = ["match", GAME, spec, "hold(n=20)", "--matches", "1", "--out", str(out)]
+        assert cli.main([*args, "--no-progress"]) == 0
+        lines = out.read_text().splitlines()
+        records = [json.loads(line) for line in lines]
+        for record in records:
+            if version is None:  # format 1: no version, no rules digest
+                for key in ("v", "version", "rules"):
+                    del record[key]
+            else:
+                record["version"] = version
+        out.write_text("".join(json.dumps(r) + "\n" for r in records))
+        capsys.readouterr()
+        code = cli.main([*args[:-4], "--matches", "2", "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        assert (code == 2 and "sampled search" in err) if affected else code == 0, err
+
+
 def test_swapped_or_other_specs_are_refused(tmp_path, capsys):
     out = tmp_path / "run.jsonl"
     assert _match(out, 2) == 0
