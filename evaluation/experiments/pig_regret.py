@@ -3,10 +3,11 @@
 The MCMS paper's question ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, sections 3.1
 and 4.3-4.4) asked as a controlled experiment: expectimax, Star1 and Star2 and their sampled
 versions expSS, star1SS and star2SS search the same positions with the same node budget, and
-the exact solver says what each chosen move costs. Regret = the solver's best win probability
-minus that of the chosen move (for the mover, in win probability); a move is wrong when its
-regret is above 1e-9. Each sampled algorithm is compared with its classic counterpart position
-by position (paired differences).
+the exact solver says what each chosen move costs. Explains the Pig bars of the paper's
+Figure 2 by measuring, position by position, what sampling gains and loses. Regret = the
+solver's best win probability minus that of the chosen move (for the mover, in win
+probability); a move is wrong when its regret is above 1e-9. Each sampled algorithm is
+compared with its classic counterpart position by position (paired differences).
 
 Positions are the paper's S_obs: decision states seen in games between the six players (the
 paper's Pig widths, pruning ignored at depth <= 2, a small node budget so that the games are

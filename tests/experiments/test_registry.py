@@ -16,6 +16,7 @@ STUDIES = {
     "figure2",
     "node-counts",
     "pig-estimators",
+    "pig-regret",
     "search-depth",
     "uct-convergence",
 }
