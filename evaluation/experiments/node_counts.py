@@ -17,10 +17,17 @@ from dataclasses import dataclass
 import pyspiel
 
 from chancespiel.agents import search_state
-from chancespiel.agents.star_minimax import ALGORITHMS, search
-from chancespiel.evaluation.cli.common import UsageError, fresh_output, load_game, write_text
+from chancespiel.agents.star_minimax import ALGORITHMS, TABLES, search
+from chancespiel.evaluation.cli.common import (
+    UsageError,
+    check_heuristic,
+    fresh_output,
+    load_game,
+    write_text,
+)
 from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.games.registry import evaluation_for
 
 
 @dataclass
@@ -35,14 +42,21 @@ class NodeCountRow:
 
 
 def node_counts(
-    game_string: str, depths: Sequence[int], positions: int, seed: int = 0
+    game_string: str,
+    depths: Sequence[int],
+    positions: int,
+    seed: int = 0,
+    heuristic: str = "default",
+    table: str = "state",
 ) -> list[NodeCountRow]:
-    """Searches every position at every depth with each algorithm (no iterative deepening).
+    """Searches every position at every depth with each algorithm (no iterative deepening),
+    evaluating with the game's heuristic `heuristic` and keying the best-move table by `table`.
 
     Raises:
       AssertionError: if the algorithms disagree on a value, which would be a bug.
     """
     game = pyspiel.load_game(game_string)
+    evaluation = evaluation_for(game, heuristic)
     states = random_decision_positions(game, positions, seed)
     rows = []
     for depth in depths:
@@ -53,8 +67,9 @@ def node_counts(
             for algorithm in ALGORITHMS:
                 start = time.perf_counter()
                 result = search(
-                    search_state(state), game, algorithm, max_depth=depth, iterative=False
-                )
+                    search_state(state), game, algorithm, max_depth=depth, iterative=False,
+                    evaluation=evaluation, table=table,
+                )  # fmt: skip
                 seconds[algorithm] += time.perf_counter() - start
                 nodes[algorithm].append(result.nodes)
                 values[algorithm] = result.value
@@ -99,6 +114,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--depths", default="1,2,3", help="comma-separated depths")
     parser.add_argument("--positions", type=int, default=100, help="random positions per game")
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions")
+    parser.add_argument("--heuristic", default="default", help="the games' heuristic to use")
+    parser.add_argument(
+        "--table", choices=TABLES, default="state", help="key of the best-move table"
+    )
     parser.add_argument(
         "--out", help="Markdown file for the table (default: a new file in results/node_counts/)"
     )
@@ -115,10 +134,13 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--positions must be >= 1, got {args.positions}")
     for game_string in args.game:
         load_game(game_string)
+        check_heuristic(game_string, args.heuristic)
     out = args.out or str(fresh_output("node_counts", ".md"))
     rows = []
     for game_string in args.game:
-        rows.extend(node_counts(game_string, depths, args.positions, args.seed))
+        rows.extend(
+            node_counts(game_string, depths, args.positions, args.seed, args.heuristic, args.table)
+        )
         print(markdown_table(rows[-len(depths) :]), flush=True)
     write_text(out, markdown_table(rows) + "\n")
     print(f"written to {out}")
