@@ -17,6 +17,8 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games.registry import parse_parameters
+
 _NONE_WORDS = {"none", "None"}
 
 
@@ -95,12 +97,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     spec = spec.strip()
     if not spec:
         raise ValueError("empty agent spec")
-    if spec.count("(") != spec.count(")") or ("(" in spec and not spec.endswith(")")):
-        raise ValueError(f"malformed agent spec {spec!r}: unbalanced parentheses")
     try:
-        params = dict(pyspiel.game_parameters_from_string(spec))
-    except pyspiel.SpielError as e:
-        raise ValueError(f"malformed agent spec {spec!r}: {e}") from None
+        params = parse_parameters(spec)
+    except ValueError as e:
+        raise ValueError(f"malformed agent spec {e}") from None
     name = params.pop("name")
     return name, params
 
@@ -123,6 +123,29 @@ def resolve_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
     for key, value in given.items():
         params[key] = info.params[key].coerce(name, key, value)
     return info, params
+
+
+def _spec_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def canonical_spec(spec: str) -> str:
+    """One spelling per agent: the name and, sorted, only the parameters that differ from
+    their defaults ('hold(n=20)' -> 'hold', 'star2(time_ms=200.0, max_depth=3)' ->
+    'star2(max_depth=3,time_ms=200.0)'), so one agent under two spellings is one entrant.
+
+    Raises:
+      ValueError: as resolve_spec.
+    """
+    info, params = resolve_spec(spec)
+    changed = [
+        f"{key}={_spec_value(value)}"
+        for key, value in sorted(params.items())
+        if value != info.params[key].default
+    ]
+    return f"{info.name}({','.join(changed)})" if changed else info.name
 
 
 def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None) -> pyspiel.Bot:

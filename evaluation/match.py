@@ -384,6 +384,14 @@ def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
     return records, torn_at
 
 
+_RECORD_START = b'{"v":'  # every record line begins so (json.dumps keeps key order)
+
+
+def _starts_a_record(data: bytes) -> bool:
+    """Whether `data` can be the start of a record line cut short by an interrupted write."""
+    return data.startswith(_RECORD_START) or _RECORD_START.startswith(data)
+
+
 def read_records(path: str | os.PathLike[str]) -> list[Record]:
     """All records of a file; a torn last line is skipped with a warning (the file is kept)."""
     data = Path(path).read_bytes()
@@ -401,14 +409,31 @@ def _outcome(record: Record) -> tuple[Any, ...]:
     return (record["returns"], record.get("history"), record.get("error") is None)
 
 
+def _how_different(first: Record, second: Record) -> str:
+    if first["returns"] != second["returns"]:
+        return ""
+    return "; the moves differ" if first.get("history") != second.get("history") else ""
+
+
 def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
-    """The records without repeats of a game (same game, specs, seed, match and game index),
-    and the number of repeats dropped: the same game read from two files counts once. A game
-    lost by the infrastructure (is_lost) and played again later counts as the later game."""
+    """The records without repeats of a game, and the number of repeats dropped.
+
+    A game is its game string, who sits in which seat, and its dice: match m of a run with
+    seed s plays on the dice (and bot seeds) of s + m, so match 5 of a run with seed 0 and
+    match 0 of a run with seed 5 are the same game, as is the same game read from two files:
+    each counts once. Two different results of one game (timed agents can differ on the
+    same dice) are refused, since overlapping seed ranges are not independent evidence. A
+    game lost by the infrastructure (is_lost) and played again later counts as the later game.
+
+    Raises:
+      RecordFileError: for two different results of one game.
+    """
     records = list(records)
 
     def key_of(record: Record) -> tuple[Any, ...]:
-        return (canonical_game(record["game"]), record["seed"], *record_key(record))
+        a, b = record["a"], record["b"]
+        seats = (a, b) if record["game_index"] == 0 else (b, a)
+        return (canonical_game(record["game"]), record["seed"] + record["match"], seats)
 
     played = {key_of(r) for r in records if not is_lost(r)}
     seen: dict[tuple[Any, ...], Record] = {}
@@ -422,9 +447,11 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
             first = seen[key]
             if _outcome(first) != _outcome(record):
                 raise RecordFileError(
-                    f"two different copies of game {record['game_index']} of match "
-                    f"{record['match']} of {record['a']} vs {record['b']} (seed "
-                    f"{record['seed']}): returns {first['returns']} and {record['returns']}"
+                    f"{key[2][0]} vs {key[2][1]} on the dice of seed {key[1]} (seed + match) "
+                    f"is two different games (returns {first['returns']} and "
+                    f"{record['returns']}{_how_different(first, record)}): runs whose seed "
+                    "ranges overlap share their dice and are not independent evidence; "
+                    "report them separately"
                 )
             repeats += 1
         else:
@@ -574,6 +601,11 @@ class RecordWriter:
                     self.on_record(record)
                 else:
                     self.records.append(record)
+        if rest and not _starts_a_record(rest):  # not our torn write: not our file
+            raise RecordFileError(
+                f"{self.path}: line {number + 1} is not a chancespiel game record; the file "
+                "is left as it was: give a new file or a record file to resume"
+            )
         if rest:  # bytes after the last newline: a torn line
             warnings.warn(
                 f"{self.path}: line {number + 1} is incomplete (torn by an interrupted write): "

@@ -69,6 +69,12 @@ class RunConfig:
     label: str = "games"
     stop_at: float | None = None  # time.monotonic() after which no new game starts (resumable)
 
+    def __post_init__(self) -> None:
+        if self.seed < 0:  # random.Random(-n) is random.Random(n): another run's dice
+            raise ValueError(f"seed must be >= 0, got {self.seed}")
+        if self.matches < 0:
+            raise ValueError(f"matches must be >= 0, got {self.matches}")
+
 
 @dataclass
 class RunResult:

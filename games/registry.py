@@ -168,3 +168,49 @@ def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
 def register_entry(entry: GameEntry) -> None:
     """Lists a game in `chancespiel games`."""
     GAMES[entry.short_name] = entry
+
+
+def parse_parameters(text: str) -> dict[str, Any]:
+    """`name(key=value,...)` parsed as pyspiel.game_parameters_from_string does (nested games
+    included, the name under "name"), but strictly: OpenSpiel keeps the last of two values of
+    one key and ignores text after the closing parenthesis, so a typo would silently change
+    or drop a parameter.
+
+    Raises:
+      ValueError: for a repeated key (at any nesting level), unbalanced parentheses, text
+        after the closing parenthesis, or what OpenSpiel cannot parse.
+    """
+    keys: list[set[str]] = []  # the keys seen at each open parenthesis
+    start = 0  # where the current key=value item starts
+    closed_at = None
+    value_was_a_game = False  # the item just ended with a nested game's ")"
+    for i, char in enumerate(text):
+        if closed_at is not None and not char.isspace():
+            raise ValueError(f"{text!r}: unexpected text after the closing parenthesis")
+        if char == "(":
+            keys.append(set())
+            start = i + 1
+            value_was_a_game = False
+        elif char in ",)":
+            if not keys:
+                raise ValueError(f"{text!r}: unbalanced parentheses")
+            item = text[start:i]
+            if "=" in item:
+                key = item.split("=", 1)[0].strip()
+                if key in keys[-1]:
+                    raise ValueError(f"{text!r}: parameter {key!r} given twice")
+                keys[-1].add(key)
+            elif item.strip() or not (value_was_a_game or (char == ")" and not keys[-1])):
+                raise ValueError(f"{text!r}: expected key=value, got {item.strip()!r}")
+            start = i + 1
+            value_was_a_game = char == ")"
+            if char == ")":
+                keys.pop()
+                if not keys:
+                    closed_at = i
+    if keys:
+        raise ValueError(f"{text!r}: unbalanced parentheses")
+    try:
+        return dict(pyspiel.game_parameters_from_string(text))
+    except pyspiel.SpielError as e:
+        raise ValueError(f"{text!r}: {str(e).strip().splitlines()[0]}") from None

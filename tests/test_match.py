@@ -27,6 +27,7 @@ from chancespiel.evaluation.match import (
     read_records,
 )
 from chancespiel.evaluation.play import bot_seed, play_game, play_match
+from chancespiel.evaluation.runner import RunConfig
 
 GAME = "python_pig(winscore=20)"
 SEARCHER = "expectimax(max_depth=2)"  # deterministic, reports nodes, about 5 ms a game
@@ -165,6 +166,21 @@ def test_torn_last_line_is_dropped_with_a_warning_and_replayed(tmp_path, referen
     assert "played 1 games" in captured.out
     assert _games(out) == reference
     assert out.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize(
+    "content", [b"my notes", b"results\nof last week", b'{"v"', b'{"v":2,"game":"python_pig"']
+)
+def test_an_out_file_that_is_not_ours_is_refused_untouched(tmp_path, capsys, content):
+    """Only a record cut short by our own write is dropped; anyone else's text is kept."""
+    out = tmp_path / "notes.txt"
+    out.write_bytes(content)
+    ours = content.startswith(b'{"v"')
+    assert _match(out, 1) == (0 if ours else 2)
+    if not ours:
+        err = capsys.readouterr().err
+        assert "line 1 is not" in err and len(err.strip().splitlines()) == 1
+        assert out.read_bytes() == content
 
 
 def test_reading_a_torn_file_warns_and_skips_the_line(tmp_path):
@@ -510,3 +526,40 @@ def test_a_game_written_twice_is_counted_once(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "1 game(s) appear more than once" in captured.err
     assert "nothing to play" in captured.out and "of 6 games" in captured.out
+
+
+def _run_on(out: Path, a: str, b: str, seed: int, matches: int = 5) -> None:
+    argv = ["match", GAME, a, b, "--matches", str(matches), "--seed", str(seed)]
+    assert cli.main([*argv, "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+
+
+def test_overlapping_seed_ranges_count_each_game_once(tmp_path, capsys):
+    """Match m of a run with seed s plays on the dice of s + m: runs with seeds 0 and 3 (five
+    matches each) share two matches, and the swapped pair on seed 0 is the same ten games."""
+    _run_on(tmp_path / "s0.jsonl", "hold(n=10)", "hold(n=15)", 0)
+    _run_on(tmp_path / "s3.jsonl", "hold(n=10)", "hold(n=15)", 3)
+    _run_on(tmp_path / "swapped.jsonl", "hold(n=15)", "hold(n=10)", 0)
+    capsys.readouterr()
+    assert cli.main(["report", *(str(tmp_path / f) for f in ("s0.jsonl", "s3.jsonl"))]) == 0
+    out, err = capsys.readouterr()
+    assert "16 games" in out and "4 game(s) appear more than once" in err
+    assert cli.main(["report", str(tmp_path / "s0.jsonl"), str(tmp_path / "swapped.jsonl")]) == 0
+    out, err = capsys.readouterr()
+    assert "10 games" in out and "10 game(s) appear more than once" in err
+
+
+def test_different_games_on_the_same_dice_are_refused(tmp_path, capsys):
+    """The random agent's seed follows its side ('a' or 'b'), so the swapped pair plays other
+    moves on the same dice: not independent evidence, and not a repeat either."""
+    _run_on(tmp_path / "ab.jsonl", "random", "hold(n=15)", 0, matches=3)
+    _run_on(tmp_path / "ba.jsonl", "hold(n=15)", "random", 0, matches=3)
+    capsys.readouterr()
+    assert cli.main(["report", str(tmp_path / "ab.jsonl"), str(tmp_path / "ba.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "is two different games" in err and "seed ranges overlap" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_negative_seed_is_refused_by_the_python_api():
+    with pytest.raises(ValueError, match="seed must be >= 0"):
+        RunConfig(GAME, [("random", "random")], 1, seed=-1)

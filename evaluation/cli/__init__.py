@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import warnings
+from typing import NoReturn
 from collections.abc import Sequence
 
 from chancespiel.evaluation.cli import basics, runs
@@ -39,6 +40,10 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: object, **kwargs: object):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """One line, as every other bad input gets (argparse would print the usage first)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _add_experiments(sub: argparse._SubParsersAction) -> None:

@@ -16,6 +16,8 @@ from chancespiel.evaluation.cli.common import (
     apply_history,
     checked_specs,
     load_game,
+    positive,
+    seed_arg,
 )
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
@@ -203,7 +205,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
     play.add_argument("agent0", help="spec of player 0, e.g. 'hold(n=25)'")
     play.add_argument("agent1", help="spec of player 1")
-    play.add_argument("--seed", type=int, default=0, help="seed of the dice and the bots")
+    play.add_argument("--seed", type=seed_arg, default=0, help="seed of the dice and the bots")
     play.add_argument("--quiet", action="store_true", help="print only the result")
     play.set_defaults(func=cmd_play)
 
@@ -213,7 +215,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--history", default="", help="space-separated action ids from the start, chance included"
     )
     analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
-    analyse.add_argument("--seed", type=int, default=0, help="seed of the agent")
+    analyse.add_argument("--seed", type=seed_arg, default=0, help="seed of the agent")
     analyse.add_argument("--json", action="store_true", help="print one JSON object")
     analyse.set_defaults(func=cmd_analyse)
 
@@ -226,6 +228,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     solve.set_defaults(func=cmd_solve)
 
     demo = sub.add_parser("demo", help="a short match: optimal Pig vs hold at 20")
-    demo.add_argument("--matches", type=int, default=200, help="seat-swapped pairs of games")
-    demo.add_argument("--seed", type=int, default=1, help="seed of the first match")
+    demo.add_argument("--matches", type=positive, default=200, help="seat-swapped pairs of games")
+    demo.add_argument("--seed", type=seed_arg, default=1, help="seed of the first match")
     demo.set_defaults(func=cmd_demo)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import difflib
+import functools
 import importlib.util
 import os
 import warnings
@@ -20,6 +21,7 @@ import pyspiel
 
 from chancespiel.agents import check_spec, parse_spec
 from chancespiel.agents.human import HUMAN
+from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
@@ -30,7 +32,7 @@ from chancespiel.evaluation.match import (
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
 from chancespiel.evaluation.runner import RunConfig, RunResult, run
-from chancespiel.games.registry import evaluation_for
+from chancespiel.games.registry import evaluation_for, parse_parameters
 
 MAX_OVERRUN_MS = 3_600_000.0  # an hour: anything larger is a typo, not a tolerance
 MAX_MOVE_TIMEOUT_S = 86_400.0  # a day per move (0 turns the limit off)
@@ -61,9 +63,11 @@ def load_game(game_string: str) -> pyspiel.Game:
     # Names and parameter names are checked here: OpenSpiel's own errors list all its games
     # and print a second copy of the message on stderr.
     try:
-        params = dict(pyspiel.game_parameters_from_string(game_string))
+        params = parse_parameters(game_string)
         name = params.pop("name")
-    except (pyspiel.SpielError, KeyError):
+    except ValueError as e:
+        raise UsageError(f"cannot parse game string {e}") from None
+    except KeyError:
         raise UsageError(f"cannot parse game string {game_string!r}") from None
     types = {t.short_name: t for t in pyspiel.registered_games()}
     if name not in types:
@@ -119,10 +123,19 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
             action = int(token)
         except ValueError:
             raise UsageError(f"history item {number} ({token!r}) is not an action id") from None
+        if state.is_terminal():
+            raise UsageError(f"history item {number} ({action}): the game is already over")
+        legal = state.legal_actions()
+        if action not in legal:  # checked here: OpenSpiel's message prints the whole state
+            shown = ", ".join(map(str, legal[:20])) + (", ..." if len(legal) > 20 else "")
+            raise UsageError(f"history item {number} ({action}) is not legal here; legal: {shown}")
         try:
             state.apply_action(action)
         except (ValueError, pyspiel.SpielError) as e:
-            raise UsageError(f"history item {number} ({action}) cannot be applied: {e}") from None
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise UsageError(
+                f"history item {number} ({action}) cannot be applied: {first}"
+            ) from None
     return state
 
 
@@ -149,6 +162,15 @@ def positive(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {number}")
+    return number
+
+
+def seed_arg(value: str) -> int:
+    """A seed: an integer >= 0 (random.Random(-n) draws the same numbers as random.Random(n),
+    so a negative seed would silently repeat another run's dice)."""
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {number}")
     return number
 
 
@@ -250,6 +272,11 @@ def speed_line(result: RunResult) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _canonical_spec(spec: str) -> str:
+    return canonical_spec(spec)  # records are checked when read: every spec resolves
+
+
 def read_all(paths: Sequence[str]) -> list[dict]:
     records: list[dict] = []
     for path in paths:
@@ -261,14 +288,20 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
+    spelling: dict[str, str] = {}  # one entrant per agent, under its first spelling
+    for record in records:
+        for side in ("a", "b"):
+            record[side] = spelling.setdefault(_canonical_spec(record[side]), record[side])
+        if isinstance(record.get("seats"), list):
+            record["seats"] = [spelling[_canonical_spec(str(s))] for s in record["seats"]]
     try:
         records, repeats = unique_records(records)
     except RecordFileError as e:
         raise UsageError(f"{', '.join(map(str, paths))}: {e}") from None
     if repeats:
         warnings.warn(
-            f"{repeats} game(s) appear more than once (same game, agents, seed and match); "
-            "each is counted once",
+            f"{repeats} game(s) appear more than once (the same agents in the same seats on "
+            "the same dice: seed + match); each is counted once",
             stacklevel=2,
         )
     return records
@@ -296,7 +329,7 @@ def add_running_options(parser: argparse.ArgumentParser) -> None:
         "--matches", type=positive, required=True, help="matches (seat-swapped pairs of games)"
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="match i uses the dice and bot seeds of seed + i"
+        "--seed", type=seed_arg, default=0, help="match i uses the dice and bot seeds of seed + i"
     )
     parser.add_argument(
         "--workers", type=positive, help="games at once (default: one per core / Ray CPU)"

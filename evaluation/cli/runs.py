@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from chancespiel.agents import parse_spec
+from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.cli.common import (
     UsageError,
     add_running_options,
@@ -108,9 +109,17 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     )
 
     game = two_player_game(args.game)
-    if len(args.specs) < 2 or len(set(args.specs)) != len(args.specs):
+    if len(args.specs) < 2:
         raise UsageError("a tournament needs at least two distinct agent specs")
     checked_specs(game, args.specs, unattended=True)
+    seen: dict[str, str] = {}
+    for spec in args.specs:
+        same = seen.setdefault(canonical_spec(spec), spec)
+        if same != spec or args.specs.count(spec) > 1:
+            raise UsageError(
+                f"a tournament needs at least two distinct agent specs: {same} and {spec} "
+                "are the same agent"
+            )
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
     config = run_config(args, args.game, pairs, label="tournament")

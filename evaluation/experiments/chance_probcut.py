@@ -32,7 +32,13 @@ from chancespiel.agents.chance_probcut import (
     fit_regression,
 )
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli.common import UsageError, fresh_output, load_game, write_text
+from chancespiel.evaluation.cli.common import (
+    UsageError,
+    fresh_output,
+    load_game,
+    seed_arg,
+    write_text,
+)
 from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.positions import random_decision_positions
 
@@ -147,7 +153,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--confidence", default="0.8,0.9,0.95", help="comma-separated confidences to measure"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the games and positions")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the games and positions")
     parser.add_argument(
         "--out", help="output directory (default: a new one in results/chance_probcut/)"
     )

@@ -21,8 +21,10 @@ from chancespiel.agents.star_minimax import ALGORITHMS, TABLES, search
 from chancespiel.evaluation.cli.common import (
     UsageError,
     check_heuristic,
+    checked_specs,
     fresh_output,
     load_game,
+    seed_arg,
     write_text,
 )
 from chancespiel.evaluation.experiments import Experiment
@@ -113,7 +115,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", action="append", required=True, help="game string (repeatable)")
     parser.add_argument("--depths", default="1,2,3", help="comma-separated depths")
     parser.add_argument("--positions", type=int, default=100, help="random positions per game")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the positions")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the positions")
     parser.add_argument("--heuristic", default="default", help="the games' heuristic to use")
     parser.add_argument(
         "--table", choices=TABLES, default="state", help="key of the best-move table"
@@ -133,7 +135,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.positions < 1:
         raise UsageError(f"--positions must be >= 1, got {args.positions}")
     for game_string in args.game:
-        load_game(game_string)
+        checked_specs(load_game(game_string), ALGORITHMS)
         check_heuristic(game_string, args.heuristic)
     out = args.out or str(fresh_output("node_counts", ".md"))
     rows = []

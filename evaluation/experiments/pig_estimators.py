@@ -37,7 +37,13 @@ from typing import NamedTuple
 import pyspiel
 
 from chancespiel.agents import make_bot
-from chancespiel.evaluation.cli.common import UsageError, check_heuristic, fresh_output, write_text
+from chancespiel.evaluation.cli.common import (
+    UsageError,
+    check_heuristic,
+    fresh_output,
+    seed_arg,
+    write_text,
+)
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
 from chancespiel.evaluation.play import play_game
@@ -472,7 +478,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Pig heuristic of every estimator (default, lead, zero)",
     )
     parser.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the states and searches")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the states and searches")
     parser.add_argument(
         "--out", help="output directory (default: a new one in results/pig_estimators/)"
     )

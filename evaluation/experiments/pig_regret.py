@@ -23,6 +23,8 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     ordered     ordered dice (36 outcomes: the same game, more work for classic search)
     widthN      sample width N for all three sampled algorithms
     lead        the plain score-lead heuristic (heuristic=lead)
+    zero        no heuristic: 0 everywhere but at the end (heuristic=zero), so only the
+                search's depth informs the move
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples
@@ -65,7 +67,7 @@ import pyspiel
 import tqdm
 
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli.common import UsageError, fresh_output, write_text
+from chancespiel.evaluation.cli.common import UsageError, fresh_output, seed_arg, write_text
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.experiments.pig_estimators import (
     GAME,
@@ -75,7 +77,7 @@ from chancespiel.evaluation.experiments.pig_estimators import (
     exact_values,
 )
 from chancespiel.evaluation.match import package_version
-from chancespiel.games.pig import PigCore
+from chancespiel.games.pig import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
 
@@ -155,7 +157,7 @@ class Config:
 
 
 def _changes_classic(token: str) -> bool:
-    return token in ("ordered", "lead", "path") or token.startswith("oracle")
+    return token in ("ordered", "lead", "zero", "path") or token.startswith("oracle")
 
 
 def parse_config(name: str) -> Config:
@@ -173,8 +175,8 @@ def parse_config(name: str) -> Config:
             key, value = "ordered", True
         elif token == "path":
             key, value = "path_table", True
-        elif token == "lead":
-            key, value = "heuristic", "lead"
+        elif token in ("lead", "zero"):
+            key, value = "heuristic", token
         elif token.startswith("width"):
             width = _number(token, "width", int)
             if width < 1:
@@ -190,7 +192,9 @@ def parse_config(name: str) -> Config:
             options.append(token)
             continue
         else:
-            known = "base, ordered, widthN, lead, oracleS, path, " + ", ".join(SAMPLED_OPTIONS)
+            known = ", ".join(
+                ("base, ordered, widthN, lead, zero, oracleS, path", *SAMPLED_OPTIONS)
+            )
             raise ValueError(f"unknown configuration token {token!r}; known: {known}")
         if key in fields:
             raise ValueError(f"configuration {name!r} sets {key} twice")
@@ -337,6 +341,67 @@ def gap_of(key: tuple[int, ...]) -> float:
     """|P(win | roll) - P(win | stop)| of the mover at the decision state `key`."""
     _, values = exact_values(key)
     return abs(values[0] - values[1]) / 2.0
+
+
+def roll_noise(key: tuple[int, ...]) -> float:
+    """The standard deviation of the mover's exact win probability over the outcomes of the
+    roll at the decision state `key`: a sampled chance node of width c estimates roll's value
+    with a standard error of this / sqrt(c), even with exact values below it."""
+    solution = solve_pig(dice=2, winscore=WINSCORE)
+    core = core_of(key)
+    mover = core.turn_player
+    rolled = core.child(ROLL)
+    outcomes = [(p, rolled.child(a)) for a, p in rolled.chance_outcomes()]
+    values = [(p, solution.state_win_probability(child, mover)) for p, child in outcomes]
+    mean = sum(p * v for p, v in values)
+    return math.sqrt(sum(p * (v - mean) ** 2 for p, v in values))
+
+
+def predicted_by_root_noise(
+    positions: Sequence[tuple[int, ...]], width: int
+) -> tuple[float, float]:
+    """(wrong rate, mean regret) of a search that knows every value exactly but samples the
+    roll's outcomes once with `width` draws (a normal approximation of the sample mean): the
+    error sampling alone causes, whatever the depth or the heuristic."""
+    wrong, regret = [], []
+    for key in positions:
+        gap, sd = gap_of(key), roll_noise(key) / math.sqrt(width)
+        p_wrong = 0.5 * math.erfc(gap / sd / math.sqrt(2.0)) if sd > 0.0 else 0.0
+        wrong.append(p_wrong)
+        regret.append(gap * p_wrong)
+    return statistics.fmean(wrong), statistics.fmean(regret)
+
+
+def noise_table(
+    summary: Sequence[Mapping[str, Any]], positions: Sequence[tuple[int, ...]]
+) -> list[str]:
+    """Markdown lines: the regret predicted from the root's sampling noise against the regret
+    the sampled algorithms measured (mean over their budgets), per width and configuration
+    with unordered dice, no options and the default or the perfect (oracle0) heuristic."""
+    measured: dict[tuple[int, str], list[Mapping[str, Any]]] = {}
+    for row in summary:
+        config = parse_config(str(row["config"]))
+        heuristic_ok = config.heuristic == "default" or (
+            config.heuristic == "oracle" and config.noise == 0.0
+        )
+        plain = not (config.ordered or config.options or config.path_table)
+        if row["algorithm"] in SAMPLED and heuristic_ok and plain:
+            key = (config.widths[row["algorithm"]], config.name)
+            measured.setdefault(key, []).append(row)
+    lines = [
+        "| width | configuration | predicted wrong | predicted regret x1e3 | measured wrong "
+        "| measured regret x1e3 | summary rows |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for width, name in sorted(measured):
+        wrong, regret = predicted_by_root_noise(positions, width)
+        rows = measured[width, name]
+        lines.append(
+            f"| {width} | {name} | {wrong:.1%} | {1e3 * regret:.2f} | "
+            f"{statistics.fmean(r['wrong_rate'] for r in rows):.1%} | "
+            f"{1e3 * statistics.fmean(r['mean_regret'] for r in rows):.2f} | {len(rows)} |"
+        )
+    return lines
 
 
 # --- Summaries ------------------------------------------------------------------------------
@@ -628,7 +693,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(DEFAULT_CONFIGS),
         help="comma-separated configurations (module docstring), e.g. base,ordered+width5",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of positions and samples")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of positions and samples")
     parser.add_argument(
         "--games", type=int, default=2, help="games per ordered pair of players for positions"
     )
@@ -752,6 +817,17 @@ def write_summaries(
         "paired.png.",
         "",
         markdown(summary),
+        "",
+        "## What sampling alone costs",
+        "",
+        "A search that knew every value exactly but sampled the roll's outcomes once, with c "
+        "draws, would still pick the wrong move wherever the sample mean's error exceeds the "
+        "gap between roll and stop. Predicted from the exact values (`roll_noise`, a normal "
+        "approximation), against what the sampled algorithms measured with unordered dice "
+        "and the default or the perfect heuristic (oracle0), mean over their budgets (and "
+        "algorithms, where they share a width):",
+        "",
+        *noise_table(summary, positions),
         "",
     ]
     write_text(out / "README.md", "\n".join(readme))

@@ -207,7 +207,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         type=common.positive,
         help="search this many nodes per position instead of --time-ms (figure2 --max-nodes)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the positions and searches")
+    parser.add_argument(
+        "--seed", type=common.seed_arg, default=0, help="seed of the positions and searches"
+    )
     parser.add_argument(
         "--clock", choices=tuple(CLOCKS), default="wall", help="what the players' time measures"
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import random
+import statistics
 
 import pyspiel
 import pytest
@@ -35,6 +37,7 @@ def test_configurations_name_their_factors():
     assert mixed.describe() == "dice=ordered;width=5/5/5;heuristic=default;search=resample"
     assert mixed.classic_reference == "ordered" and not mixed.runs_classic
     assert mixed.algorithms() == ("expss", "star1ss", "star2ss")
+    assert parse_config("zero").heuristic == "zero" and parse_config("zero").runs_classic
     oracle = parse_config("oracle0.2+path")
     assert oracle.runs_classic and oracle.noise == 0.2
     assert oracle.describe().endswith("heuristic=oracle(noise=0.2);search=table=path")
@@ -152,7 +155,28 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, args, message):
-    code = cli.main(["experiment", "pig-regret", "--out", str(tmp_path / "x"), *args])
+    try:
+        code = cli.main(["experiment", "pig-regret", "--out", str(tmp_path / "x"), *args])
+    except SystemExit as e:  # argparse's (one-line) errors
+        code = e.code
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_the_roll_noise_is_the_spread_of_a_sampled_roll():
+    """roll_noise / sqrt(c) is the standard error of c outcomes drawn with replacement and
+    valued exactly: checked against drawing them."""
+    solution = solve_pig(dice=2, winscore=100)
+    for key in KEYS:
+        rolled = core_of(key).child(0)
+        outcomes = rolled.chance_outcomes()
+        values = [solution.state_win_probability(rolled.child(a), key[3]) for a, _ in outcomes]
+        weights = [p for _, p in outcomes]
+        draw = random.Random(3)
+        means = [statistics.fmean(draw.choices(values, weights, k=18)) for _ in range(4000)]
+        expected = pig_regret.roll_noise(key) / math.sqrt(18)
+        assert statistics.stdev(means) == pytest.approx(expected, rel=0.06)
+    wrong5, regret5 = pig_regret.predicted_by_root_noise(KEYS, 5)
+    wrong50, regret50 = pig_regret.predicted_by_root_noise(KEYS, 50)
+    assert 0.0 < wrong50 < wrong5 < 0.5 and 0.0 < regret50 < regret5
