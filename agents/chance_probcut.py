@@ -45,7 +45,10 @@ from chancespiel.agents.star_minimax import (
     check_search_params,
     search,
 )
+from chancespiel.files import read_bounded
 from chancespiel.games.registry import evaluation_for
+
+MAX_REGRESSION_BYTES = 1 << 16  # a saved regression is a few hundred bytes
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,23 @@ class Regression:
 
     @classmethod
     def load(cls, path: str | Path) -> Regression:
-        """Reads a regression written by `save`."""
-        return cls(**json.loads(Path(path).read_text()))
+        """Reads a regression written by `save`.
+
+        Raises:
+          ValueError: naming the file, for what is not a regular file of at most
+            MAX_REGRESSION_BYTES holding such a regression (nothing is read without bound).
+        """
+        try:
+            data = read_bounded(path, MAX_REGRESSION_BYTES)
+        except OSError as e:
+            raise ValueError(f"regression {path}: {e.strerror}") from None
+        try:
+            fields = json.loads(data)
+            if not isinstance(fields, dict):
+                raise TypeError("not a JSON object")
+            return cls(**fields)
+        except (ValueError, TypeError) as e:  # JSON, UTF-8, unknown or missing fields
+            raise ValueError(f"regression {path}: not a saved regression ({e})") from None
 
     def check(self) -> None:
         """Raises ValueError on an unusable regression."""

@@ -20,6 +20,10 @@ from chancespiel.agents.registry import register_agent
 HUMAN = "human"
 
 
+MAX_LINE = 1000  # characters of one answer; a longer line is not a person typing a move
+MAX_TRIES = 100  # answers in a row that are not moves before the seat is abandoned
+
+
 class InputEndedError(EOFError):
     """Standard input ended before the human chose a move."""
 
@@ -44,12 +48,15 @@ class HumanBot(pyspiel.Bot):
         print(f"Player {self.player}, your move:")
         for number, name in enumerate(names):
             print(f"  {number:>3}: {name}")
-        while True:
+        for _ in range(MAX_TRIES):
             print(f"move (0-{len(actions) - 1} or a name): ", end="", flush=True)
-            line = sys.stdin.readline()
+            line = sys.stdin.readline(MAX_LINE + 1)  # bounded: stdin may be /dev/zero
             if not line:
                 print()
                 raise InputEndedError("input ended before a move was chosen")
+            if len(line) > MAX_LINE:
+                print()
+                raise InputEndedError(f"a line of more than {MAX_LINE} characters is no move")
             text = line.strip()
             if text.isdigit() and int(text) < len(actions):
                 return actions[int(text)]
@@ -57,6 +64,7 @@ class HumanBot(pyspiel.Bot):
                 if text and text.casefold() == name.strip().casefold():
                     return action
             print(f"  {text!r} is not a legal move here; type its number or its name")
+        raise InputEndedError(f"{MAX_TRIES} answers in a row were not moves (is stdin a person?)")
 
     def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
         """The chosen move as a deterministic policy, and the move."""

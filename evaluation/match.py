@@ -52,7 +52,6 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyspiel
@@ -60,12 +59,14 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.agents.registry import resolve_spec
 from chancespiel.evaluation.play import MoveWatch, bot_seed, play_game, score_of
+from chancespiel.files import open_regular
 
 FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
 LOAD_CHUNK = 1 << 20
+MAX_LINE_BYTES = 64 << 20  # far above any game's record; a longer line is not ours
 
 Record = dict[str, Any]
 
@@ -392,15 +393,60 @@ def _starts_a_record(data: bytes) -> bool:
     return data.startswith(_RECORD_START) or _RECORD_START.startswith(data)
 
 
+def _file_lines(fd: int, path: str) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line, complete) of the file open at `fd`, read in chunks from its start;
+    the last item is incomplete when the file does not end with a newline.
+
+    Raises:
+      RecordFileError: for a line longer than MAX_LINE_BYTES (no record is that long, so the
+        file is not a record file: /dev/zero would otherwise fill the memory).
+    """
+    offset, number, partial = 0, 0, bytearray()  # partial: the line not yet ended
+    while chunk := os.pread(fd, LOAD_CHUNK, offset):
+        offset += len(chunk)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            number += 1
+            if partial:
+                partial += chunk[start:end]
+                yield number, bytes(partial), True
+                partial.clear()
+            else:
+                yield number, chunk[start:end], True
+            start = end + 1
+        partial += chunk[start:]
+        if len(partial) > MAX_LINE_BYTES:
+            raise RecordFileError(
+                f"{path}: line {number + 1} is longer than {MAX_LINE_BYTES >> 20} MiB: "
+                "not a chancespiel record file"
+            )
+    if partial:
+        yield number + 1, bytes(partial), False
+
+
 def read_records(path: str | os.PathLike[str]) -> list[Record]:
-    """All records of a file; a torn last line is skipped with a warning (the file is kept)."""
-    data = Path(path).read_bytes()
-    records, torn_at = parse_lines(data, str(path))
-    if torn_at is not None:
-        warnings.warn(
-            f"{path}: the last line is incomplete (torn by an interrupted write); ignored",
-            stacklevel=2,
-        )
+    """All records of a file; a torn last line is skipped with a warning (the file is kept).
+
+    Raises:
+      RecordFileError: for what is not a record file (naming the first bad line).
+    """
+    name = str(path)
+    try:
+        fd = open_regular(name)
+    except OSError as e:
+        raise RecordFileError(f"cannot read {name}: {e.strerror}") from None
+    records = []
+    try:
+        for number, line, complete in _file_lines(fd, name):
+            if not complete:
+                warnings.warn(
+                    f"{name}: the last line is incomplete (torn by an interrupted write); ignored",
+                    stacklevel=2,
+                )
+            elif (record := _parse_line(line, number, name)) is not None:
+                records.append(record)
+    finally:
+        os.close(fd)
     return records
 
 
@@ -584,16 +630,8 @@ class RecordWriter:
 
     def _load(self) -> None:
         size = os.fstat(self.fd).st_size
-        offset, number, rest = 0, 0, b""
-        while offset < size:  # in chunks: a large file is never in memory at once
-            chunk = os.pread(self.fd, min(LOAD_CHUNK, size - offset), offset)
-            if not chunk:
-                break
-            offset += len(chunk)
-            lines = (rest + chunk).split(b"\n")
-            rest = lines.pop()
-            for line in lines:
-                number += 1
+        for number, line, complete in _file_lines(self.fd, self.path):
+            if complete:
                 record = _parse_line(line, number, self.path)
                 if record is None:
                     continue
@@ -601,19 +639,19 @@ class RecordWriter:
                     self.on_record(record)
                 else:
                     self.records.append(record)
-        if rest and not _starts_a_record(rest):  # not our torn write: not our file
-            raise RecordFileError(
-                f"{self.path}: line {number + 1} is not a chancespiel game record; the file "
-                "is left as it was: give a new file or a record file to resume"
-            )
-        if rest:  # bytes after the last newline: a torn line
-            warnings.warn(
-                f"{self.path}: line {number + 1} is incomplete (torn by an interrupted write): "
-                f"dropped ({len(rest)} bytes); its game will be played again",
-                stacklevel=3,
-            )
-            os.ftruncate(self.fd, size - len(rest))
-            os.fsync(self.fd)
+            elif not _starts_a_record(line):  # not our torn write: not our file
+                raise RecordFileError(
+                    f"{self.path}: line {number} is not a chancespiel game record; the file "
+                    "is left as it was: give a new file or a record file to resume"
+                )
+            else:  # bytes after the last newline: a torn line
+                warnings.warn(
+                    f"{self.path}: line {number} is incomplete (torn by an interrupted write): "
+                    f"dropped ({len(line)} bytes); its game will be played again",
+                    stacklevel=3,
+                )
+                os.ftruncate(self.fd, size - len(line))
+                os.fsync(self.fd)
 
     def write(self, record: Record) -> None:
         """Appends one record as one line."""

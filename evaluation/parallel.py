@@ -308,7 +308,7 @@ class RayPool(Executor):
             # RAY_ADDRESS joins a cluster as --address does: Ray refuses num_cpus then
             joining = address or os.environ.get("RAY_ADDRESS") or None
             if joining is None and workers:
-                options["num_cpus"] = workers
+                options["num_cpus"] = min(workers, default_workers())
             if address is not None:
                 check_reachable(address)
             try:
@@ -318,7 +318,7 @@ class RayPool(Executor):
                 raise BackendError(f"cannot start or reach a Ray cluster {where}: {e}") from None
             self.started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.capacity = workers or max(1, cpus)
+        self.capacity = min(workers, max(1, cpus)) if workers else max(1, cpus)
         self.description = f"Ray ({cpus} CPUs, {self.capacity} games at a time)"
         # a task whose worker or node dies is retried by Ray (agent errors are records, so
         # they are never retried); one lost more often than that is recorded as LOST

@@ -226,7 +226,15 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             # not the run
             workers = config.workers
             if config.backend == "local":  # no idle processes for a short resume
-                workers = min(workers or default_workers(), source.left())
+                cores = default_workers()
+                if workers is not None and workers > cores:
+                    warnings.warn(
+                        f"{workers} workers asked for, {cores} cores here: using {cores} (a "
+                        "worker per core; more would only share the cores, and timed agents "
+                        "would think less)",
+                        stacklevel=2,
+                    )
+                workers = min(workers or cores, cores, source.left())
             executor = executor_factory(config.backend, workers, config.address)
             description = executor.description
             try:

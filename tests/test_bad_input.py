@@ -4,6 +4,7 @@ traceback, and nothing written or changed."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -265,3 +266,23 @@ def test_a_write_failure_stops_the_run_keeps_its_games_and_the_rerun_resumes(tmp
     again = subprocess.run([sys.executable, "-m", "chancespiel", *argv], capture_output=True)
     assert again.returncode == 0, again.stderr
     assert len(out.read_text().splitlines()) == 80
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "fifo", "big.jsonl", "."])
+def test_record_and_regression_files_are_read_within_bounds(path, tmp_path, monkeypatch, capsys):
+    """A device, a FIFO, a directory or a file with a 65 MiB line: a one-line error at once,
+    without reading it all (the FIFO has no writer: an unguarded open would block forever)."""
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("fifo")
+    with open("big.jsonl", "wb") as f:
+        f.write(b'{"v":2,' + b"x" * (65 << 20) + b"\n")
+    for argv in (["report", path], ["play", PIG, f"star2cpc(regression={path})", "random"]):
+        if path == "." and argv[0] == "play":
+            continue  # '.' is no value OpenSpiel parses (refused as a malformed spec)
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, err
+        assert any(
+            words in err
+            for words in ("not a regular file", "longer than 64 MiB", "Is a directory", "larger")
+        ), err

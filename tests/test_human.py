@@ -40,6 +40,16 @@ def test_end_of_input_ends_the_seat(monkeypatch, capsys):
         _ask(monkeypatch, capsys, "9\n")
 
 
+@pytest.mark.parametrize(
+    "typed, reason",
+    [("\0" * 5000, "more than 1000 characters"), ("x\n" * 150, "100 answers in a row")],
+)
+def test_endless_input_ends_the_seat(monkeypatch, capsys, typed, reason):
+    """stdin from /dev/zero or `yes` is no person: the seat is given up, in bounded time."""
+    with pytest.raises(InputEndedError, match=reason):
+        _ask(monkeypatch, capsys, typed)
+
+
 def test_play_against_an_agent_from_the_keyboard():
     typed = "stop\n" * 200  # stopping at once: the random opponent wins in the end
     done = subprocess.run(
@@ -54,7 +64,9 @@ def test_play_against_an_agent_from_the_keyboard():
         input="", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert ended.returncode == 1
-    assert ended.stderr.strip() == "chancespiel: error: input ended: the game is abandoned"
+    assert ended.stderr.strip() == (
+        "chancespiel: error: input ended before a move was chosen: the game is abandoned"
+    )
 
 
 def test_the_human_seat_is_refused_where_nobody_is_at_the_keyboard(tmp_path, capsys):

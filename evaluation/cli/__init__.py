@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `chancespiel` console script."""
     args = build_parser().parse_args(argv)
+    args.command_line = list(sys.argv[1:] if argv is None else argv)  # for results' records
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

@@ -69,8 +69,8 @@ def cmd_play(args: argparse.Namespace) -> None:
 
     try:
         record = play_game(game, bots, args.seed, show)
-    except InputEndedError:
-        raise UsageError("input ended: the game is abandoned", status=1) from None
+    except InputEndedError as e:
+        raise UsageError(f"{e}: the game is abandoned", status=1) from None
     final = game.new_initial_state()
     for action in record.history:
         final.apply_action(action)

@@ -53,6 +53,7 @@ import json
 import math
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -105,6 +106,7 @@ DEFAULT_CONFIGS = (
     "oracle0.05",
     "oracle0.2",
 )
+COMMANDS = "commands.txt"  # one line per run that played rows: date, version, command
 COLLECT_NODES = 2000  # node budget of the players whose games give the positions
 REAL_GAP = 1e-6  # win-probability gap between roll and stop that makes a real decision
 WRONG = 1e-9  # a regret above this is a wrong move
@@ -774,13 +776,26 @@ def _run(args: argparse.Namespace) -> None:
             f"tasks done, {len(tasks)} to go; writing {raw}",
             flush=True,
         )
+        if tasks:  # the run's history, beside its data: each chunk's command
+            with open(out / COMMANDS, "a", encoding="utf-8") as log:
+                log.write(
+                    f"{datetime.date.today().isoformat()} chancespiel {package_version()} "
+                    f"(commit {_git_commit()}): chancespiel {shlex.join(args.command_line)}\n"
+                )
         deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
         complete = run_tasks(study, tasks, raw, args.workers, deadline, not args.no_progress)
         rows = read_raw(raw)
         configs = configs_needed
-    write_summaries(out, rows, configs, budgets, positions)
+    write_summaries(out, rows, configs, budgets, positions, args.command_line)
     if not complete:
         print(f"stopped at --max-minutes; the same command resumes ({out})")
+
+
+def _commands(out: Path) -> list[str]:
+    try:
+        return (out / COMMANDS).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return ["(not recorded)"]
 
 
 def write_summaries(
@@ -789,8 +804,10 @@ def write_summaries(
     configs: Sequence[str],
     budgets: Sequence[int],
     positions: Sequence[tuple[int, ...]],
+    command_line: Sequence[str] = (),
 ) -> None:
-    """regret.csv, regret_real.csv, README.md and the plots from the raw rows."""
+    """regret.csv, regret_real.csv, README.md and the plots from the raw rows; the README
+    names `command_line` (the arguments of `chancespiel`) as the summarising command."""
     present = [c for c in configs if any(r["config"] == c for r in rows)]
     present += sorted({r["config"] for r in rows} - set(present))
     gaps = [gap_of(key) for key in positions]
@@ -803,9 +820,14 @@ def write_summaries(
     readme = [
         "# Regret at equal node budgets on two-dice Pig",
         "",
-        f"Made by `chancespiel {' '.join(sys.argv[1:])}` (chancespiel {package_version()}, "
-        f"commit {_git_commit()}, {datetime.date.today().isoformat()}); the experiment is "
-        "`evaluation/experiments/pig_regret.py`, whose docstring defines every term.",
+        f"Summarised by `chancespiel {shlex.join(command_line)}` (chancespiel "
+        f"{package_version()}, commit {_git_commit()}, {datetime.date.today().isoformat()}); "
+        "the experiment is `evaluation/experiments/pig_regret.py`, whose docstring defines "
+        f"every term. The rows were played in chunks, by these commands ({COMMANDS}):",
+        "",
+        "```",
+        *_commands(out),
+        "```",
         "",
         f"{len(positions)} positions from games between the six players ({COLLECT_NODES:,} "
         f"nodes a move); {len(real)} have a real decision (win probabilities of roll and "

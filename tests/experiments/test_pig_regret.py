@@ -138,6 +138,10 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     for name in ("regret_real.csv", "README.md", "regret.png", "paired.png"):
         assert (out / name).exists()
     assert _run(out, "--configs", "base,width3", "--summarise-only") == 0
+    # one line per run that played rows (the resumed run that found nothing to do: none)
+    (command,) = (out / "commands.txt").read_text().splitlines()
+    assert f"--out {out}" in command and command.endswith("--configs base,width3")
+    assert command in (out / "README.md").read_text()
     assert json.loads((out / "run.json").read_text())["budgets"] == [200, 600]
     code = _run(out, "--configs", "base", "--seed", "4")
     assert code == 2 and "other settings (seed)" in capsys.readouterr().err

@@ -1,0 +1,42 @@
+"""Reading files without surprises: only regular files, and never more than asked for.
+
+A FIFO would block an open or a read, /dev/zero would never end, and a huge file would fill the
+memory; every file a user names (records, regressions, models) is read through these, so each
+of those is an OSError with a message instead.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
+    """os.open(path, flags), refusing what is not a regular file before reading a byte.
+
+    Raises:
+      OSError: from os.open, or with strerror "not a regular file".
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK, 0o644)  # a FIFO must not block the open
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return fd
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them.
+
+    Raises:
+      OSError: as open_regular, or with strerror "larger than N bytes".
+    """
+    fd = open_regular(path)
+    try:
+        data = os.read(fd, limit + 1)  # one read: a regular file returns what it has
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    return data
