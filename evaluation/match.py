@@ -46,6 +46,7 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import stat
 import time
@@ -366,6 +367,51 @@ def record_problem(record: Record) -> str | None:
         not isinstance(seats, list) or sorted(map(str, seats)) != sorted([record["a"], record["b"]])
     ):
         return f"seats {seats!r} are not the record's agents a and b"
+    if (problem := _times_problem(record.get("move_ms"))) is not None:
+        return problem
+    if record.get("history") is not None:
+        return _history_problem(game, record["history"], returns, not record.get("error"))
+    return None
+
+
+def _times_problem(times: Any) -> str | None:
+    """What is wrong with a record's move_ms (None if nothing)."""
+    if times is None:
+        return None
+    if (
+        not isinstance(times, list)
+        or len(times) != 2
+        or not all(isinstance(t, list) for t in times)
+    ):
+        return "move_ms must be two lists of move times"
+    for value in (v for seat in times for v in seat):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"move_ms must hold numbers, got {value!r}"
+        if not 0.0 <= value < math.inf:  # NaN fails this too
+            return f"move_ms must be finite and >= 0, got {value!r}"
+    return None
+
+
+def _history_problem(game: str, history: Any, returns: list[Any], finished: bool) -> str | None:
+    """What is wrong with a record's history (None if nothing): each action legal where it was
+    played and, for a game that ended normally (`finished`), the end reached with `returns`."""
+    if not isinstance(history, list) or not all(_is_int(a) for a in history):
+        return "history must be a list of action ids"
+    state = load_game_cached(game).new_initial_state()
+    for number, action in enumerate(history, start=1):
+        if state.is_terminal():
+            return f"history goes on after the end of the game (move {number})"
+        if action not in state.legal_actions():
+            return f"history move {number} ({action}) is not legal there"
+        state.apply_action(action)
+    if not finished:
+        return None  # a forfeit stops the game where the failure happened
+    if not state.is_terminal():
+        return "history ends before the game does, without an error"
+    if any(
+        abs(mine - theirs) > 1e-9 for mine, theirs in zip(state.returns(), returns, strict=True)
+    ):
+        return f"returns {returns!r} are not the history's {state.returns()!r}"
     return None
 
 

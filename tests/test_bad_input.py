@@ -239,14 +239,31 @@ def test_a_record_that_cannot_be_right_is_refused_naming_file_and_line(
     assert not (tmp_path / "p.png").exists()
 
 
-def test_two_different_copies_of_one_game_are_refused(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda r: r.update(returns=[-x for x in r["returns"]]), "are not the history's"),
+        (lambda r: r["history"].append(0), "after the end of the game"),
+        (lambda r: r["history"].pop(), "ends before the game does"),
+        (lambda r: r["history"].__setitem__(0, 99), "history move 1 (99) is not legal"),
+        (lambda r: r["history"].__setitem__(0, "x"), "list of action ids"),
+        (lambda r: r["move_ms"][0].__setitem__(0, -1.0), "finite and >= 0"),
+        (lambda r: r["move_ms"][1].__setitem__(0, float("nan")), "finite and >= 0"),
+        (lambda r: r.update(move_ms=[[1.0]]), "two lists of move times"),
+    ],
+)
+def test_a_record_that_contradicts_itself_is_refused_naming_its_line(
+    tmp_path, capsys, change, message
+):
+    """Reports count what records say, so a record the game cannot have produced is refused."""
     lines = _record_lines()
     record = json.loads(lines[0])
-    record["returns"] = [-r for r in record["returns"]]
-    path = tmp_path / "conflict.jsonl"
-    path.write_text("".join(lines) + json.dumps(record) + "\n")
+    change(record)
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(lines[1:3]) + json.dumps(record) + "\n")
     assert cli.main(["report", str(path)]) == 2
-    assert "is two different games" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "line 3" in err and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_write_failure_stops_the_run_keeps_its_games_and_the_rerun_resumes(tmp_path):
