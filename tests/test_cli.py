@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -53,3 +54,19 @@ def test_unknown_names_suggest_a_few_close_ones(argv, expected, capsys):
     err = capsys.readouterr().err
     assert expected in err and len(err.splitlines()) == 1
     assert "tic_tac_toe" not in err  # not OpenSpiel's whole list of games
+
+
+def test_ctrl_c_is_one_line_and_status_130():
+    """SIGINT during a game (the second seat searches for a minute a move): no traceback, the
+    shell's status for it, at once."""
+    player = subprocess.Popen(
+        [sys.executable, "-u", "-m", "chancespiel", "play", "python_pig", "random",
+         "star2(time_ms=60000)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert player.stdout is not None
+    player.stdout.readline()  # the first move is shown: the game is under way
+    player.send_signal(signal.SIGINT)
+    _, err = player.communicate(timeout=30)
+    assert player.returncode == 130
+    assert err.strip() == "chancespiel: interrupted"

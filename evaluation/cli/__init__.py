@@ -80,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as e:
             print(f"chancespiel: error: {e}", file=sys.stderr)
             return e.status
+        except KeyboardInterrupt:  # commands that write records say what they kept themselves
+            print("chancespiel: interrupted", file=sys.stderr)
+            return 130  # 128 + SIGINT, as a shell reports it
         except BrokenPipeError:  # output piped into `head` and the like: stop quietly
             # Point stdout at devnull so the interpreter's final flush cannot fail again.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
