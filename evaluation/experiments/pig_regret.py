@@ -86,6 +86,7 @@ ORDERED_GAME = f"python_pig(dice=2,winscore={WINSCORE},ordered_dice=true)"
 CLASSIC = ("expectimax", "star1", "star2")
 SAMPLED = ("expss", "star1ss", "star2ss")
 COUNTERPART = dict(zip(SAMPLED, CLASSIC, strict=True))
+COLORS = {name: f"C{i}" for i, name in enumerate((*CLASSIC, *SAMPLED))}  # fixed in every panel
 ALGORITHM = {**{name: name for name in CLASSIC}, **COUNTERPART}  # name -> search algorithm
 PAPER_WIDTHS = dict(zip(SAMPLED, mcms_setup.SETUPS["pig"].samples, strict=True))
 SAMPLED_OPTIONS = (
@@ -519,7 +520,11 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
         for ax, name in zip(axes.flat, names, strict=False):
             algorithms = (*CLASSIC, *SAMPLED) if kind == "regret" else SAMPLED
             for algorithm in algorithms:
-                points = [r for r in summary if r["config"] == name and r["algorithm"] == algorithm]
+                # a configuration without classic rows is drawn against its reference's
+                source = parse_config(name).classic_reference if algorithm in CLASSIC else name
+                points = [
+                    r for r in summary if r["config"] == source and r["algorithm"] == algorithm
+                ]
                 if kind == "paired":
                     points = [r for r in points if not math.isnan(r["paired_diff"])]
                 if not points:
@@ -533,7 +538,10 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
                 y = [1e3 * r[key] for r in points]
                 err = [1e3 * r[se] for r in points]
                 style = "--" if algorithm in CLASSIC else "-"
-                ax.errorbar(x, y, yerr=err, label=algorithm, linestyle=style, marker="o", ms=3)
+                ax.errorbar(
+                    x, y, yerr=err, label=algorithm, linestyle=style, marker="o", ms=3,
+                    color=COLORS[algorithm],
+                )  # fmt: skip
             ax.set_xscale("log")
             if kind == "paired":
                 ax.axhline(0.0, color="grey", linewidth=0.8)
