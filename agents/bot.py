@@ -20,6 +20,7 @@ class PolicyBot(pyspiel.Bot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
         pyspiel.Bot.__init__(self)
         self.game = game
+        self.game_string = str(game)  # the variant this bot was made for (rules, parameters)
         self.player = player
         self.seed = seed
         self.rng = random.Random(seed)
@@ -29,7 +30,13 @@ class PolicyBot(pyspiel.Bot):
         raise NotImplementedError
 
     def check_turn(self, state: pyspiel.State) -> None:
-        """Raises ValueError unless it is this bot's turn in `state`."""
+        """Raises ValueError unless `state` is of the game this bot was made for (a Pig policy
+        solved for one goal would play another Pig's state silently wrong) and it is this bot's
+        turn."""
+        if not isinstance(state, pyspiel.State):
+            raise ValueError(f"{type(self).__name__} needs a pyspiel.State, got {state!r}")
+        if (played := str(state.get_game())) != self.game_string:
+            raise ValueError(f"{type(self).__name__} was made for {self.game_string}, not {played}")
         if state.current_player() != self.player:
             raise ValueError(
                 f"{type(self).__name__} plays player {self.player} but it is player "

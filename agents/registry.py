@@ -148,8 +148,11 @@ def canonical_spec(spec: str) -> str:
     return f"{info.name}({','.join(changed)})" if changed else info.name
 
 
-def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None) -> pyspiel.Bot:
-    """A bot for `player` in `game` from a spec string such as 'hold(n=25)'.
+def make_bot(
+    spec: str, game: pyspiel.Game | str, player: int, seed: int | None = None
+) -> pyspiel.Bot:
+    """A bot for `player` in `game` (a pyspiel.Game or a game string) from a spec string such
+    as 'hold(n=25)'.
 
     `seed` seeds the bot unless the spec sets its own `seed`.
 
@@ -157,9 +160,23 @@ def make_bot(spec: str, game: pyspiel.Game, player: int, seed: int | None = None
       ValueError: for an unknown agent or parameter, a value of the wrong type or range, or a
         game the agent does not support.
     """
+    if isinstance(game, str):
+        try:
+            game = pyspiel.load_game(game)
+        except pyspiel.SpielError as e:
+            reason = str(e).strip().splitlines()[0].split(". Available")[0]  # not every game
+            raise ValueError(f"game {game!r} does not load: {reason}") from None
+    if not isinstance(game, pyspiel.Game):
+        raise ValueError(f"game must be a pyspiel.Game or a game string, got {game!r}")
+    if not isinstance(spec, str):
+        raise ValueError(f"spec must be an agent spec string such as 'hold(n=25)', got {spec!r}")
     check_game(game)
+    if isinstance(player, bool) or not isinstance(player, int):
+        raise ValueError(f"player must be an integer, got {player!r}")
     if player not in range(game.num_players()):
         raise ValueError(f"player must be in [0, {game.num_players()}), got {player}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed must be an integer >= 0 or None, got {seed!r}")
     info, params = resolve_spec(spec)
     if params["seed"] is None:
         params["seed"] = seed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyspiel
 import pytest
@@ -158,3 +160,37 @@ def test_unknown_heuristics_are_refused_with_the_known_names():
         make_bot("star2(heuristic=lead)", pyspiel.load_game("python_cant_stop"), 0)
     with pytest.raises(ValueError, match="reserved"):
         register_heuristic("python_pig", lambda state, player: 0.0, name="zero")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: make_bot("hold", "python_pgi", 0), "does not load: Unknown game 'python_pgi'"),
+        (lambda: make_bot("hold", None, 0), "game must be a pyspiel.Game or a game string"),
+        (lambda: make_bot(None, "python_pig", 0), "spec must be an agent spec string"),
+        (lambda: make_bot("hold", "python_pig", "0"), "player must be an integer"),
+        (lambda: make_bot("hold", "python_pig", 0, seed="x"), "seed must be an integer >= 0"),
+        (lambda: make_bot("hold", "python_pig", 0, seed=-3), "seed must be an integer >= 0"),
+    ],
+)
+def test_misuse_of_make_bot_is_a_clear_value_error(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
+
+
+@pytest.mark.parametrize(
+    "spec, made_for, given",
+    [
+        ("pig_optimal", "python_pig(winscore=50)", "python_pig"),
+        ("pig_optimal", "python_pig", "python_pig(dice=1)"),
+        ("star2(max_depth=2)", "python_pig", "python_ra"),
+        ("openspiel_mcts(max_simulations=10)", "python_pig", "python_ra"),
+    ],
+)
+def test_a_bot_refuses_a_state_of_another_game_or_variant(spec, made_for, given):
+    """A Pig policy solved for one goal would play another Pig's states silently wrong."""
+    bot = make_bot(spec, made_for, 0)
+    with pytest.raises(ValueError, match="was made for"):
+        bot.step(pyspiel.load_game(given).new_initial_state())
+    same = make_bot(spec, made_for, 0)
+    assert same.step(pyspiel.load_game(made_for).new_initial_state()) in (ROLL, STOP)

@@ -46,7 +46,8 @@ class UsageError(Exception):
     status = 2
 
     def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
+        # one line even where the message quotes the user's input, which may hold newlines
+        super().__init__(message.strip().replace("\r", "\\r").replace("\n", "\\n"))
         if status is not None:
             self.status = status
 

@@ -1,0 +1,164 @@
+"""Fuzzing the one-line-error contract: agent specs, game strings, histories and record lines
+made by hypothesis, half from the real vocabulary (agent and parameter names, games, legal
+moves) and half arbitrary. Whatever comes in, the answer is a result or the one documented
+error type with a one-line message: never another exception, a traceback or a hang."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pyspiel
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chancespiel.agents import AGENTS, make_bot
+from chancespiel.agents.registry import resolve_spec
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.cli.common import UsageError, apply_history, load_game
+from chancespiel.evaluation.match import RecordFileError, parse_lines
+
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,  # the same examples in every CI run: a failure is reproducible
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+GAMES = ("python_pig", "python_einstein_wurfelt_nicht", "python_cant_stop", "python_ra", "pig")
+PIG = pyspiel.load_game("python_pig(winscore=20)")
+
+names = st.sampled_from(sorted(AGENTS)) | st.text(max_size=12)
+keys = st.sampled_from(
+    [*sorted({key for info in AGENTS.values() for key in info.params}), "dice", "n", ""]
+) | st.text(max_size=8)
+values = (
+    st.integers(-(10**12), 10**12).map(str)
+    | st.floats(allow_nan=True, allow_infinity=True).map(repr)
+    | st.sampled_from(["true", "false", "none", "default", "path", "state", "", "(", ")", ","])
+    | st.text(max_size=10)
+)
+params = st.lists(st.tuples(keys, values), max_size=4).map(
+    lambda items: ",".join(f"{k}={v}" for k, v in items)
+)
+specs = st.tuples(names, params, st.sampled_from(["", ")", "x", "()", " "])).map(
+    lambda t: f"{t[0]}({t[1]}){t[2]}" if t[1] or t[2] else t[0]
+)
+game_strings = st.tuples(
+    st.sampled_from(GAMES) | st.text(max_size=12), params, st.sampled_from(["", ")", "x"])
+).map(lambda t: f"{t[0]}({t[1]}){t[2]}" if t[1] or t[2] else t[0])
+
+
+def _one_line(message: str) -> None:
+    assert message.strip() and "\n" not in message.strip(), message
+
+
+@FUZZ
+@given(specs)
+def test_any_agent_spec_resolves_or_is_one_value_error(spec):
+    try:
+        resolve_spec(spec)
+    except ValueError as e:
+        _one_line(str(e))
+
+
+@FUZZ
+@given(specs)
+def test_any_agent_spec_makes_a_bot_or_is_one_value_error(spec):
+    try:
+        make_bot(spec, PIG, 0, seed=1)
+    except ValueError as e:
+        _one_line(str(e))
+
+
+@FUZZ
+@given(game_strings)
+def test_any_game_string_loads_or_is_one_usage_error(game_string):
+    try:
+        load_game(game_string)
+    except UsageError as e:
+        _one_line(str(e))
+
+
+@FUZZ
+@given(st.data())
+def test_any_history_applies_or_is_one_usage_error(data):
+    """Mostly legal prefixes with one changed token, so the errors come from deep in a game."""
+    state = PIG.new_initial_state()
+    played: list[str] = []
+    for _ in range(data.draw(st.integers(0, 30))):
+        if state.is_terminal():
+            break
+        action = data.draw(st.sampled_from(state.legal_actions()))
+        played.append(str(action))
+        state.apply_action(action)
+    noise = st.integers(-5, 10**6).map(str) | st.text(max_size=5)
+    if data.draw(st.booleans()):
+        played.append(data.draw(noise))
+    try:
+        apply_history(PIG, " ".join(played))
+    except UsageError as e:
+        _one_line(str(e))
+
+
+def _record(game_index: int = 0) -> dict:
+    """A real record of a short game, to be damaged."""
+    from chancespiel.evaluation.match import GameTask, play_task
+
+    return play_task(GameTask("python_pig(winscore=20)", "hold(n=5)", "random", 0, 0, game_index))
+
+
+RECORD = _record()
+FIELDS = sorted(RECORD)
+junk = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 10**6)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=6)
+    | st.lists(st.integers(-2, 30), max_size=6)
+    | st.lists(
+        st.integers(0, 2) | st.floats(0, 2) | st.booleans() | st.text(max_size=2), max_size=6
+    )
+    | st.lists(st.lists(st.floats(allow_nan=True), max_size=3), max_size=3)
+)
+
+
+moves = st.integers(-2, 25) | st.floats(0, 2) | st.booleans() | st.text(max_size=1)
+# fields whose checks have logic, with values near the valid ones
+NEAR = {
+    "history": st.lists(moves, max_size=8) | st.just(RECORD["history"][:-1]),
+    "returns": st.lists(st.floats(-2, 2) | st.just(math.nan) | st.integers(-1, 1), max_size=3),
+    "move_ms": st.lists(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=3)),
+    "seats": st.lists(st.sampled_from(["hold(n=5)", "random", "hold"]), max_size=3),
+}
+change = st.sampled_from(sorted(NEAR)).flatmap(lambda f: st.tuples(st.just(f), NEAR[f])) | (
+    st.tuples(st.sampled_from(FIELDS), junk | st.just(None))
+)
+
+
+@settings(FUZZ, max_examples=400)
+@given(st.lists(change, max_size=3))
+def test_any_damaged_record_line_is_read_or_refused_naming_its_line(changes):
+    record = dict(RECORD)
+    for field, value in changes:
+        if value is None and field in record and len(changes) % 2:
+            del record[field]
+        else:
+            record[field] = value
+    line = json.dumps(record).encode() + b"\n"
+    try:
+        records, torn = parse_lines(line, "f.jsonl")
+    except RecordFileError as e:
+        _one_line(str(e))
+        assert "f.jsonl: line 1" in str(e)
+    else:
+        assert torn is None and len(records) == 1
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_any_bytes_as_a_record_file_are_reported_or_refused_in_one_line(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("fuzz") / "r.jsonl"
+    path.write_bytes(data)
+    code = cli.main(["report", str(path)])
+    assert code in (0, 2)
