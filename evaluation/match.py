@@ -243,7 +243,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
     }
 
 
-LOST = "Lost"  # error kind of a game the infrastructure lost (a cluster node died)
+LOST = "Lost"  # error kind of a game the infrastructure lost (a worker or cluster node died)
 
 
 def is_lost(record: Record) -> bool:
@@ -256,9 +256,10 @@ def is_lost(record: Record) -> bool:
 def crash_record(
     task: GameTask, message: str, seat: int | None = None, kind: str | None = None
 ) -> Record:
-    """The record of a game that could not be played or finished: the worker died ('Crash'),
-    a bot could not be built ('BuildError'), a cluster node died under it (LOST), or its
-    worker was killed for a move past the hard limit ('MoveTimeoutError').
+    """The record of a game that could not be played or finished: an unexpected error outside
+    the bots ('Crash'), a bot could not be built ('BuildError'), its worker process or
+    cluster node died under it (LOST: played again on resume), or its worker was killed for a
+    move past the hard limit ('MoveTimeoutError').
 
     With a seat, the game is that seat's forfeit; without one it is not scored. The kind
     defaults to 'Crash' without a seat and 'BuildError' with one.

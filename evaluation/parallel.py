@@ -246,7 +246,10 @@ class LocalPool(Executor):
     def _died(worker: _Worker, task: GameTask) -> Record:
         worker.process.join(timeout=5)
         code = worker.process.exitcode
-        return crash_record(task, f"the worker process died (exit code {code}) during the game")
+        # not the game's result: like a task on a lost Ray node, a resumed run plays it again
+        return crash_record(
+            task, f"the worker process died (exit code {code}) during the game", kind=LOST
+        )
 
     def _replace(self, worker: _Worker, record: Record) -> Record:
         """Starts a worker in place of `worker` (dead or killed) and returns `record`."""

@@ -70,3 +70,11 @@ def test_ctrl_c_is_one_line_and_status_130():
     _, err = player.communicate(timeout=30)
     assert player.returncode == 130
     assert err.strip() == "chancespiel: interrupted"
+
+
+def test_play_stops_a_move_past_the_limit_as_a_forfeit(capsys):
+    argv = ["play", "python_pig", "star2(time_ms=20000)", "random", "--move-timeout-s", "0.3"]
+    assert cli.main([*argv, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "player 0 (star2(time_ms=20000)) forfeits: MoveTimeoutError" in out
+    assert "winner: player 1 (random)" in out

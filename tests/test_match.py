@@ -19,6 +19,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from chancespiel.agents import make_bot
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.match import (
+    LOST,
     GameTask,
     RecordFileError,
     RecordWriter,
@@ -352,7 +353,7 @@ def test_a_raising_agent_forfeits_and_the_run_goes_on(tmp_path, capsys):
     assert "of 8 games" in text
 
 
-def test_a_dying_worker_is_replaced_and_its_game_unscored(tmp_path, capsys):
+def test_a_dying_worker_is_replaced_its_game_unscored_and_played_again_on_resume(tmp_path, capsys):
     out = tmp_path / "exit.jsonl"
     assert _match(out, 3, "--workers", "2", a="test_exit(on_move=1)", b="random") == 0
     records = read_records(out)
@@ -360,12 +361,19 @@ def test_a_dying_worker_is_replaced_and_its_game_unscored(tmp_path, capsys):
     crashed = [r for r in records if r["error"] is not None]
     assert len(crashed) >= 3, "test_exit moves first in half of the games"
     for r in crashed:
-        assert r["error"]["kind"] == "Crash" and r["error"]["seat"] is None
+        assert r["error"]["kind"] == LOST and r["error"]["seat"] is None
         assert "exit code 3" in r["error"]["message"] and r["returns"] is None
     assert all(r["returns"] is not None for r in records if r["error"] is None)
     text = capsys.readouterr().out
     assert f"CRASHED: {len(crashed)} unscored games" in text
     assert f"of {6 - len(crashed)} games" in text
+    # the rerun plays exactly the lost games again (here they die again: still unscored, and
+    # each game is counted once)
+    assert _match(out, 3, "--workers", "2", a="test_exit(on_move=1)", b="random") == 0
+    assert f"played {len(crashed)} games" in capsys.readouterr().out
+    assert len(read_records(out)) == 6 + len(crashed)
+    assert cli.main(["report", str(out)]) == 0
+    assert f"of {6 - len(crashed)} games" in capsys.readouterr().out
 
 
 def test_a_hanging_move_is_stopped_and_forfeited(tmp_path, capsys):

@@ -9,16 +9,18 @@ import time
 
 import pyspiel
 
-from chancespiel.agents import AGENTS, make_bot
-from chancespiel.agents.human import InputEndedError
+from chancespiel.agents import AGENTS, make_bot, parse_spec
+from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.evaluation.cli.common import (
     UsageError,
     apply_history,
+    check_move_timeout,
     checked_specs,
     load_game,
     positive,
     seed_arg,
 )
+from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
@@ -54,8 +56,13 @@ def cmd_play(args: argparse.Namespace) -> None:
     """Plays one game between two agents, printing it as it goes."""
     game = load_game(args.game)
     checked_specs(game, [args.agent0, args.agent1])
+    check_move_timeout(args.move_timeout_s)
     bots = [make_bot(args.agent0, game, 0, args.seed), make_bot(args.agent1, game, 1, args.seed)]
     names = [args.agent0, args.agent1]
+    # A person may think as long as they like, and their end of input is no forfeit; with
+    # agents only, a move past the limit (or a bot's error) forfeits the game, as in `match`.
+    person = any(parse_spec(spec)[0] == HUMAN for spec in names)
+    limit = None if person or args.move_timeout_s == 0 else args.move_timeout_s
 
     def show(state: pyspiel.State, player: int, action: int) -> None:
         if args.quiet:
@@ -68,13 +75,21 @@ def cmd_play(args: argparse.Namespace) -> None:
             print(f"  player {player} ({names[player]}): {text}")
 
     try:
-        record = play_game(game, bots, args.seed, show)
+        record = play_game(
+            game, bots, args.seed, show, catch_errors=not person, move_timeout_s=limit
+        )
     except InputEndedError as e:
         raise UsageError(f"{e}: the game is abandoned", status=1) from None
     final = game.new_initial_state()
     for action in record.history:
         final.apply_action(action)
     print(str(final).rstrip())
+    if record.failure is not None:
+        failed = record.failure.player
+        print(
+            f"player {failed} ({names[failed]}) forfeits: "
+            f"{record.failure.kind}: {record.failure.message}"
+        )
     print(f"returns: {record.returns}  ({record.moves} decision moves)")
     for player, value in enumerate(record.returns):
         if value > 0:
@@ -207,6 +222,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     play.add_argument("agent1", help="spec of player 1")
     play.add_argument("--seed", type=seed_arg, default=0, help="seed of the dice and the bots")
     play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.add_argument(
+        "--move-timeout-s",
+        type=float,
+        default=DEFAULT_MOVE_TIMEOUT_S,
+        help="an agent's move longer than this is stopped and the game forfeited (0: no "
+        "limit; the human seat has none). A move inside native code (openspiel_mcts_cpp) "
+        "ends before it can be stopped here; `match` runs games in processes that can",
+    )
     play.set_defaults(func=cmd_play)
 
     analyse = sub.add_parser("analyse", help="search one position and show the agent's values")

@@ -175,6 +175,15 @@ def seed_arg(value: str) -> int:
     return number
 
 
+def check_move_timeout(seconds: float) -> None:
+    """UsageError unless --move-timeout-s is in [0, MAX_MOVE_TIMEOUT_S] (NaN is not)."""
+    if not 0 <= seconds <= MAX_MOVE_TIMEOUT_S:
+        raise UsageError(
+            f"--move-timeout-s must be in [0, {MAX_MOVE_TIMEOUT_S:g}] (0: no limit), "
+            f"got {seconds:g}"
+        )
+
+
 def run_config(
     args: argparse.Namespace,
     game: str,
@@ -199,11 +208,7 @@ def run_config(
         raise UsageError(
             f"--overrun-ms must be in [0, {MAX_OVERRUN_MS:g}], got {args.overrun_ms:g}"
         )
-    if not 0 <= args.move_timeout_s <= MAX_MOVE_TIMEOUT_S:
-        raise UsageError(
-            f"--move-timeout-s must be in [0, {MAX_MOVE_TIMEOUT_S:g}] (0: no limit), "
-            f"got {args.move_timeout_s:g}"
-        )
+    check_move_timeout(args.move_timeout_s)
     out = getattr(args, "out", None) if records else None
     if out is not None:
         check_record_path(out)
