@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+import tqdm
 
 from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.evaluation.match import (
@@ -354,7 +355,9 @@ def luck_summary(
     correct = correction or record_correction
     matches, excluded, forfeits, crashes = whole_matches(records)
     raw, corrections = [], []
-    for first, second in matches:
+    # a bar on a terminal only (disable=None): long games of Can't Stop take a while
+    bar = tqdm.tqdm(matches, desc="luck correction", unit="match", leave=False, disable=None)
+    for first, second in bar:
         raw.append((a_score(first) + a_score(second)) / 2.0)
         corrections.append((correct(first, fn) + correct(second, fn)) / 2.0)
     corrected, beta = cross_fitted(raw, corrections, folds)
