@@ -35,7 +35,14 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from chancespiel.evaluation.match import LOST, GameTask, Record, crash_record, play_task
-from chancespiel.evaluation.play import MoveTimeoutError, MoveWatch
+from chancespiel.evaluation.play import (
+    BotFailure,
+    GameRecord,
+    MoveObserver,
+    MoveTimeoutError,
+    MoveWatch,
+    play_game,
+)
 
 BACKENDS = ("local", "ray")
 RAY_RETRIES = 3
@@ -363,3 +370,83 @@ def make_executor(backend: str, workers: int | None, address: str | None = None)
     if backend == "ray":
         return RayPool(workers, address)
     raise BackendError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+
+
+def play_game_watched(
+    game: Any,
+    bots: list[Any],
+    seed: int,
+    observer: MoveObserver,
+    move_timeout_s: float,
+) -> GameRecord:
+    """play_game with a hard limit on every move that holds inside native code too.
+
+    The game is played in a forked child (which prints through `observer` as it goes: stdout
+    is shared) with the in-process alarm as play_game's `move_timeout_s`, and this process
+    watches its moves: a move still running KILL_GRACE_S past the limit (an agent in native
+    code, which the alarm cannot interrupt) ends the child, and the game is that seat's
+    forfeit, as in a worker of `match`. Needs the fork start method (Linux, macOS).
+
+    Raises:
+      RuntimeError: if the child died for another reason.
+    """
+    context = multiprocessing.get_context("fork")
+    board = _MoveBoard(context)
+    ours, theirs = context.Pipe()
+
+    def child() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        ours.close()
+
+        def observe(state: Any, player: int, action: int) -> None:
+            observer(state, player, action)
+            theirs.send((player, action))
+
+        record = play_game(
+            game, bots, seed, observe, catch_errors=True, move_timeout_s=move_timeout_s,
+            watch=board,
+        )  # fmt: skip
+        theirs.send(record)
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    theirs.close()
+    played: list[tuple[int, int]] = []  # (player, action) as the child reports them
+    try:
+        while True:
+            if ours.poll(0.05):
+                try:
+                    message = ours.recv()
+                except EOFError:
+                    message = None
+                if isinstance(message, GameRecord):
+                    process.join()
+                    return message
+                if message is not None:
+                    played.append(message)
+                    continue
+            if not process.is_alive() and not ours.poll():
+                raise RuntimeError(f"the game's process died (exit code {process.exitcode})")
+            move = board.on_move()
+            if move is not None and time.monotonic() > move[1] + move_timeout_s + KILL_GRACE_S:
+                process.kill()
+                process.join()
+                seat = move[0]
+                returns = [1.0] * len(bots)
+                returns[seat] = -1.0
+                failure = BotFailure(
+                    seat,
+                    MoveTimeoutError.__name__,
+                    f"the move took longer than the hard limit of {move_timeout_s:g} s "
+                    "(stopped from outside: it did not return to Python)",
+                )
+                return GameRecord(
+                    returns,
+                    sum(player >= 0 for player, _ in played),
+                    [action for _, action in played],
+                    failure=failure,
+                )
+    finally:
+        if process.is_alive():
+            process.kill()
+            process.join()

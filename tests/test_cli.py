@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -78,3 +79,22 @@ def test_play_stops_a_move_past_the_limit_as_a_forfeit(capsys):
     out = capsys.readouterr().out
     assert "player 0 (star2(time_ms=20000)) forfeits: MoveTimeoutError" in out
     assert "winner: player 1 (random)" in out
+
+
+@pytest.mark.parametrize(
+    "spec, kind",
+    [
+        ("test_stuck(on_move=1)", "MoveTimeoutError"),  # as in native code: no alarm runs
+        ("test_hang(on_move=1,ms=30000)", "MoveTimeoutError"),
+        ("test_raise(on_move=1)", "RuntimeError"),
+    ],
+)
+def test_play_forfeits_a_stuck_or_failing_agent_in_bounded_time(capsys, spec, kind):
+    import faulty_agents  # noqa: F401  (registers the test_* agents)
+
+    start = time.monotonic()
+    argv = ["play", "python_pig", spec, "random", "--move-timeout-s", "0.3", "--quiet"]
+    assert cli.main(argv) == 0
+    assert time.monotonic() - start < 15
+    out = capsys.readouterr().out
+    assert f"player 0 ({spec}) forfeits: {kind}" in out and "winner: player 1 (random)" in out

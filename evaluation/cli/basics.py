@@ -21,6 +21,7 @@ from chancespiel.evaluation.cli.common import (
     seed_arg,
 )
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
+from chancespiel.evaluation.parallel import play_game_watched
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
@@ -75,9 +76,10 @@ def cmd_play(args: argparse.Namespace) -> None:
             print(f"  player {player} ({names[player]}): {text}")
 
     try:
-        record = play_game(
-            game, bots, args.seed, show, catch_errors=not person, move_timeout_s=limit
-        )
+        if limit is None:
+            record = play_game(game, bots, args.seed, show, catch_errors=not person)
+        else:  # in a process apart, so that even a move in native code can be stopped
+            record = play_game_watched(game, bots, args.seed, show, limit)
     except InputEndedError as e:
         raise UsageError(f"{e}: the game is abandoned", status=1) from None
     final = game.new_initial_state()
@@ -226,9 +228,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--move-timeout-s",
         type=float,
         default=DEFAULT_MOVE_TIMEOUT_S,
-        help="an agent's move longer than this is stopped and the game forfeited (0: no "
-        "limit; the human seat has none). A move inside native code (openspiel_mcts_cpp) "
-        "ends before it can be stopped here; `match` runs games in processes that can",
+        help="an agent's move longer than this is stopped and the game forfeited, even inside "
+        "native code (0: no limit; with a human seat there is none)",
     )
     play.set_defaults(func=cmd_play)
 
