@@ -9,7 +9,17 @@ from chancespiel.agents.registry import Param, register_agent
 from chancespiel.games.pig import ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import PigSolution, solve_pig
 
-_PIG = ("python_pig",)
+_PIG = ("python_pig", "pig")  # ours, and OpenSpiel's (read into our core: games/pig.py)
+
+
+def _require_pig(game: pyspiel.Game, agent: str) -> None:
+    """ValueError unless `game` is our Pig or a variant of OpenSpiel's that agents read into
+    our core (two players, no piglet rule)."""
+    require_game(game, agent, _PIG)
+    if game.get_type().short_name == "pig":
+        params = game.get_parameters()
+        if params["players"] != 2 or params["piglet"]:
+            raise ValueError(f"agent {agent} plays OpenSpiel's pig with 2 players, no piglet")
 
 
 class HoldBot(PolicyBot):
@@ -34,7 +44,9 @@ class PigOptimalBot(PolicyBot):
         super().__init__(game, player, seed)
         params = game.get_parameters()
         self.solution: PigSolution = solve_pig(
-            dice=params["dice"], winscore=params["winscore"], sides=params["diceoutcomes"]
+            dice=params.get("dice", 1),  # OpenSpiel's pig rolls one die
+            winscore=params["winscore"],
+            sides=params["diceoutcomes"],
         )
 
     def choose(self, state: PigCore) -> int:
@@ -51,7 +63,7 @@ class PigOptimalBot(PolicyBot):
     {"n": Param(20, "turn total at which to stop")},
 )
 def _make_hold(game: pyspiel.Game, player: int, seed: int | None, n: int) -> HoldBot:
-    require_game(game, "hold", _PIG)
+    _require_pig(game, "hold")
     if n < 1:
         raise ValueError(f"hold: n must be >= 1, got {n}")
     return HoldBot(game, player, seed, n)
@@ -59,5 +71,5 @@ def _make_hold(game: pyspiel.Game, player: int, seed: int | None, n: int) -> Hol
 
 @register_agent("pig_optimal", "Pig: exact optimal play from value iteration (any variant)")
 def _make_pig_optimal(game: pyspiel.Game, player: int, seed: int | None) -> PigOptimalBot:
-    require_game(game, "pig_optimal", _PIG)
+    _require_pig(game, "pig_optimal")
     return PigOptimalBot(game, player, seed)

@@ -45,6 +45,7 @@ from chancespiel.evaluation.match import (
     Record,
     a_score,
     canonical_game,
+    is_known_game,
     load_game_cached,
     rules_digest,
 )
@@ -173,6 +174,11 @@ def value_function(game_string: str, name: str | None = None) -> tuple[str, Valu
     Raises:
       LuckError: for an unknown name or one that does not apply to the game.
     """
+    if not is_known_game(game_string):
+        raise LuckError(
+            f"game {game_string!r} is not loaded here: the correction replays its games, so it "
+            "needs the game's code (chancespiel --import MODULE)"
+        )
     game = load_game_cached(game_string)
     if name is None:
         name = default_value_name(game)

@@ -58,9 +58,11 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents import make_bot
-from chancespiel.agents.registry import resolve_spec
+from chancespiel.agents.registry import parse_spec, resolve_spec
 from chancespiel.evaluation.play import MoveWatch, bot_seed, play_game, score_of
 from chancespiel.files import open_regular
+from chancespiel.games.registry import parse_parameters
+from chancespiel.plugins import PluginError, load_plugins, loaded
 
 FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
 DEFAULT_OVERRUN_MS = 50.0
@@ -88,6 +90,7 @@ class GameTask:
     game_index: int  # 0: A is player 0; 1: A is player 1
     overrun_ms: float = DEFAULT_OVERRUN_MS
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
+    plugins: tuple[str, ...] = ()  # modules the worker loads first (chancespiel.plugins)
 
     @property
     def key(self) -> tuple[str, str, int, int]:
@@ -119,9 +122,21 @@ def load_game_cached(game_string: str) -> pyspiel.Game:
 
 
 @functools.lru_cache(maxsize=256)
+def is_known_game(game_string: str) -> bool:
+    """True if the game's name is registered in this process (a plugin's game is not until its
+    module is imported); asked before loading, since OpenSpiel prints every game it knows on
+    stderr when a load fails."""
+    try:
+        return parse_parameters(game_string)["name"] in pyspiel.registered_names()
+    except (ValueError, KeyError):
+        return False
+
+
 def canonical_game(game_string: str) -> str:
     """The loaded game's own string, which names equivalent game strings alike
     (`python_pig` and `python_pig(dice=2)`); the string itself if it does not load."""
+    if not is_known_game(game_string):
+        return game_string
     try:
         return str(load_game_cached(game_string))
     except pyspiel.SpielError:
@@ -184,7 +199,15 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
     `watch` is told when each bot move starts and ends (see play_game).
     """
     start = time.perf_counter()
-    game = load_game_cached(task.game)
+    try:
+        load_plugins(task.plugins)
+        game = load_game_cached(task.game)
+        for spec in task.seats:
+            resolve_spec(spec)
+    except (PluginError, pyspiel.SpielError, ValueError) as e:
+        # this worker lacks what the run's process has: not a result of the game
+        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return crash_record(task, f"the worker cannot set up the game: {message}", kind=MISSING)
     match_seed = task.seed + task.match
     sides = ("a", "b") if task.game_index == 0 else ("b", "a")
     bots: list[pyspiel.Bot] = []
@@ -244,6 +267,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
 
 
 LOST = "Lost"  # error kind of a game the infrastructure lost (a worker or cluster node died)
+MISSING = "Missing"  # a worker without a plugin the run needs: the run stops, nothing written
 
 
 def is_lost(record: Record) -> bool:
@@ -310,7 +334,15 @@ def _parse_line(line: bytes, number: int, path: str) -> Record | None:
 
 @functools.lru_cache(maxsize=256)
 def _game_problem(game_string: str) -> tuple[str | None, float, float]:
-    """(problem, min utility, max utility) of a record's game string."""
+    """(problem, min utility, max utility) of a record's game string; a game this process
+    does not know (a plugin's, not imported) has no problem and unbounded utilities: records
+    are data, read without the game's code, and checked against what is loaded."""
+    try:
+        parse_parameters(game_string)["name"]
+    except (ValueError, KeyError) as e:
+        return f"game {game_string!r} does not parse ({e})", 0.0, 0.0
+    if not is_known_game(game_string):
+        return None, -math.inf, math.inf
     try:
         game = load_game_cached(game_string)
     except (pyspiel.SpielError, ValueError, RuntimeError) as e:
@@ -321,8 +353,9 @@ def _game_problem(game_string: str) -> tuple[str | None, float, float]:
 
 @functools.lru_cache(maxsize=1024)
 def _spec_problem(spec: str) -> str | None:
+    # syntax only: records are data, readable without the agents' code (a plugin's agents)
     try:
-        resolve_spec(spec)
+        parse_spec(spec)
     except ValueError as e:
         return f"agent spec {spec!r} does not parse ({e})"
     return None
@@ -361,7 +394,7 @@ def record_problem(record: Record) -> str | None:
     for value in returns:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"returns must be numbers, got {returns!r}"
-        if not low - 1e-9 <= value <= high + 1e-9:  # NaN fails this too
+        if not (low - 1e-9 <= value <= high + 1e-9 and math.isfinite(value)):  # NaN too
             return f"returns {returns!r} outside the game's utilities [{low:g}, {high:g}]"
     seats = record.get("seats")
     if seats is not None and (
@@ -370,7 +403,7 @@ def record_problem(record: Record) -> str | None:
         return f"seats {seats!r} are not the record's agents a and b"
     if (problem := _times_problem(record.get("move_ms"))) is not None:
         return problem
-    if record.get("history") is not None:
+    if record.get("history") is not None and math.isfinite(low):  # a game this process knows
         return _history_problem(game, record["history"], returns, not record.get("error"))
     return None
 
@@ -754,8 +787,11 @@ def plan_tasks(
     balanced across pairs and lets sequential tests see whole matches early.
     """
     finished = set(done)
+    plugins = tuple(loaded())  # what this process imported, for workers that did not inherit it
     for match in range(matches):
         for a, b in pairs:
             for game_index in (0, 1):
                 if (a, b, match, game_index) not in finished:
-                    yield GameTask(game, a, b, seed, match, game_index, overrun_ms, move_timeout_s)
+                    yield GameTask(
+                        game, a, b, seed, match, game_index, overrun_ms, move_timeout_s, plugins
+                    )

@@ -381,11 +381,12 @@ def play_game_watched(
 ) -> GameRecord:
     """play_game with a hard limit on every move that holds inside native code too.
 
-    The game is played in a forked child (which prints through `observer` as it goes: stdout
-    is shared) with the in-process alarm as play_game's `move_timeout_s`, and this process
-    watches its moves: a move still running KILL_GRACE_S past the limit (an agent in native
-    code, which the alarm cannot interrupt) ends the child, and the game is that seat's
-    forfeit, as in a worker of `match`. Needs the fork start method (Linux, macOS).
+    The game is played in a forked child with the in-process alarm as play_game's
+    `move_timeout_s`; the child reports each move and this process replays it on its own copy
+    of the state for `observer` (so what is shown is this process's output), and watches the
+    moves: one still running KILL_GRACE_S past the limit (an agent in native code, which the
+    alarm cannot interrupt) ends the child, and the game is that seat's forfeit, as in a
+    worker of `match`. Needs the fork start method (Linux, macOS).
 
     Raises:
       RuntimeError: if the child died for another reason.
@@ -397,21 +398,17 @@ def play_game_watched(
     def child() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         ours.close()
-
-        def observe(state: Any, player: int, action: int) -> None:
-            observer(state, player, action)
-            theirs.send((player, action))
-
         record = play_game(
-            game, bots, seed, observe, catch_errors=True, move_timeout_s=move_timeout_s,
-            watch=board,
+            game, bots, seed, lambda _, player, action: theirs.send((player, action)),
+            catch_errors=True, move_timeout_s=move_timeout_s, watch=board,
         )  # fmt: skip
         theirs.send(record)
 
     process = context.Process(target=child, daemon=True)
     process.start()
     theirs.close()
-    played: list[tuple[int, int]] = []  # (player, action) as the child reports them
+    state = game.new_initial_state()
+    decisions = 0
     try:
         while True:
             if ours.poll(0.05):
@@ -423,7 +420,10 @@ def play_game_watched(
                     process.join()
                     return message
                 if message is not None:
-                    played.append(message)
+                    player, action = message
+                    observer(state, player, action)
+                    state.apply_action(action)
+                    decisions += player >= 0
                     continue
             if not process.is_alive() and not ours.poll():
                 raise RuntimeError(f"the game's process died (exit code {process.exitcode})")
@@ -440,12 +440,7 @@ def play_game_watched(
                     f"the move took longer than the hard limit of {move_timeout_s:g} s "
                     "(stopped from outside: it did not return to Python)",
                 )
-                return GameRecord(
-                    returns,
-                    sum(player >= 0 for player, _ in played),
-                    [action for _, action in played],
-                    failure=failure,
-                )
+                return GameRecord(returns, decisions, state.history(), failure=failure)
     finally:
         if process.is_alive():
             process.kill()

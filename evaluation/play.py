@@ -133,6 +133,15 @@ def _timed_step(bot: pyspiel.Bot, state: pyspiel.State, timeout_s: float | None)
         signal.signal(signal.SIGALRM, previous)
 
 
+def _restart(bot: pyspiel.Bot, state: pyspiel.State) -> None:
+    """bot.restart_at(state), or bot.restart() for a bot that does not implement it (a plain
+    pyspiel.Bot subclass, as an OpenSpiel user writes one: OpenSpiel's raises)."""
+    if type(bot).restart_at is pyspiel.Bot.restart_at:
+        bot.restart()
+    else:
+        bot.restart_at(state)
+
+
 def play_game(
     game: pyspiel.Game,
     bots: Sequence[pyspiel.Bot],
@@ -165,7 +174,7 @@ def play_game(
     try:
         for player, bot in enumerate(bots):
             culprit = player
-            bot.restart_at(state)
+            _restart(bot, state)
         while not state.is_terminal():
             player = state.current_player()
             if player == CHANCE:

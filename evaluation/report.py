@@ -214,7 +214,10 @@ class Tally:
         """Counts a record's moves, nodes and failures per agent."""
         stats = self._agents
         game = canonical_game(record["game"])
-        for seat, spec in enumerate(record["seats"]):
+        seats = record.get("seats") or (  # records may omit it: game 0 seats A first
+            [record["a"], record["b"]] if record["game_index"] == 0 else [record["b"], record["a"]]
+        )
+        for seat, spec in enumerate(seats):
             entry = stats.setdefault((game, spec), AgentStats(game, spec))
             entry.games += 1
             entry.add_moves(record["move_ms"][seat])

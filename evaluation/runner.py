@@ -24,6 +24,7 @@ from chancespiel.evaluation.luck import (
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
+    MISSING,
     GameTask,
     Record,
     RecordWriter,
@@ -44,6 +45,10 @@ tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after
 MIN_BETA_MATCHES = 8  # matches before a fitted coefficient is used in the SPRT (0 until then)
 
 ExecutorFactory = Callable[[str, "int | None", "str | None"], Executor]
+
+
+class RunStoppedError(Exception):
+    """A worker cannot play the run's games (a plugin it lacks): nothing more is played."""
 
 
 @dataclass
@@ -366,6 +371,12 @@ def _play(
             if executor.in_flight == 0:
                 break
             record = executor.next_result()
+            if (record.get("error") or {}).get("kind") == MISSING:
+                raise RunStoppedError(
+                    f"{record['error']['message']}; the run stops (a game is never scored for "
+                    "a reason outside it): load it with chancespiel --import MODULE, "
+                    "CHANCESPIEL_IMPORT, or an installed entry point; the same command resumes"
+                )
             played += 1
             if writer is not None:
                 writer.write(record)

@@ -30,6 +30,7 @@ node and sampling does not. With one die it changes nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ from chancespiel.games._adapter import (
 )
 from chancespiel.games.registry import (
     GameEntry,
+    register_core_reader,
     register_entry,
     register_heuristic,
     register_move_ordering,
@@ -427,12 +429,37 @@ def pig_lead_heuristic(core: PigCore, player: int) -> float:
     return math.tanh(3.0 * lead / core.rules.winscore)
 
 
-def openspiel_pig_heuristic(state: Any, player: int) -> float:
-    """The same evaluation for OpenSpiel's C++ `pig` (2 players), read from its state string.
+@functools.lru_cache(maxsize=16)
+def _one_die_pig(sides: int, winscore: int, horizon: int) -> pyspiel.Game:
+    return pyspiel.load_game(
+        f"python_pig(dice=1,diceoutcomes={sides},winscore={winscore},horizon={horizon})"
+    )
 
-    `state` is a pyspiel state or the agents' adapter around one (anything whose str() is the
-    C++ ToString: "Scores: 12 30, Turn total: 5\nCurrent player: 1 (rolling)").
+
+def read_openspiel_pig(state: pyspiel.State) -> PigCore | None:
+    """Our core of a state of OpenSpiel's C++ `pig` with two players and no piglet rule, by
+    replaying its history on python_pig(dice=1) with the same sides, goal and horizon (the
+    same game move for move: actions, chance outcomes, returns; tested); None for the other
+    variants, which agents search through the adapter."""
+    params = state.get_game().get_parameters()
+    if params["players"] != 2 or params["piglet"]:
+        return None
+    game = _one_die_pig(params["diceoutcomes"], params["winscore"], params["horizon"])
+    core: PigCore = game.new_initial_state().core
+    for action in state.history():
+        core.apply(action)
+    return core
+
+
+def openspiel_pig_heuristic(state: Any, player: int) -> float:
+    """The same evaluation for OpenSpiel's C++ `pig` (2 players): on our core of one (what
+    agents search when the variant has a reader), or read from the state string.
+
+    `state` is then a pyspiel state or the agents' adapter around one (anything whose str()
+    is the C++ ToString: "Scores: 12 30, Turn total: 5\nCurrent player: 1 (rolling)").
     """
+    if isinstance(state, PigCore):
+        return pig_heuristic(state, player)
     if state.is_terminal():
         return state.returns()[player]
     head, tail = str(state).split("\n", 1)
@@ -446,6 +473,11 @@ def openspiel_pig_heuristic(state: Any, player: int) -> float:
     )
 
 
+def openspiel_pig_move_ordering(state: Any, actions: Sequence[int]) -> Sequence[int]:
+    """pig_move_ordering on our core of OpenSpiel's `pig`; other variants keep their order."""
+    return pig_move_ordering(state, actions) if isinstance(state, PigCore) else actions
+
+
 def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
     """Stop first once the turn total reaches 20 (Knizia's rule of thumb), else roll first."""
     if core.turn_total >= 20 and actions == _ROLL_OR_STOP:
@@ -456,6 +488,8 @@ def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
 register_game(_GAME_TYPE, PigGame)
 register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
 register_heuristic("pig", openspiel_pig_heuristic)
+register_core_reader("pig", read_openspiel_pig)
+register_move_ordering("pig", openspiel_pig_move_ordering)
 register_heuristic(_GAME_TYPE.short_name, pig_lead_heuristic, name="lead")
 register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
 register_entry(

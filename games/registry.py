@@ -108,10 +108,15 @@ def has_heuristic(game: pyspiel.Game | str) -> bool:
     return name in _HEURISTICS
 
 
+def heuristic_variants(short_name: str) -> list[str]:
+    """The names of the variants registered for a game (besides default and zero)."""
+    return sorted(_VARIANTS.get(short_name, ()))
+
+
 def heuristic_names(game: pyspiel.Game) -> list[str]:
     """The names `evaluation_for` accepts for `game`."""
     short_name = game.get_type().short_name
-    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *sorted(_VARIANTS.get(short_name, ()))]
+    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *heuristic_variants(short_name)]
 
 
 def _zero_heuristic(state: Any, player: int) -> float:
@@ -119,9 +124,34 @@ def _zero_heuristic(state: Any, player: int) -> float:
     return state.returns()[player] if state.is_terminal() else 0.0
 
 
+def _has_core(short_name: str) -> bool:
+    """True for games agents search on one of our cores (ours, or read from OpenSpiel's)."""
+    return short_name in GAMES or short_name in _READERS
+
+
+def _unwrapped(state: Any) -> Any:
+    """The pyspiel state inside an agent's adapter (a search-protocol view of a foreign
+    state), or `state` itself: a user's hook sees the state object the user's game made."""
+    inner = getattr(state, "state", None)
+    if not isinstance(state, pyspiel.State) and isinstance(inner, pyspiel.State):
+        return inner
+    return state
+
+
+def _on_own_states(heuristic: Heuristic) -> Heuristic:
+    def evaluate(state: Any, player: int) -> float:
+        return heuristic(_unwrapped(state), player)
+
+    evaluate.__doc__ = heuristic.__doc__
+    evaluate.__name__ = getattr(heuristic, "__name__", "heuristic")
+    return evaluate
+
+
 def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heuristic:
     """The heuristic `name` of `game`: by default the registered one, or 0 at non-terminal
     states if it has none; 'zero' for 0 in every game; or a variant registered under `name`.
+    On a game without one of our cores (a user's pyspiel game, or OpenSpiel's), a registered
+    heuristic is called with the game's own state objects, as its author wrote it for.
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones.
@@ -130,14 +160,17 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     if name == DEFAULT_HEURISTIC:
         if short_name not in _HEURISTICS:
             _warn_no_heuristic(short_name)
-        return _HEURISTICS.get(short_name, _zero_heuristic)
-    if name == ZERO_HEURISTIC:
+            return _zero_heuristic
+        found = _HEURISTICS[short_name]
+    elif name == ZERO_HEURISTIC:
         return _zero_heuristic
-    try:
-        return _VARIANTS[short_name][name]
-    except KeyError:
-        known = ", ".join(heuristic_names(game))
-        raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
+    else:
+        try:
+            found = _VARIANTS[short_name][name]
+        except KeyError:
+            known = ", ".join(heuristic_names(game))
+            raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
+    return found if _has_core(short_name) else _on_own_states(found)
 
 
 _WARNED: set[str] = set()
@@ -161,8 +194,18 @@ def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:
 
 
 def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
-    """The registered static move ordering of `game`, if any."""
-    return _ORDERINGS.get(game.get_type().short_name)
+    """The registered static move ordering of `game`, if any (on a game without one of our
+    cores, called with the game's own state objects, as evaluation_for's heuristics)."""
+    short_name = game.get_type().short_name
+    ordering = _ORDERINGS.get(short_name)
+    if ordering is None or _has_core(short_name):
+        return ordering
+    found = ordering
+
+    def on_own_states(state: Any, actions: Sequence[int]) -> Sequence[int]:
+        return found(_unwrapped(state), actions)
+
+    return on_own_states
 
 
 def register_entry(entry: GameEntry) -> None:

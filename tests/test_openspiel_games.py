@@ -14,6 +14,7 @@ from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games import GAMES, has_heuristic, heuristic_for, registry
 from chancespiel.games.einstein import EinsteinCore
 from chancespiel.games.openspiel_games import backgammon_heuristic
+from chancespiel.games.pig import PigCore
 
 
 @pytest.mark.parametrize("short_name", sorted(g for g in GAMES if has_heuristic(g)))
@@ -95,3 +96,51 @@ def test_a_game_without_heuristic_is_reported_once_on_stderr(capsys, monkeypatch
     assert err.count("no heuristic for tic_tac_toe") == 1
     make_bot("star2(max_depth=1,heuristic=zero)", game, 0)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("params", ["", "(horizon=20,winscore=30)", "(diceoutcomes=4,winscore=20)"])
+def test_openspiels_pig_is_read_into_our_core_move_for_move(params):
+    """OpenSpiel's two-player `pig` is python_pig(dice=1) with the same sides, goal and
+    horizon: the core read from its state agrees with it at every step of random games."""
+    game = pyspiel.load_game(f"pig{params}")
+    for seed in range(40):
+        rng, state = random.Random(seed), game.new_initial_state()
+        while not state.is_terminal():
+            core = search_state(state)
+            assert isinstance(core, PigCore)
+            assert core.current_player() == state.current_player()
+            if state.is_chance_node():
+                assert list(core.chance_outcomes()) == [tuple(o) for o in state.chance_outcomes()]
+                action = rng.choice([a for a, _ in state.chance_outcomes()])
+            else:
+                assert list(core.legal_actions()) == state.legal_actions()
+                action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+        assert list(search_state(state).returns()) == state.returns()
+    assert not isinstance(
+        search_state(pyspiel.load_game("pig(piglet=true)").new_initial_state()), PigCore
+    )
+
+
+def test_pig_policies_play_openspiels_pig_as_ours():
+    """The same dice give the same games: hold and pig_optimal on OpenSpiel's pig play exactly
+    as on python_pig(dice=1)."""
+    from chancespiel.evaluation.play import play_match
+
+    theirs, ours = pyspiel.load_game("pig"), pyspiel.load_game("python_pig(dice=1)")
+    for seed in range(6):
+        on_theirs = play_match(theirs, "pig_optimal", "hold(n=20)", seed)
+        on_ours = play_match(ours, "pig_optimal", "hold(n=20)", seed)
+        assert [g.history for g in on_theirs] == [g.history for g in on_ours]
+        assert [g.returns for g in on_theirs] == [g.returns for g in on_ours]
+    with pytest.raises(ValueError, match="2 players, no piglet"):
+        make_bot("hold", pyspiel.load_game("pig(piglet=true)"), 0)
+
+
+def test_games_all_lists_every_game_the_agents_can_play(capsys):
+    from chancespiel.evaluation import cli
+
+    assert cli.main(["games", "--all"]) == 0
+    listed = {line.split(":")[0].split()[0] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert {"pig", "backgammon", "einstein_wurfelt_nicht", "python_pig", "chess"} <= listed
+    assert not listed & {"kuhn_poker", "goofspiel", "leduc_poker", "catch"}

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from chancespiel.evaluation.cli import basics, runs
 from chancespiel.evaluation.cli.common import UsageError
+from chancespiel.plugins import PluginError, load_plugins
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -62,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="chancespiel", description="Dice games, search agents and evaluation on OpenSpiel."
     )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="MODULE",
+        help="load a module that registers games, agents, heuristics or experiments (a "
+        "module name or a .py path; repeatable; also CHANCESPIEL_IMPORT=a,b and the entry "
+        "points of group chancespiel.plugins), here and in every worker",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     basics.add_commands(sub)
     runs.add_commands(sub)
@@ -69,10 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _split_imports(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(--import values, the other arguments): plugins are loaded before the parser is built,
+    since they may register experiments (subcommands) as well as games and agents."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--import", dest="imports", action="append", default=[])
+    known, rest = pre.parse_known_args(argv)
+    return known.imports, rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `chancespiel` console script."""
-    args = build_parser().parse_args(argv)
-    args.command_line = list(sys.argv[1:] if argv is None else argv)  # for results' records
+    given = list(sys.argv[1:] if argv is None else argv)
+    imports, rest = _split_imports(given)
+    try:
+        load_plugins(imports)
+    except PluginError as e:
+        print(f"chancespiel: error: {e}", file=sys.stderr)
+        return 2
+    args = build_parser().parse_args(rest)
+    args.command_line = given  # for results' records
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

@@ -25,12 +25,49 @@ from chancespiel.evaluation.parallel import play_game_watched
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
-from chancespiel.games.registry import heuristic_names
+from chancespiel.games.registry import heuristic_names, heuristic_variants
+
+
+def searchable_games() -> list[pyspiel.GameType]:
+    """Every registered game our search agents can play: sequential, two players (a game
+    whose player count is a parameter counts if 2 is allowed), zero-sum, perfect
+    information, with or without chance."""
+    found = []
+    for game_type in pyspiel.registered_games():
+        if (
+            game_type.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+            and game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
+            and game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+            and game_type.min_num_players <= 2 <= game_type.max_num_players
+        ):
+            found.append(game_type)
+    return sorted(found, key=lambda t: t.short_name)
+
+
+def _chance_word(game_type: pyspiel.GameType) -> str:
+    return {
+        pyspiel.GameType.ChanceMode.DETERMINISTIC: "none",
+        pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC: "explicit chance nodes",
+        pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC: "sampled (no chance_outcomes)",
+    }[game_type.chance_mode]
 
 
 def cmd_games(args: argparse.Namespace) -> None:
-    """Lists chancespiel's games with their parameters."""
-    del args
+    """Lists chancespiel's games with their parameters (--all: every registered game the
+    search agents can play, ours and OpenSpiel's, with the heuristic each uses)."""
+    if args.all:
+        print("games the search agents can play (2 players, sequential, zero-sum, perfect "
+              "information); heuristic= names each one accepts:")  # fmt: skip
+        for game_type in searchable_games():
+            name = game_type.short_name
+            heuristics = [
+                "default" if has_heuristic(name) else "default (none registered: 0)",
+                "zero",
+                *heuristic_variants(name),
+            ]
+            ours = " [chancespiel]" if name in GAMES else ""
+            print(f"  {name}{ours}: chance {_chance_word(game_type)}; {', '.join(heuristics)}")
+        return
     for entry in GAMES.values():
         params = pyspiel.load_game(entry.short_name).get_parameters()
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
@@ -215,7 +252,13 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds this module's commands to the `chancespiel` parser."""
-    sub.add_parser("games", help="list the games").set_defaults(func=cmd_games)
+    games = sub.add_parser("games", help="list the games")
+    games.add_argument(
+        "--all",
+        action="store_true",
+        help="every registered game the search agents can play, OpenSpiel's included",
+    )
+    games.set_defaults(func=cmd_games)
     sub.add_parser("agents", help="list the agents and parameters").set_defaults(func=cmd_agents)
 
     play = sub.add_parser("play", help="play one game between two agents")

@@ -27,11 +27,12 @@ from chancespiel.evaluation.match import (
     DEFAULT_OVERRUN_MS,
     RecordFileError,
     RecordWriteError,
+    is_known_game,
     read_records,
     unique_records,
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
-from chancespiel.evaluation.runner import RunConfig, RunResult, run
+from chancespiel.evaluation.runner import RunConfig, RunResult, RunStoppedError, run
 from chancespiel.games.registry import evaluation_for, parse_parameters
 
 MAX_OVERRUN_MS = 3_600_000.0  # an hour: anything larger is a typo, not a tolerance
@@ -259,6 +260,8 @@ def run_games(config: RunConfig) -> RunResult:
         raise UsageError(str(e), status=1) from None
     except (RecordFileError, BackendError) as e:
         raise UsageError(str(e)) from None
+    except RunStoppedError as e:
+        raise UsageError(str(e), status=1) from None
     except KeyboardInterrupt:
         where = (
             f" {config.out} keeps every finished game; run the same command to resume."
@@ -280,7 +283,10 @@ def speed_line(result: RunResult) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _canonical_spec(spec: str) -> str:
-    return canonical_spec(spec)  # records are checked when read: every spec resolves
+    try:
+        return canonical_spec(spec)
+    except ValueError:  # an agent this process does not know (a plugin's): its own spelling
+        return spec
 
 
 def read_all(paths: Sequence[str]) -> list[dict]:
@@ -294,6 +300,12 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
+    for game in sorted({str(r["game"]) for r in records if not is_known_game(r["game"])}):
+        warnings.warn(
+            f"game {game!r} is not loaded here: its records are read as written, without "
+            "replaying them (chancespiel --import MODULE loads it and checks them)",
+            stacklevel=2,
+        )
     spelling: dict[str, str] = {}  # one entrant per agent, under its first spelling
     for record in records:
         for side in ("a", "b"):

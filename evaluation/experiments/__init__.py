@@ -1,7 +1,8 @@
 """The paper studies: one module per experiment, each reproducing a table or figure of a paper.
 
 Every module here that defines `EXPERIMENT` (an `Experiment`) is a subcommand of
-`chancespiel experiment`; `experiments()` finds them, so a new experiment is one new module.
+`chancespiel experiment`; `experiments()` finds them, so a new experiment is one new module
+(a plugin's module elsewhere calls `register_experiment`).
 Modules without it (`mcms_setup`) are shared setup. The studies use the toolkit
 (`chancespiel.evaluation`, `.agents`, `.games`); the toolkit never imports them.
 
@@ -29,9 +30,24 @@ class Experiment:
     run: Callable[[argparse.Namespace], None]  # raises cli.common.UsageError on bad input
 
 
+_PLUGGED: dict[str, Experiment] = {}  # experiments of plugins (chancespiel.plugins)
+
+
+def register_experiment(experiment: Experiment) -> None:
+    """Adds a plugin's experiment to `chancespiel experiment` (from a module loaded with
+    `chancespiel --import`, which runs before the command line is parsed).
+
+    Raises:
+      ValueError: if an experiment of that name exists.
+    """
+    if experiment.name in _PLUGGED or experiment.name in experiments():
+        raise ValueError(f"an experiment is already called {experiment.name!r}")
+    _PLUGGED[experiment.name] = experiment
+
+
 def experiments() -> dict[str, Experiment]:
-    """Every experiment of this package, by name, in name order."""
-    found: dict[str, Experiment] = {}
+    """Every experiment of this package and of loaded plugins, by name, in name order."""
+    found: dict[str, Experiment] = dict(_PLUGGED)
     for info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{info.name}")
         experiment = getattr(module, "EXPERIMENT", None)

@@ -1,0 +1,164 @@
+"""A researcher's own games, agents and heuristics: `--import`, CHANCESPIEL_IMPORT, workers that
+lack a plugin, records read without the code, and hooks that see the user's own states.
+
+The example plugin (examples/dice_race.py) is run in fresh processes, as a user would run it,
+so this test process's registries stay as they are."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+from chancespiel.agents import register_agent
+from chancespiel.agents.baselines import RandomBot
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.match import GameTask, play_task, read_records
+from chancespiel.evaluation.parallel import LocalPool
+from chancespiel.evaluation.runner import RunConfig, RunStoppedError, run
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "dice_race.py"
+GAME = "example_dice_race"
+
+
+def _chancespiel(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "chancespiel", *args],
+        capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def test_the_example_plugin_runs_through_every_command(tmp_path):
+    out = tmp_path / "race.jsonl"
+    imported = ["--import", str(EXAMPLE)]
+    played = _chancespiel(
+        *imported, "match", GAME, "star2(max_depth=2)", "example_hold", "--matches", "4",
+        "--workers", "2", "--no-progress", "--out", str(out),
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    records = read_records(out)
+    assert len(records) == 8 and all(r["error"] is None for r in records)
+    # records are data: report reads them without the plugin
+    reported = _chancespiel("report", str(out), "--json")
+    assert reported.returncode == 0, reported.stderr
+    assert json.loads(reported.stdout)
+    # what needs the game's code says so in one line, and works with --import
+    luck = _chancespiel("report", "--luck", str(out))
+    assert luck.returncode == 2 and "needs the game's code" in luck.stderr
+    errors = [line for line in luck.stderr.splitlines() if line.startswith("chancespiel: error")]
+    assert len(errors) == 1 and "Traceback" not in luck.stderr
+    assert _chancespiel(*imported, "report", "--luck", str(out)).returncode == 0
+    analysed = _chancespiel(*imported, "analyse", GAME, "--agent", "star2(max_depth=2)",
+                            "--json")  # fmt: skip
+    assert analysed.returncode == 0, analysed.stderr
+    assert json.loads(analysed.stdout)["action"] in (0, 1)
+    tournament = _chancespiel(
+        "tournament", GAME, "example_hold", "example_hold(n=8)", "random", "--matches", "2",
+        "--workers", "2", "--no-progress", "--out", str(tmp_path / "t.jsonl"),
+        env={"CHANCESPIEL_IMPORT": str(EXAMPLE)},
+    )  # fmt: skip
+    assert tournament.returncode == 0, tournament.stderr
+    assert "round robin of 3 agents" in tournament.stdout
+
+
+def test_an_unknown_plugin_is_one_line():
+    for name in ("no_such_module_here", "missing/file.py"):
+        done = _chancespiel("--import", name, "games")
+        assert done.returncode == 2
+        assert len(done.stderr.strip().splitlines()) == 1 and name in done.stderr
+
+
+def test_the_users_heuristic_sees_the_users_state(tmp_path):
+    """The example's heuristic reads `state.scores`, which only its own state class has: a
+    search over it fails unless the hook receives that object, not our adapter."""
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import importlib.util, sys\n"
+        "import pyspiel\n"
+        "from chancespiel.agents import make_bot\n"
+        f"spec = importlib.util.spec_from_file_location('dice_race', {str(EXAMPLE)!r})\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "seen = set()\n"
+        "def spy(state, player):\n"
+        "    seen.add(type(state).__name__)\n"
+        "    return module.race_heuristic(state, player)\n"
+        "from chancespiel.games import register_heuristic\n"
+        "register_heuristic('example_dice_race', spy, name='spy')\n"
+        "game = pyspiel.load_game('example_dice_race')\n"
+        "bot = make_bot('star2(max_depth=3,heuristic=spy)', game, 0)\n"
+        "bot.step(game.new_initial_state())\n"
+        "print(sorted(seen))\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['DiceRaceState']"
+
+
+@register_agent("test_only_here", "test only: known to this process, not to spawned workers")
+def _only_here(game: pyspiel.Game, player: int, seed: int | None) -> pyspiel.Bot:
+    return RandomBot(game, player, seed)
+
+
+def test_a_worker_without_an_agent_stops_the_run_and_scores_nothing(tmp_path):
+    """A spawned worker does not inherit this process's registrations: the run stops with one
+    message instead of writing forfeits that are not the game's result."""
+    out = tmp_path / "m.jsonl"
+    config = RunConfig("python_pig(winscore=20)", [("test_only_here", "random")], 2, out=str(out))
+
+    def spawned(backend: str, workers: int | None, address: str | None) -> LocalPool:
+        return LocalPool(1, start_method="spawn")
+
+    with pytest.raises(RunStoppedError, match="unknown agent 'test_only_here'"):
+        run(config, executor_factory=spawned)
+    assert read_records(out) == []
+
+
+def test_report_refuses_nothing_for_an_unknown_agent_but_checks_syntax(tmp_path, capsys):
+    ours = play_task(GameTask("python_pig(winscore=10)", "hold(n=5)", "random", 0, 0, 0))
+    record = {  # a record of a game and an agent this process has never heard of
+        **ours, "game": "someone_elses_game(x=1)", "a": "their_agent(k=2)",
+        "seats": ["their_agent(k=2)", "random"], "returns": [1.0, -1.0], "history": [3, 1],
+    }  # fmt: skip
+    path = tmp_path / "theirs.jsonl"
+    swapped = {**record, "game_index": 1, "seats": ["random", "their_agent(k=2)"]}
+    path.write_text(json.dumps(record) + "\n" + json.dumps(swapped) + "\n")
+    assert cli.main(["report", str(path)]) == 0
+    assert "their_agent(k=2) scored 1 of 2 games" in capsys.readouterr().out
+    bad = {**record, "a": "their_agent(k=2"}
+    path.write_text(json.dumps(bad) + "\n")
+    assert cli.main(["report", str(path)]) == 2
+    assert "does not parse" in capsys.readouterr().err
+
+
+def test_a_plugins_experiment_is_a_subcommand(tmp_path):
+    study = EXAMPLE.parent / "dice_race_study.py"
+    out = tmp_path / "sweep.md"
+    done = _chancespiel("--import", str(EXAMPLE), "--import", str(study), "experiment",
+                        "example-hold-sweep", "--games", "5", "--thresholds", "3,6",
+                        "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [line.split(" | ")[0] for line in out.read_text().splitlines()[2:]] == ["| 3", "| 6"]
+    without = _chancespiel("--import", str(study), "experiment", "example-hold-sweep",
+                           "--out", str(out))  # fmt: skip
+    assert without.returncode == 2 and "add --import examples/dice_race.py" in without.stderr
+
+
+def test_the_example_plugin_plays_on_ray(tmp_path):
+    """Ray workers are not forked from the command: they load the plugin by its path."""
+    pytest.importorskip("ray")
+    out = tmp_path / "ray.jsonl"
+    relative = os.path.relpath(EXAMPLE, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "chancespiel", "--import", relative, "match", GAME,
+         "star2(max_depth=2)", "example_hold", "--matches", "2", "--backend", "ray",
+         "--workers", "2", "--no-progress", "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert [r["error"] for r in read_records(out)] == [None] * 4
