@@ -31,6 +31,7 @@ ENV = "CHANCESPIEL_IMPORT"
 ENTRY_POINT_GROUP = "chancespiel.plugins"
 
 _LOADED: dict[str, None] = {}  # names loaded in this process, in order (a dict: no repeats)
+_entry_points_read = False
 
 
 class PluginError(Exception):
@@ -98,6 +99,10 @@ def load_plugins(names: Iterable[str] = ()) -> list[str]:
             except PluginError as e:  # name it as the user gave it
                 raise PluginError(str(e).replace(f"--import {name}", f"--import {given}")) from None
             _LOADED[name] = None
+    global _entry_points_read
+    if _entry_points_read:  # once per process: scanning installed packages takes a while
+        return loaded()
+    _entry_points_read = True
     for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if entry.value not in _LOADED:
             try:
