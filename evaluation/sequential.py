@@ -153,7 +153,7 @@ def decide(
         last = interval
         if not interval.variance > 0:  # all matches alike: no estimate of the spread yet
             continue
-        if (interval.high - interval.low) / 2 <= rule.target:
+        if interval.half_width <= rule.target:
             return Decision(n, "precise", interval, rule.z)
         if excludes(Decision(n, None, interval, rule.z).sequential, references):
             return Decision(n, "decided", interval, rule.z)

@@ -40,10 +40,19 @@ class MatchInterval:
     variance: float  # of one match's score
     matches: int
 
+    @property
+    def half_width(self) -> float:
+        """1.96 standard errors: the interval's half-width before clipping to the bounds."""
+        return Z95 * math.sqrt(self.variance / self.matches) if self.matches else math.nan
 
-def match_interval(scores: Sequence[float]) -> MatchInterval:
+
+def match_interval(
+    scores: Sequence[float], bounds: tuple[float, float] = (0.0, 1.0)
+) -> MatchInterval:
     """Mean and normal 95% interval of per-match scores (the pentanomial interval of chess
-    engine testing, fastchess and OpenBench, when the scores are raw match results)."""
+    engine testing, fastchess and OpenBench, when the scores are raw match results), clipped
+    to `bounds`, the range the quantity can take (a score rate's by default: a normal
+    interval near 0 or 1 would otherwise reach past it)."""
     n = len(scores)
     if n == 0:
         return MatchInterval(math.nan, math.nan, math.nan, math.nan, 0)
@@ -53,4 +62,5 @@ def match_interval(scores: Sequence[float]) -> MatchInterval:
         return MatchInterval(mean, math.nan, math.nan, math.nan, n)
     variance = float(x.var(ddof=1))
     half = Z95 * math.sqrt(variance / n)
-    return MatchInterval(mean, mean - half, mean + half, variance, n)
+    low, high = bounds
+    return MatchInterval(mean, max(low, mean - half), min(high, mean + half), variance, n)

@@ -43,8 +43,10 @@ def test_bad_specs_raise_clear_errors(spec, message):
 
 def test_game_specific_agents_refuse_other_games():
     for name in ("hold", "pig_optimal"):
-        with pytest.raises(ValueError, match="plays only python_pig"):
-            make_bot(name, pyspiel.load_game("pig"), 0)
+        with pytest.raises(ValueError, match="plays only python_pig, pig"):
+            make_bot(name, pyspiel.load_game("python_cant_stop"), 0)
+        with pytest.raises(ValueError, match="2 players, no piglet"):
+            make_bot(name, pyspiel.load_game("pig(piglet=true)"), 0)
 
 
 def test_bad_player_raises():
@@ -63,13 +65,15 @@ def test_search_state_uses_core_or_adapter():
     copy = search_state(ours)
     copy.apply(ROLL)
     assert ours.current_player() == 0, "the search copy must be independent"
-    theirs = pyspiel.load_game("pig").new_initial_state()
+    # a foreign game without a reader into one of our cores (OpenSpiel's pig with the
+    # piglet rule) is searched through the adapter
+    theirs = pyspiel.load_game("pig(piglet=true)").new_initial_state()
     adapted = search_state(theirs)
     assert isinstance(adapted, PyspielAdapter)
     adapted.apply(ROLL)
     assert adapted.current_player() == pyspiel.PlayerId.CHANCE
     assert theirs.current_player() == 0
-    assert [a for a, _ in adapted.chance_outcomes()] == list(range(6))
+    assert [a for a, _ in adapted.chance_outcomes()] == [0, 1]  # piglet: pig out or not
     assert adapted.clone().chance_outcomes() == adapted.chance_outcomes()
 
 

@@ -72,7 +72,7 @@ def test_cli_play_prints_game_and_result(capsys):
         (["play", "python_pig(dice=3)", "random", "random"], "dice must be in"),
         (["play", "no_such_game", "random", "random"], "unknown game 'no_such_game'"),
         (["play", "python_pig", "nosuch", "random"], "unknown agent"),
-        (["play", "pig", "hold", "random"], "plays only python_pig"),
+        (["play", "python_cant_stop", "hold", "random"], "plays only python_pig, pig"),
         (["solve", "pig", "--winscore", "0"], "winscore must be in"),
     ],
 )

@@ -225,3 +225,16 @@ def test_corrected_sprt_by_hand() -> None:
         assert test.add(score) is None
     assert test.add(0.9) is None and test.add(0.7) == "H1"
     assert test.result().pairs == 10 and "normal approximation" in test.result().describe()
+
+
+def test_match_luck_without_sprt_prints_the_corrected_rate(tmp_path, capsys):
+    from chancespiel.evaluation import cli
+
+    out = tmp_path / "m.jsonl"
+    argv = ["match", "python_pig(winscore=30)", "pig_optimal", "hold(n=10)", "--matches", "12"]
+    assert cli.main([*argv, "--luck", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    line = next(line for line in text.splitlines() if "luck-corrected" in line)
+    assert "value exact, 12 whole matches" in line
+    assert cli.main(["report", "--luck", str(out)]) == 0
+    assert line.strip() in capsys.readouterr().out

@@ -315,7 +315,7 @@ def test_a_file_is_locked_while_a_run_writes_it(tmp_path):
         (["match", GAME, "random", "hold(m=3)"], "unknown parameter(s) ['m']"),
         (["match", GAME, "random", "hold(n=0)"], "n must be >= 1"),
         (["match", GAME, "random", "hold(n=x)"], "must be of type int"),
-        (["match", "pig", "random", "hold"], "plays only python_pig"),
+        (["match", "python_cant_stop", "random", "hold"], "plays only python_pig"),
         (["match", GAME, "random", "random", "--sprt", "10,0"], "elo0 < elo1"),
         (["match", GAME, "random", "random", "--address", "x:1"], "--address is for"),
         (["tournament", GAME, "random", "random"], "two distinct agent specs"),

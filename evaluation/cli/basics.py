@@ -153,7 +153,7 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     result = bot.analyse(state)
     report = {
         "game": str(game),
-        "history": [int(a) for a in args.history.split()],
+        "history": list(state.history()),  # as ids, however they were given
         "player": player,
         "agent": args.agent,
         "value": result.value,
@@ -279,7 +279,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     analyse = sub.add_parser("analyse", help="search one position and show the agent's values")
     analyse.add_argument("game", help="game string")
     analyse.add_argument(
-        "--history", default="", help="space-separated action ids from the start, chance included"
+        "--history",
+        default="",
+        help="the moves from the start, chance included: action ids or moves as the game "
+        "prints them (roll, 'Roll 3+4'), separated by spaces, or by semicolons when a move "
+        "has spaces",
     )
     analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
     analyse.add_argument("--seed", type=seed_arg, default=0, help="seed of the agent")

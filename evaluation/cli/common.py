@@ -118,19 +118,21 @@ def two_player_game(game_string: str) -> pyspiel.Game:
 
 
 def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
-    """The state after the space-separated action ids of `history` (chance outcomes included)."""
+    """The state after `history` (chance outcomes included): action ids or moves as the game
+    prints them ("roll", "Roll 3+4", case and spaces aside), separated by spaces, or by
+    semicolons when a printed move has spaces of its own."""
     state = game.new_initial_state()
-    for number, token in enumerate(history.split(), start=1):
-        try:
-            action = int(token)
-        except ValueError:
-            raise UsageError(f"history item {number} ({token!r}) is not an action id") from None
+    tokens = history.split(";") if ";" in history else history.split()
+    for number, token in enumerate((t.strip() for t in tokens), start=1):
         if state.is_terminal():
-            raise UsageError(f"history item {number} ({action}): the game is already over")
+            raise UsageError(f"history item {number} ({token}): the game is already over")
         legal = state.legal_actions()
-        if action not in legal:  # checked here: OpenSpiel's message prints the whole state
-            shown = ", ".join(map(str, legal[:20])) + (", ..." if len(legal) > 20 else "")
-            raise UsageError(f"history item {number} ({action}) is not legal here; legal: {shown}")
+        action = _history_action(state, legal, token)
+        if action is None:  # checked here: OpenSpiel's message prints the whole state
+            shown = ", ".join(
+                f"{a} ({state.action_to_string(state.current_player(), a)})" for a in legal[:12]
+            ) + (", ..." if len(legal) > 12 else "")
+            raise UsageError(f"history item {number} ({token}) is not legal here; legal: {shown}")
         try:
             state.apply_action(action)
         except (ValueError, pyspiel.SpielError) as e:
@@ -139,6 +141,18 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
                 f"history item {number} ({action}) cannot be applied: {first}"
             ) from None
     return state
+
+
+def _history_action(state: pyspiel.State, legal: Sequence[int], token: str) -> int | None:
+    """The legal action `token` names (its id or its printed name), or None."""
+    try:
+        action = int(token)
+    except ValueError:
+        wanted = " ".join(token.split()).casefold()
+        player = state.current_player()
+        named = [a for a in legal if state.action_to_string(player, a).strip().casefold() == wanted]
+        return named[0] if len(named) == 1 else None
+    return action if action in legal else None
 
 
 def choices(option: str, text: str | None, known: Sequence[str]) -> list[str]:

@@ -25,17 +25,18 @@ from chancespiel.evaluation.sprt import SprtParams
 
 def cmd_match(args: argparse.Namespace) -> None:
     """Plays N seat-swapped matches of A against B, appending one JSON line per game."""
+    from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.report import (
         format_agent_stats,
+        format_luck,
         format_pair,
+        pair_luck,
     )
 
     game = two_player_game(args.game)
     checked_specs(game, [args.spec_a, args.spec_b], unattended=True)
     sprt = _sprt_option(args)
     luck = _luck_options(args, game)
-    if luck and sprt is None:
-        raise UsageError("--luck in match is for --sprt (report --luck shows corrected rates)")
     out_or_fresh(args, "match")
     config = run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
     # the tally is enough here: memory stays bounded by the workers however many matches
@@ -52,6 +53,14 @@ def cmd_match(args: argparse.Namespace) -> None:
         print("  " + format_pair(summary))
     if result.sprt is not None:
         print("  " + result.sprt.describe())
+    if luck:  # the corrected rate over every game of the run, as report --luck gives it
+        records = [r for r in read_all([args.out]) if r["match"] < args.matches]
+        records = [r for r in records if (r["a"], r["b"]) == (args.spec_a, args.spec_b)]
+        try:
+            for (a, b), summary in pair_luck(records, args.value).items():
+                print("  " + format_luck(a, b, summary))
+        except LuckError as e:
+            raise UsageError(f"--luck: {e}") from None
     print("  per-move time and nodes:")
     print(format_agent_stats(result.tally.agents()))
     if result.extra:

@@ -22,6 +22,7 @@ Explains "Monte Carlo *-Minimax Search" (Lanctot et al., 2013), section 4.4, Fig
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 from collections import Counter
@@ -149,8 +150,8 @@ def measure(
                 agreed.append(regrets[-1] <= 1e-9)
         regret = None
         if regrets:
-            interval = match_interval(regrets)
-            regret = (interval.mean, (interval.high - interval.low) / 2)
+            interval = match_interval(regrets, bounds=(-math.inf, math.inf))
+            regret = (interval.mean, interval.half_width)
         rows.append(
             DepthRow(
                 game=setup.title,
