@@ -8,11 +8,14 @@ can be blamed) and is counted apart.
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -470,3 +473,120 @@ def format_report(records: Sequence[Record], luck: bool = False, value: str | No
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) if blocks else "no game records"
+
+
+def _flat(entry: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested dict as one row: keys joined by '.', lists as JSON."""
+    row: dict[str, Any] = {}
+    for key, value in entry.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            row.update(_flat(value, f"{name}."))
+        elif isinstance(value, (list, tuple)):
+            row[name] = json.dumps(value)
+        else:
+            row[name] = value
+    return row
+
+
+def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(key for key in row if key not in columns)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def running_scores(
+    pair_records: Sequence[Record], value: str | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A's score of each clean whole match in match order, and with a value function the
+    luck-corrected scores of the same matches (cross-fitted as in luck_summary)."""
+    from chancespiel.evaluation.luck import (
+        cross_fitted,
+        record_correction,
+        value_function,
+        whole_matches,
+    )
+
+    matches, *_ = whole_matches(pair_records)
+    raw = np.array([(a_score(x) + a_score(y)) / 2.0 for x, y in matches])  # type: ignore[operator]
+    if value is None or len(matches) < 2:
+        return raw, None
+    _, fn = value_function(canonical_game(pair_records[0]["game"]), value or None)
+    corrections = [(record_correction(x, fn) + record_correction(y, fn)) / 2 for x, y in matches]
+    corrected, _ = cross_fitted(raw, corrections)
+    return raw, corrected
+
+
+def write_report_files(
+    records: Sequence[Record], out: Path, luck: bool = False, value: str | None = None
+) -> list[str]:
+    """report.json (as `report --json`), pairs.csv and agents.csv (one row per pair and per
+    agent of every game), score.png (A's running score rate over the matches of each pair
+    with its 95% interval, raw and with `luck` corrected) and elo.png (ratings with 95%
+    intervals, per game with three agents or more); returns the names written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(records, luck, value)
+    (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    pairs = [{"game": g["game"], **_flat(p)} for g in summary["games"] for p in g["pairs"]]
+    agents = [{"game": g["game"], **_flat(a)} for g in summary["games"] for a in g["agents"]]
+    _write_csv(out / "pairs.csv", pairs)
+    _write_csv(out / "agents.csv", agents)
+    written = ["report.json", "pairs.csv", "agents.csv"]
+
+    by_pair: dict[tuple[str, str, str], list[Record]] = {}
+    for game, game_records in _by_game(records).items():
+        for record in game_records:
+            by_pair.setdefault((game, record["a"], record["b"]), []).append(record)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for (_game, a, b), pair_records in by_pair.items():
+        raw, corrected = running_scores(pair_records, (value or "") if luck else None)
+        for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
+            if scores is None or len(scores) < 2:
+                continue
+            n = np.arange(1, len(scores) + 1)
+            mean = np.cumsum(scores) / n
+            sd = np.array([scores[:k].std(ddof=1) if k > 1 else np.nan for k in n])
+            half = Z95 * sd / np.sqrt(n)
+            (line,) = ax.plot(n, mean, style, label=f"{a} vs {b} ({label})")
+            ax.fill_between(
+                n, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1),
+                color=line.get_color(), alpha=0.15,
+            )  # fmt: skip
+    ax.axhline(0.5, color="grey", linewidth=0.8)
+    ax.set_xlabel("whole matches")
+    ax.set_ylabel("A's score rate (95% interval)")
+    ax.set_ylim(0, 1)
+    if ax.lines[1:]:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "score.png", dpi=110)
+    plt.close(fig)
+    written.append("score.png")
+
+    rated = [g for g in summary["games"] if g["ratings"] and len(g["ratings"]["elo"]) >= 3]
+    if rated:
+        height = 1 + 0.5 * sum(len(g["ratings"]["elo"]) for g in rated)
+        fig, axes = plt.subplots(len(rated), 1, figsize=(10, height), squeeze=False)
+        for ax, g in zip(axes[:, 0], rated, strict=True):
+            names = list(g["ratings"]["elo"])
+            elo = [g["ratings"]["elo"][n]["elo"] for n in names]
+            se = [g["ratings"]["elo"][n]["se"] for n in names]
+            ax.errorbar(elo, range(len(names)), xerr=[Z95 * s for s in se], fmt="o", capsize=3)
+            ax.set_yticks(range(len(names)), names, fontsize=7)
+            ax.axvline(0.0, color="grey", linewidth=0.8)
+            ax.set_xlabel("Elo, 95% interval (0: the first agent of the file, the anchor)")
+            ax.set_title(g["game"], fontsize=7, loc="left")
+        fig.tight_layout()
+        fig.savefig(out / "elo.png", dpi=110)
+        plt.close(fig)
+        written.append("elo.png")
+    return written

@@ -174,7 +174,7 @@ class SprtResult:
         head = (
             f"SPRT elo0={p.elo0:g} elo1={p.elo1:g} alpha={p.alpha:g} beta={p.beta:g} "
             f"({self.model}): LLR {self.llr:.3f} in [{p.lower:.3f}, {p.upper:.3f}] "
-            f"after {self.pairs} matches"
+            f"after {self.pairs} matches ({2 * self.pairs} games)"
         )
         if self.decision == "H1":
             return head + f": H1 accepted, A is stronger (elo >= {p.elo1:g})"

@@ -98,3 +98,23 @@ def test_play_forfeits_a_stuck_or_failing_agent_in_bounded_time(capsys, spec, ki
     assert time.monotonic() - start < 15
     out = capsys.readouterr().out
     assert f"player 0 ({spec}) forfeits: {kind}" in out and "winner: player 1 (random)" in out
+
+
+def test_replay_prints_a_recorded_game_with_times_and_nodes(tmp_path, capsys):
+    out = tmp_path / "m.jsonl"
+    argv = ["match", "python_pig(winscore=20)", "star2(max_depth=2)", "hold(n=10)"]
+    assert (
+        cli.main([*argv, "--matches", "1", "--workers", "1", "--no-progress", "--out", str(out)])
+        == 0
+    )
+    capsys.readouterr()
+    assert cli.main(["replay", str(out), "--line", "2"]) == 0
+    text = capsys.readouterr().out
+    record = [json.loads(line) for line in out.read_text().splitlines()][1]
+    moves = [line for line in text.splitlines() if line.startswith("  player ")]
+    assert len(moves) == record["moves"]
+    searched = [line for line in moves if "(star2(max_depth=2))" in line]
+    assert searched and all(" ms, " in line and " nodes)" in line for line in searched)
+    assert text.rstrip().endswith(f"returns: {record['returns']}")
+    assert cli.main(["replay", str(out), "--line", "3"]) == 2
+    assert "has 2 records, not 3" in capsys.readouterr().err

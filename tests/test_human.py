@@ -75,3 +75,14 @@ def test_the_human_seat_is_refused_where_nobody_is_at_the_keyboard(tmp_path, cap
     assert cli.main(argv) == 2
     assert "plays only in `chancespiel play`" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_position_is_printed_once_per_move_of_the_person():
+    done = subprocess.run(
+        [sys.executable, "-m", "chancespiel", "play", "python_pig(winscore=10)", "human",
+         "hold(n=5)", "--seed", "1"],
+        input="roll\n" * 50, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    before_first_move = done.stdout.split("player 0 (human): roll")[0]
+    assert before_first_move.count("Scores: 0 0, Turn total: 0") == 1

@@ -169,3 +169,26 @@ def test_llr_equals_a_brute_force_maximization():
         elo0, elo1 = sorted(rng.uniform(-150, 150, size=2))
         expected = _brute_force_llr(counts, logistic_score(elo0), logistic_score(elo1))
         assert pentanomial_llr(counts, elo0, elo1) == pytest.approx(expected, abs=1e-5), counts
+
+
+def test_the_sprt_line_counts_its_own_matches_and_those_played_beyond(tmp_path, capsys):
+    """The test stops at a whole match; games already under way in other workers are played
+    out and recorded: the report says how many the test used and how many more there are."""
+    import re
+
+    from chancespiel.evaluation import cli
+    from chancespiel.evaluation.match import read_records
+
+    out = tmp_path / "s.jsonl"
+    argv = ["match", "python_pig(winscore=30)", "pig_optimal", "random", "--matches", "100"]
+    assert cli.main([*argv, "--sprt", "0,100,0.05,0.05", "--workers", "2", "--no-progress",
+                     "--out", str(out)]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    used = int(re.search(r"after (\d+) matches \((\d+) games\): H1", text)[1])
+    assert f"after {used} matches ({2 * used} games)" in text
+    games = read_records(out)
+    whole = len({r["match"] for r in games if sum(g["match"] == r["match"] for g in games) == 2})
+    if whole > used:
+        assert f"({whole - used} more whole match(es) were under way" in text
+    else:
+        assert "under way" not in text

@@ -172,3 +172,35 @@ def test_cli_tune_with_sprt_and_luck_names_undecided_steps(tmp_path, capsys):
     assert text.strip().splitlines()[-1].startswith("no champion: 1 step(s) not significant")
     with pytest.raises(SystemExit):
         cli.main(["tune", GAME, "hold", "--param", "n=2,3", "--value", "exact"])
+
+
+def test_report_out_writes_json_csv_and_plots(tmp_path, capsys):
+    """pairs.csv and agents.csv hold report --json's numbers; score.png and elo.png exist."""
+    import csv
+
+    from chancespiel.evaluation import cli
+
+    records = tmp_path / "t.jsonl"
+    argv = ["tournament", "python_pig(winscore=20)", "hold(n=5)", "hold(n=10)", "random"]
+    assert (
+        cli.main(
+            [*argv, "--matches", "6", "--workers", "1", "--no-progress", "--out", str(records)]
+        )
+        == 0
+    )
+    out = tmp_path / "report"
+    assert cli.main(["report", str(records), "--luck", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "agents.csv", "elo.png", "pairs.csv", "report.json", "score.png",
+    ]  # fmt: skip
+    summary = json.loads((out / "report.json").read_text())
+    with open(out / "pairs.csv") as f:
+        pairs = list(csv.DictReader(f))
+    assert len(pairs) == 3 and {p["a"] for p in pairs} <= {"hold(n=5)", "hold(n=10)"}
+    assert [float(p["rate"]) for p in pairs] == [p["rate"] for p in summary["games"][0]["pairs"]]
+    assert all(0.0 <= x <= 1.0 for p in pairs for x in json.loads(p["luck.ci95"]))
+    with open(out / "agents.csv") as f:
+        assert len(list(csv.DictReader(f))) == 3
+    (tmp_path / "file").write_text("x")
+    assert cli.main(["report", str(records), "--out", str(tmp_path / "file")]) == 2
+    assert "is not a directory" in capsys.readouterr().err

@@ -108,9 +108,11 @@ def cmd_play(args: argparse.Namespace) -> None:
         text = state.action_to_string(player, action)
         if player == CHANCE:
             print(f"  chance: {text}")
-        else:
+            return
+        if parse_spec(names[player])[0] != HUMAN:  # the person saw it above the menu
             print(str(state).rstrip())
-            print(f"  player {player} ({names[player]}): {text}")
+        forced = " (forced: the only legal move)" if len(state.legal_actions()) == 1 else ""
+        print(f"  player {player} ({names[player]}): {text}{forced}")
 
     try:
         if limit is None:

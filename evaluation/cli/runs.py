@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 from chancespiel.agents import parse_spec
@@ -13,13 +14,16 @@ from chancespiel.evaluation.cli.common import (
     UsageError,
     add_running_options,
     checked_specs,
+    load_game,
     out_or_fresh,
+    positive,
     read_all,
     run_config,
     run_games,
     speed_line,
     two_player_game,
 )
+from chancespiel.evaluation.match import RecordFileError, read_records
 from chancespiel.evaluation.sprt import SprtParams
 
 
@@ -53,6 +57,12 @@ def cmd_match(args: argparse.Namespace) -> None:
         print("  " + format_pair(summary))
     if result.sprt is not None:
         print("  " + result.sprt.describe())
+        beyond = len(summary.match_scores) - result.sprt.pairs if summary is not None else 0
+        if result.sprt.decision is not None and beyond > 0:
+            print(
+                f"  ({beyond} more whole match(es) were under way when the test decided: "
+                "recorded and counted in the rates above, not in the test)"
+            )
     if luck:  # the corrected rate over every game of the run, as report --luck gives it
         records = [r for r in read_all([args.out]) if r["match"] < args.matches]
         records = [r for r in records if (r["a"], r["b"]) == (args.spec_a, args.spec_b)]
@@ -68,6 +78,62 @@ def cmd_match(args: argparse.Namespace) -> None:
             f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
             "are not counted)"
         )
+
+
+def cmd_replay(args: argparse.Namespace) -> None:
+    """Prints the game of one record move by move: each decision with its mover's agent, the
+    time it took and the nodes it searched (where recorded), each chance outcome, the end."""
+    from chancespiel.evaluation.match import is_known_game
+
+    try:
+        records = read_records(args.file)
+    except RecordFileError as e:
+        raise UsageError(str(e)) from None
+    if args.line > len(records):
+        raise UsageError(f"{args.file} has {len(records)} records, not {args.line}")
+    record = records[args.line - 1]
+    if not is_known_game(record["game"]):
+        raise UsageError(
+            f"game {record['game']!r} is not loaded: replaying needs its code "
+            "(chancespiel --import MODULE)"
+        )
+    game = load_game(record["game"])
+    seats = (
+        record.get("seats") or [record["a"], record["b"]][:: 1 if record["game_index"] == 0 else -1]
+    )
+    per_seat = {"move_ms": record.get("move_ms"), "nodes": record.get("nodes")}
+    made = [0, 0]  # decisions of each seat so far: the index into its per-move lists
+    state = game.new_initial_state()
+    print(
+        f"{record['game']}, match {record['match']} game {record['game_index']} (seed "
+        f"{record['seed']}): player 0 {seats[0]}, player 1 {seats[1]}"
+    )
+    for action in record["history"]:
+        player = state.current_player()
+        text = state.action_to_string(player, action)
+        if player < 0:
+            print(f"  chance: {text}")
+        else:
+            print(str(state).rstrip())
+            details = []
+            for key, unit in (("move_ms", "ms"), ("nodes", "nodes")):
+                values = per_seat[key]
+                seat_values = values[player] if values else None
+                if seat_values and made[player] < len(seat_values):
+                    value = seat_values[made[player]]
+                    if value is not None:
+                        details.append(
+                            f"{value:,.1f} {unit}" if unit == "ms" else f"{value:,} {unit}"
+                        )
+            made[player] += 1
+            shown = f"  ({', '.join(details)})" if details else ""
+            print(f"  player {player} ({seats[player]}): {text}{shown}")
+        state.apply_action(action)
+    print(str(state).rstrip())
+    error = record.get("error")
+    if error:
+        print(f"  ended by {error.get('kind')}: {error.get('message')}")
+    print(f"returns: {record['returns']}")
 
 
 def _sprt_option(args: argparse.Namespace) -> SprtParams | None:
@@ -152,16 +218,21 @@ def cmd_tournament(args: argparse.Namespace) -> None:
 def cmd_report(args: argparse.Namespace) -> None:
     """Summarizes record files: score rates, tables, ratings, times, failures."""
     from chancespiel.evaluation.luck import LuckError
-    from chancespiel.evaluation.report import format_report, summarize
+    from chancespiel.evaluation.report import format_report, summarize, write_report_files
 
     if args.value is not None and not args.luck:
         raise UsageError("--value needs --luck")
     records = read_all(args.files)
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} exists and is not a directory")
     try:
         if args.json:
             print(json.dumps(summarize(records, args.luck, args.value)))
         else:
             print(format_report(records, args.luck, args.value))
+        if args.out is not None:
+            written = write_report_files(records, Path(args.out), args.luck, args.value)
+            print(f"written to {args.out}: {', '.join(written)}", file=sys.stderr)
     except LuckError as e:
         raise UsageError(f"--luck: {e}") from None
 
@@ -340,8 +411,20 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     report = sub.add_parser("report", help="summarize game record files")
     report.add_argument("files", nargs="+", help="JSON Lines files of games")
     report.add_argument("--json", action="store_true", help="print one JSON object")
+    report.add_argument(
+        "--out",
+        help="also write a directory: report.json, pairs.csv, agents.csv, score.png (running "
+        "score rate with its interval, luck-corrected with --luck), elo.png (3+ agents)",
+    )
     _add_luck_options(report, "also")
     report.set_defaults(func=cmd_report)
+
+    replay = sub.add_parser("replay", help="print a recorded game move by move")
+    replay.add_argument("file", help="JSON Lines file of games")
+    replay.add_argument(
+        "--line", type=positive, default=1, help="the record's line number in the file"
+    )
+    replay.set_defaults(func=cmd_replay)
 
     plot = sub.add_parser("plot", help="bar chart of pairwise score rates (PNG)")
     plot.add_argument("files", nargs="+", help="JSON Lines files of games")
