@@ -83,7 +83,12 @@ from chancespiel.games._adapter import (
     check_int_param,
     register_game,
 )
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.registry import (
+    GameEntry,
+    register_entry,
+    register_heuristic,
+    register_move_note,
+)
 
 ROLL = 0
 STOP = 1
@@ -1239,7 +1244,19 @@ def cant_stop_progress_heuristic(core: CantStopCore, player: int) -> float:
 
 
 register_game(_GAME_TYPE, CantStopGame)
+
+
+def cant_stop_move_note(core: CantStopCore, player: int, action: int) -> str | None:
+    """Announces a roll that busts (the turn's progress lost), for `chancespiel play`."""
+    if core.phase != ROLLING or core.moves_for_roll(action):
+        return None
+    if core.nrun:
+        return f"bust: player {core.player} loses this turn's progress; the turn passes"
+    return f"bust on the turn's first roll: player {core.player} must pass"
+
+
 register_heuristic(_GAME_TYPE.short_name, cant_stop_heuristic)
+register_move_note(_GAME_TYPE.short_name, cant_stop_move_note)
 register_heuristic(_GAME_TYPE.short_name, cant_stop_progress_heuristic, name="progress")
 register_entry(
     GameEntry(

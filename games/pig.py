@@ -56,6 +56,7 @@ from chancespiel.games.registry import (
     register_core_reader,
     register_entry,
     register_heuristic,
+    register_move_note,
     register_move_ordering,
 )
 
@@ -473,6 +474,23 @@ def openspiel_pig_heuristic(state: Any, player: int) -> float:
     )
 
 
+def pig_move_note(core: Any, player: int, action: int) -> str | None:
+    """Announces a roll that busts (what it costs), for `chancespiel play` (None but on our
+    core: variants of OpenSpiel's pig that agents do not read into it)."""
+    if not isinstance(core, PigCore) or not core.rolling:
+        return None
+    kind, _ = core.rules.effects[action]
+    p = core.turn_player
+    if kind == _ADD:
+        return None
+    if kind == _RESET:
+        return (
+            f"bust: player {p} loses the turn total of {core.turn_total} and all "
+            f"{core.scores[p]} banked points; the turn passes"
+        )
+    return f"bust: player {p} loses the turn total of {core.turn_total}; the turn passes"
+
+
 def openspiel_pig_move_ordering(state: Any, actions: Sequence[int]) -> Sequence[int]:
     """pig_move_ordering on our core of OpenSpiel's `pig`; other variants keep their order."""
     return pig_move_ordering(state, actions) if isinstance(state, PigCore) else actions
@@ -490,6 +508,8 @@ register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
 register_heuristic("pig", openspiel_pig_heuristic)
 register_core_reader("pig", read_openspiel_pig)
 register_move_ordering("pig", openspiel_pig_move_ordering)
+register_move_note(_GAME_TYPE.short_name, pig_move_note)
+register_move_note("pig", pig_move_note)
 register_heuristic(_GAME_TYPE.short_name, pig_lead_heuristic, name="lead")
 register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
 register_entry(

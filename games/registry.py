@@ -208,6 +208,30 @@ def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
     return on_own_states
 
 
+MoveNote = Callable[[Any, int, int], "str | None"]
+"""note(state, player, action) -> a few words on what the move does, or None (a bust)."""
+
+_NOTES: dict[str, MoveNote] = {}
+
+
+def register_move_note(short_name: str, note: MoveNote) -> None:
+    """Lets `chancespiel play` announce what a move does where its name does not say it (a
+    roll that busts, a turn that passes). `note` gets the state before the move (our core on
+    games that have one, else the game's own state), the player and the action."""
+    _NOTES[short_name] = note
+
+
+def move_note(state: pyspiel.State, player: int, action: int) -> str | None:
+    """The registered note on `action` in `state`, if the game has one and it says anything."""
+    note = _NOTES.get(state.get_game().get_type().short_name)
+    if note is None:
+        return None
+    core = getattr(state, "core", None)
+    if core is None:
+        core = read_core(state)
+    return note(state if core is None else core, player, action)
+
+
 def register_entry(entry: GameEntry) -> None:
     """Lists a game in `chancespiel games`."""
     GAMES[entry.short_name] = entry

@@ -118,3 +118,21 @@ def test_replay_prints_a_recorded_game_with_times_and_nodes(tmp_path, capsys):
     assert text.rstrip().endswith(f"returns: {record['returns']}")
     assert cli.main(["replay", str(out), "--line", "3"]) == 2
     assert "has 2 records, not 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "game, agents, words",
+    [
+        (
+            "python_pig(winscore=20)",
+            ["hold(n=10)", "hold(n=5)"],
+            "(bust: player 0 loses the turn total",
+        ),
+        ("pig(winscore=20)", ["hold(n=10)", "hold(n=5)"], "(bust: player 0 loses the turn total"),
+        ("python_cant_stop", ["random", "random"], "(bust"),
+        ("python_cant_stop", ["random", "random"], "(forced: the only legal move)"),
+    ],
+)
+def test_play_announces_busts_and_forced_moves(capsys, game, agents, words):
+    assert cli.main(["play", game, *agents, "--seed", "2"]) == 0
+    assert words in capsys.readouterr().out

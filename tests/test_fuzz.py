@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 import pyspiel
 from hypothesis import HealthCheck, given, settings
@@ -52,31 +53,30 @@ def _one_line(message: str) -> None:
     assert message.strip() and "\n" not in message.strip(), message
 
 
+def _answers_or_refuses(call: Callable[[], object], error: type[Exception]) -> None:
+    """`call()` returns, or raises `error` with a one-line message (nothing else)."""
+    try:
+        call()
+    except error as e:
+        _one_line(str(e))
+
+
 @FUZZ
 @given(specs)
 def test_any_agent_spec_resolves_or_is_one_value_error(spec):
-    try:
-        resolve_spec(spec)
-    except ValueError as e:
-        _one_line(str(e))
+    _answers_or_refuses(lambda: resolve_spec(spec), ValueError)
 
 
 @FUZZ
 @given(specs)
 def test_any_agent_spec_makes_a_bot_or_is_one_value_error(spec):
-    try:
-        make_bot(spec, PIG, 0, seed=1)
-    except ValueError as e:
-        _one_line(str(e))
+    _answers_or_refuses(lambda: make_bot(spec, PIG, 0, seed=1), ValueError)
 
 
 @FUZZ
 @given(game_strings)
 def test_any_game_string_loads_or_is_one_usage_error(game_string):
-    try:
-        load_game(game_string)
-    except UsageError as e:
-        _one_line(str(e))
+    _answers_or_refuses(lambda: load_game(game_string), UsageError)
 
 
 @FUZZ
@@ -94,10 +94,7 @@ def test_any_history_applies_or_is_one_usage_error(data):
     noise = st.integers(-5, 10**6).map(str) | st.text(max_size=5)
     if data.draw(st.booleans()):
         played.append(data.draw(noise))
-    try:
-        apply_history(PIG, " ".join(played))
-    except UsageError as e:
-        _one_line(str(e))
+    _answers_or_refuses(lambda: apply_history(PIG, " ".join(played)), UsageError)
 
 
 def _record(game_index: int = 0) -> dict:

@@ -25,7 +25,7 @@ from chancespiel.evaluation.parallel import play_game_watched
 from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.games import GAMES, has_heuristic
-from chancespiel.games.registry import heuristic_names, heuristic_variants
+from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
 
 
 def searchable_games() -> list[pyspiel.GameType]:
@@ -106,6 +106,8 @@ def cmd_play(args: argparse.Namespace) -> None:
         if args.quiet:
             return
         text = state.action_to_string(player, action)
+        note = move_note(state, player, action)
+        text += f" ({note})" if note else ""
         if player == CHANCE:
             print(f"  chance: {text}")
             return
