@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot, require_game
+from chancespiel.agents.protocol import SearchState
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.games.pig import ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import PigSolution, solve_pig
@@ -29,8 +30,9 @@ class HoldBot(PolicyBot):
         super().__init__(game, player, seed)
         self.n = n
 
-    def choose(self, state: PigCore) -> int:
+    def choose(self, state: SearchState) -> int:
         """ROLL below the threshold, STOP at it or when stopping wins."""
+        assert isinstance(state, PigCore)  # our Pig, or OpenSpiel's read into our core
         banked = state.scores[state.turn_player]
         if state.turn_total >= self.n or banked + state.turn_total >= state.rules.winscore:
             return STOP
@@ -49,8 +51,9 @@ class PigOptimalBot(PolicyBot):
             sides=params["diceoutcomes"],
         )
 
-    def choose(self, state: PigCore) -> int:
+    def choose(self, state: SearchState) -> int:
         """The solver's optimal action."""
+        assert isinstance(state, PigCore)  # our Pig, or OpenSpiel's read into our core
         mover = state.turn_player
         return self.solution.best_action(
             state.scores[mover], state.scores[1 - mover], state.turn_total

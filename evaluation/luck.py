@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 import tqdm
+from numpy.typing import ArrayLike
 
 from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.evaluation.match import (
@@ -251,7 +252,7 @@ def _warn_rules(game: str, digest: str) -> None:
     )
 
 
-def fitted_beta(raw: Sequence[float], corrections: Sequence[float]) -> float:
+def fitted_beta(raw: ArrayLike, corrections: ArrayLike) -> float:
     """The variance-minimizing coefficient Cov(raw, c) / Var(c) (0 below two points or when
     the corrections do not vary)."""
     x = np.asarray(raw, dtype=float)
@@ -264,7 +265,7 @@ def fitted_beta(raw: Sequence[float], corrections: Sequence[float]) -> float:
 
 
 def cross_fitted(
-    raw: Sequence[float], corrections: Sequence[float], folds: int = FOLDS
+    raw: ArrayLike, corrections: ArrayLike, folds: int = FOLDS
 ) -> tuple[np.ndarray, float]:
     """Corrected scores raw - beta_k * correction with beta_k fitted on the other folds (match
     m is in fold m mod folds), and the beta fitted on all matches (for display)."""
@@ -364,7 +365,9 @@ def luck_summary(
     # a bar on a terminal only (disable=None): long games of Can't Stop take a while
     bar = tqdm.tqdm(matches, desc="luck correction", unit="match", leave=False, disable=None)
     for first, second in bar:
-        raw.append((a_score(first) + a_score(second)) / 2.0)
+        scores = a_score(first), a_score(second)
+        assert None not in scores  # whole_matches keeps scored games only
+        raw.append(sum(s for s in scores if s is not None) / 2.0)
         corrections.append((correct(first, fn) + correct(second, fn)) / 2.0)
     corrected, beta = cross_fitted(raw, corrections, folds)
     raw_interval = match_interval(raw)

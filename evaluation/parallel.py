@@ -230,9 +230,9 @@ class LocalPool(Executor):
                     return self._replace(worker, self._died(worker, task))
             for worker in busy:
                 deadline = worker.deadline()
-                if deadline is not None and deadline[1] is not None:
+                if deadline is not None:
                     when, seat = deadline
-                    if time.monotonic() >= when:
+                    if seat is not None and time.monotonic() >= when:
                         return self._kill(worker, seat)
 
     def _kill(self, worker: _Worker, seat: int) -> Record:

@@ -512,7 +512,7 @@ def running_scores(
     )
 
     matches, *_ = whole_matches(pair_records)
-    raw = np.array([(a_score(x) + a_score(y)) / 2.0 for x, y in matches])  # type: ignore[operator]
+    raw = np.array([sum(a_score(r) or 0.0 for r in pair) / 2.0 for pair in matches])  # scored
     if value is None or len(matches) < 2:
         return raw, None
     _, fn = value_function(canonical_game(pair_records[0]["game"]), value or None)

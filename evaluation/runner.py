@@ -103,8 +103,10 @@ class RunResult:
 
 def match_points(first: Record, second: Record) -> float | None:
     """A's points (0..2) in a match from its two records, None if one is unscored."""
-    scores = [a_score(first), a_score(second)]
-    return None if None in scores else sum(scores)
+    first_score, second_score = a_score(first), a_score(second)
+    if first_score is None or second_score is None:
+        return None
+    return first_score + second_score
 
 
 class _SprtTracker:

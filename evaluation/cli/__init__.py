@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 import warnings
-from typing import NoReturn
+from typing import Any, NoReturn
 from collections.abc import Sequence
 
 from chancespiel.evaluation.cli import basics, runs
@@ -38,7 +38,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose --help shows defaults; subcommands' parsers are of this class."""
 
-    def __init__(self, *args: object, **kwargs: object):
+    def __init__(self, *args: Any, **kwargs: Any):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 

@@ -52,7 +52,8 @@ def cmd_match(args: argparse.Namespace) -> None:
     )
     result = run_games(config)
     print(speed_line(result))
-    (summary,) = result.tally.pairs() or [None]
+    pairs = result.tally.pairs()
+    summary = pairs[0] if pairs else None  # one pair; none before any game is scored
     if summary is not None:
         print("  " + format_pair(summary))
     if result.sprt is not None:

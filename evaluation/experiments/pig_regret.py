@@ -111,7 +111,8 @@ COMMANDS = "commands.txt"  # one line per run that played rows: date, version, c
 COLLECT_NODES = 2000  # node budget of the players whose games give the positions
 REAL_GAP = 1e-6  # win-probability gap between roll and stop that makes a real decision
 WRONG = 1e-9  # a regret above this is a wrong move
-COLUMNS = ("algorithm", "options", "budget_nodes", "positions", "mean_regret", "stderr")
+COLUMNS: tuple[str, ...] = ("algorithm", "options", "budget_nodes", "positions")
+COLUMNS += ("mean_regret", "stderr")
 COLUMNS += ("mean_depth", "wrong_rate", "mean_nodes", "config", "classic")
 COLUMNS += ("paired_diff", "paired_stderr")
 
@@ -172,6 +173,8 @@ def parse_config(name: str) -> Config:
     fields: dict[str, Any] = {"name": name}
     options: list[str] = []
     for token in name.split("+"):
+        key: str
+        value: Any
         if token == "base":
             continue
         if token == "ordered":
@@ -287,7 +290,7 @@ def search_position(task: tuple[Study, str, int]) -> list[dict[str, Any]]:
     )
     best, action_values = exact_values(key)
     best_probability = (best + 1.0) / 2.0
-    sampled_options = {
+    sampled_options: dict[str, Any] = {
         name: True
         for name in config.options
         if name != "shared_samples"  # a keyword of its own
