@@ -17,6 +17,7 @@ STUDIES = {
     "node-counts",
     "pig-estimators",
     "pig-regret",
+    "sampling-noise",
     "search-depth",
     "uct-convergence",
 }
