@@ -47,8 +47,9 @@ from chancespiel.evaluation.cli.common import (
     seed_arg,
     write_text,
 )
-from chancespiel.evaluation.experiments import Experiment, mcms_setup
-from chancespiel.evaluation.match import package_version
+from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
+from chancespiel.evaluation.experiments.search_depth import sample_positions
+from chancespiel.evaluation.match import RecordFileError, package_version
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.registry import evaluation_for
 
@@ -117,6 +118,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions", type=positive, default=40, help="positions per game")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the positions")
     parser.add_argument(
+        "--records",
+        help="directory of figure2 record files: positions met in those games (the paper's "
+        "S_obs) instead of random play",
+    )
+    parser.add_argument(
         "--out", help="directory for positions.csv and README.md (default: a new one)"
     )
 
@@ -126,15 +132,22 @@ def _run(args: argparse.Namespace) -> None:
     out = Path(args.out) if args.out else fresh_output("sampling_noise")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"--out {out} is not empty: give a new directory")
+    records: dict[str, list[Any]] = {}
+    if args.records is not None:
+        try:
+            records = figure2.load_records(args.records)
+        except RecordFileError as e:
+            raise UsageError(str(e)) from None
+        if missing := [k for k in keys if k not in records]:
+            raise UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
     rows = []
     for key in keys:
         setup = mcms_setup.SETUPS[key]
         game = pyspiel.load_game(setup.game)
         positions = [
-            s
-            for s in random_decision_positions(game, 3 * args.positions, args.seed)
+            s for s in _positions(game, records.get(key), 3 * args.positions, args.seed)
             if len(s.legal_actions()) > 1
-        ][: args.positions]
+        ][: args.positions]  # fmt: skip
         for index, state in enumerate(positions):
             values = move_values(search_state(state), game, DEPTHS[key])
             row = {"game": key, "position": index, "moves": len(values)}
@@ -152,14 +165,34 @@ def _run(args: argparse.Namespace) -> None:
     print(f"written to {out}: positions.csv, README.md")
 
 
+def _positions(
+    game: pyspiel.Game, records: list[Any] | None, count: int, seed: int
+) -> list[pyspiel.State]:
+    """Decision states met in `records`, or reached by random play without them."""
+    if records is None:
+        return random_decision_positions(game, count, seed)
+    try:
+        histories = sample_positions(game, records, count, seed)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    states = []
+    for history in histories:
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        states.append(state)
+    return states
+
+
 def _readme(rows: Sequence[dict[str, Any]], keys: Sequence[str], args: argparse.Namespace) -> str:
+    where = "random play" if args.records is None else f"decisions met in {args.records}"
     lines = [
         "# The error of one sampled chance node against the decisions, per game",
         "",
         f"Made by `chancespiel {' '.join(args.command_line)}` (chancespiel "
         f"{package_version()}, {datetime.date.today().isoformat()}); the experiment is "
         "`evaluation/experiments/sampling_noise.py`, whose docstring defines every term. "
-        "Medians over the positions (random play, seeded), values on the [-1, 1] scale; "
+        f"Medians over the positions ({where}, seeded), values on the [-1, 1] scale; "
         "'wrong' is the mean predicted probability of choosing the second best move from "
         "the sampling of the first chance node alone, at each sampled algorithm's paper width.",
         "",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pyspiel
 import pytest
@@ -52,3 +53,13 @@ def test_a_run_writes_its_table(tmp_path, capsys):
     assert len((out / "positions.csv").read_text().splitlines()) == 1 + 6
     assert cli.main([*argv, "--out", str(out)]) == 2  # never over a result
     assert "is not empty" in capsys.readouterr().err
+
+
+def test_positions_can_come_from_recorded_games(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["experiment", "sampling-noise", "--games", "ra", "--positions", "2"]
+    records = Path(__file__).resolve().parents[2] / "results" / "figure2" / "paper_200ms"
+    assert cli.main([*argv, "--records", str(records), "--out", str(out)]) == 0
+    assert f"decisions met in {records}" in (out / "README.md").read_text()
+    assert cli.main([*argv, "--records", str(tmp_path), "--out", str(tmp_path / "x")]) == 2
+    assert "no record file" in capsys.readouterr().err
