@@ -48,7 +48,7 @@ from chancespiel.evaluation.cli.common import (
     write_text,
 )
 from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
-from chancespiel.evaluation.experiments.search_depth import sample_positions
+from chancespiel.evaluation.experiments.search_depth import sample_positions, states_after
 from chancespiel.evaluation.match import RecordFileError, package_version
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.registry import evaluation_for
@@ -172,16 +172,9 @@ def _positions(
     if records is None:
         return random_decision_positions(game, count, seed)
     try:
-        histories = sample_positions(game, records, count, seed)
+        return states_after(game, sample_positions(game, records, count, seed))
     except ValueError as e:
         raise UsageError(str(e)) from None
-    states = []
-    for history in histories:
-        state = game.new_initial_state()
-        for action in history:
-            state.apply_action(action)
-        states.append(state)
-    return states
 
 
 def _readme(rows: Sequence[dict[str, Any]], keys: Sequence[str], args: argparse.Namespace) -> str:

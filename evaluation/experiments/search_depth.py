@@ -86,6 +86,17 @@ def sample_positions(
     return [list(h) for h in ordered[:count]]
 
 
+def states_after(game: pyspiel.Game, histories: Sequence[Sequence[int]]) -> list[pyspiel.State]:
+    """The state after each history (as sample_positions gives them)."""
+    states = []
+    for history in histories:
+        state = game.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        states.append(state)
+    return states
+
+
 def check_reference(reference: str) -> None:
     """Raises ValueError unless `reference` is an expectimax spec (only its root action values
     are all exact)."""
@@ -130,12 +141,7 @@ def measure(
     `reference_values`)."""
     game = pyspiel.load_game(setup.game)
     specs = mcms_setup.paper_specs(setup, time_ms, clock=clock, max_nodes=max_nodes)
-    states = []
-    for history in histories:
-        state = game.new_initial_state()
-        for action in history:
-            state.apply_action(action)
-        states.append(state)
+    states = states_after(game, histories)
     judged = reference_values(game, states, reference, seed) if reference else None
     rows = []
     for name in agents:
