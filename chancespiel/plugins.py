@@ -44,43 +44,47 @@ def _module_name_of_path(path: Path) -> str:
     return f"chancespiel_plugin_{path.stem}_{digest}"
 
 
+def _is_path(name: str) -> bool:
+    return name.endswith(".py") or os.sep in name
+
+
 def _canonical(name: str) -> str:
     """A file's absolute path (workers may run elsewhere: another directory, a Ray node with
     the same tree), or the module name as given."""
-    if name.endswith(".py") or os.sep in name:
-        return str(Path(name).expanduser().resolve())
-    return name
+    return str(Path(name).expanduser().resolve()) if _is_path(name) else name
 
 
-def _import(name: str) -> None:
-    if name.endswith(".py") or os.sep in name:
+def _import(name: str, given: str) -> None:
+    """Imports the plugin `name` (canonical), naming it `given` (as the user wrote it) in
+    errors."""
+    if _is_path(name):
         path = Path(name)
         if not path.is_file():
-            raise PluginError(f"--import {name}: no such file")
+            raise PluginError(f"--import {given}: no such file")
         module_name = _module_name_of_path(path)
         if module_name in sys.modules:
             return
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
-            raise PluginError(f"--import {name}: not a Python module")
+            raise PluginError(f"--import {given}: not a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as e:
             del sys.modules[module_name]
-            raise PluginError(f"--import {name}: {type(e).__name__}: {e}") from None
+            raise PluginError(f"--import {given}: {type(e).__name__}: {e}") from None
         return
     try:
         importlib.import_module(name.split(":")[0])  # an entry point's "module:attribute"
     except ModuleNotFoundError as e:
         missing = e.name or name
         raise PluginError(
-            f"--import {name}: no module named {missing!r} on the Python path "
+            f"--import {given}: no module named {missing!r} on the Python path "
             "(give a module name or the path of a .py file)"
         ) from None
     except Exception as e:
-        raise PluginError(f"--import {name}: {type(e).__name__}: {e}") from None
+        raise PluginError(f"--import {given}: {type(e).__name__}: {e}") from None
 
 
 def load_plugins(names: Iterable[str] = ()) -> list[str]:
@@ -94,10 +98,7 @@ def load_plugins(names: Iterable[str] = ()) -> list[str]:
     for given in [*names, *from_env]:
         name = _canonical(given)
         if name not in _LOADED:
-            try:
-                _import(name)
-            except PluginError as e:  # name it as the user gave it
-                raise PluginError(str(e).replace(f"--import {name}", f"--import {given}")) from None
+            _import(name, given)
             _LOADED[name] = None
     global _entry_points_read
     if _entry_points_read:  # once per process: scanning installed packages takes a while

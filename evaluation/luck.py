@@ -343,6 +343,27 @@ def whole_matches(records: Iterable[Record]) -> tuple[list[tuple[Record, Record]
     return clean, excluded, forfeits, crashes
 
 
+def match_rates(matches: Sequence[tuple[Record, Record]]) -> list[float]:
+    """A's score rate in each whole match (both games scored, as whole_matches keeps them)."""
+    return [sum(a_score(r) or 0.0 for r in pair) / 2.0 for pair in matches]
+
+
+def corrected_rates(
+    matches: Sequence[tuple[Record, Record]],
+    fn: ValueFunction,
+    correct: Callable[[Record, ValueFunction], float] = record_correction,
+    folds: int = FOLDS,
+) -> tuple[list[float], np.ndarray, float]:
+    """A's raw score rate in each whole match, its luck-corrected rate (cross-fitted) and the
+    coefficient fitted on all of them."""
+    raw = match_rates(matches)
+    # a bar on a terminal only (disable=None): long games of Can't Stop take a while
+    bar = tqdm.tqdm(matches, desc="luck correction", unit="match", leave=False, disable=None)
+    corrections = [(correct(first, fn) + correct(second, fn)) / 2.0 for first, second in bar]
+    corrected, beta = cross_fitted(raw, corrections, folds)
+    return raw, corrected, beta
+
+
 def luck_summary(
     records: Sequence[Record],
     value: str | None = None,
@@ -359,17 +380,8 @@ def luck_summary(
     if not records:
         raise LuckError("no records")
     name, fn = value_function(canonical_game(records[0]["game"]), value)
-    correct = correction or record_correction
     matches, excluded, forfeits, crashes = whole_matches(records)
-    raw, corrections = [], []
-    # a bar on a terminal only (disable=None): long games of Can't Stop take a while
-    bar = tqdm.tqdm(matches, desc="luck correction", unit="match", leave=False, disable=None)
-    for first, second in bar:
-        scores = a_score(first), a_score(second)
-        assert None not in scores  # whole_matches keeps scored games only
-        raw.append(sum(s for s in scores if s is not None) / 2.0)
-        corrections.append((correct(first, fn) + correct(second, fn)) / 2.0)
-    corrected, beta = cross_fitted(raw, corrections, folds)
+    raw, corrected, beta = corrected_rates(matches, fn, correction or record_correction, folds)
     raw_interval = match_interval(raw)
     corrected_interval = match_interval(list(corrected))
     used = len(raw) >= 2 and corrected_interval.variance < raw_interval.variance

@@ -59,7 +59,13 @@ import pyspiel
 
 from chancespiel.agents import make_bot
 from chancespiel.agents.registry import parse_spec, resolve_spec
-from chancespiel.evaluation.play import MoveWatch, bot_seed, play_game, score_of
+from chancespiel.evaluation.play import (
+    MoveWatch,
+    bot_seed,
+    forfeit_returns,
+    play_game,
+    score_of,
+)
 from chancespiel.files import open_regular
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
@@ -100,7 +106,29 @@ class GameTask:
     @property
     def seats(self) -> tuple[str, str]:
         """The specs of player 0 and player 1."""
-        return (self.a, self.b) if self.game_index == 0 else (self.b, self.a)
+        return seats_of(self.a, self.b, self.game_index)
+
+
+def seats_of(a: str, b: str, game_index: int) -> tuple[str, str]:
+    """The specs of player 0 and player 1 in game `game_index` of a match of A against B: game
+    0 seats A first, game 1 B first."""
+    return (a, b) if game_index == 0 else (b, a)
+
+
+def record_seats(record: Record) -> tuple[str, str]:
+    """The specs of player 0 and player 1 of a record (its `seats`, or from a, b and the game
+    index where a record omits them)."""
+    seats = record.get("seats")
+    if seats:
+        return seats[0], seats[1]
+    return seats_of(record["a"], record["b"], record["game_index"])
+
+
+def error_line(error: BaseException) -> str:
+    """The first line of an exception's message (its class without one): OpenSpiel's errors
+    can run on for pages."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def a_score(record: Record) -> float | None:
@@ -121,17 +149,17 @@ def load_game_cached(game_string: str) -> pyspiel.Game:
     return pyspiel.load_game(game_string)
 
 
-@functools.lru_cache(maxsize=256)
 def is_known_game(game_string: str) -> bool:
     """True if the game's name is registered in this process (a plugin's game is not until its
     module is imported); asked before loading, since OpenSpiel prints every game it knows on
-    stderr when a load fails."""
+    stderr when a load fails. Not cached: a plugin may register the game later."""
     try:
         return parse_parameters(game_string)["name"] in pyspiel.registered_names()
     except (ValueError, KeyError):
         return False
 
 
+@functools.lru_cache(maxsize=256)
 def canonical_game(game_string: str) -> str:
     """The loaded game's own string, which names equivalent game strings alike
     (`python_pig` and `python_pig(dice=2)`); the string itself if it does not load."""
@@ -206,8 +234,8 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             resolve_spec(spec)
     except (PluginError, pyspiel.SpielError, ValueError) as e:
         # this worker lacks what the run's process has: not a result of the game
-        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return crash_record(task, f"the worker cannot set up the game: {message}", kind=MISSING)
+        message = f"the worker cannot set up the game: {error_line(e)}"
+        return crash_record(task, message, kind=MISSING)
     match_seed = task.seed + task.match
     sides = ("a", "b") if task.game_index == 0 else ("b", "a")
     bots: list[pyspiel.Bot] = []
@@ -290,8 +318,7 @@ def crash_record(
     """
     returns = None
     if seat is not None:
-        returns = [1.0, 1.0]
-        returns[seat] = -1.0
+        returns = forfeit_returns(seat)
     return {
         **_base_record(task),
         "returns": returns,
@@ -338,16 +365,15 @@ def _game_problem(game_string: str) -> tuple[str | None, float, float]:
     does not know (a plugin's, not imported) has no problem and unbounded utilities: records
     are data, read without the game's code, and checked against what is loaded."""
     try:
-        parse_parameters(game_string)["name"]
+        name = parse_parameters(game_string)["name"]
     except (ValueError, KeyError) as e:
         return f"game {game_string!r} does not parse ({e})", 0.0, 0.0
-    if not is_known_game(game_string):
+    if name not in pyspiel.registered_names():  # a game this process does not know
         return None, -math.inf, math.inf
     try:
         game = load_game_cached(game_string)
     except (pyspiel.SpielError, ValueError, RuntimeError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return f"game {game_string!r} does not load ({first})", 0.0, 0.0
+        return f"game {game_string!r} does not load ({error_line(e)})", 0.0, 0.0
     return None, game.min_utility(), game.max_utility()
 
 
@@ -557,8 +583,7 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     records = list(records)
 
     def key_of(record: Record) -> tuple[Any, ...]:
-        a, b = record["a"], record["b"]
-        seats = (a, b) if record["game_index"] == 0 else (b, a)
+        seats = seats_of(record["a"], record["b"], record["game_index"])
         return (canonical_game(record["game"]), record["seed"] + record["match"], seats)
 
     played = {key_of(r) for r in records if not is_lost(r)}

@@ -41,6 +41,7 @@ from chancespiel.evaluation.play import (
     MoveObserver,
     MoveTimeoutError,
     MoveWatch,
+    forfeit_returns,
     play_game,
 )
 
@@ -122,6 +123,14 @@ class _MoveBoard:
     def ended(self) -> None:
         self.values[0] = -1.0
 
+    def deadline(self, move_timeout_s: float) -> tuple[float, int | None]:
+        """(when, seat): the move of `seat` in progress is stopped from outside at `when`
+        (monotonic), KILL_GRACE_S past the hard limit the in-process alarm enforces; with no
+        move in progress, seat is None and `when` the earliest time a move could be."""
+        move = self.on_move()
+        seat, start = (None, time.monotonic()) if move is None else move
+        return start + move_timeout_s + KILL_GRACE_S, seat
+
     def on_move(self) -> tuple[int, float] | None:
         """(seat, start) of the move in progress, or None."""
         seat = int(self.values[0])
@@ -173,9 +182,7 @@ class _Worker:
         move could be killed. None without a task or a hard limit."""
         if self.task is None or self.task.move_timeout_s is None:
             return None
-        move = self.board.on_move()
-        seat, start = (None, time.monotonic()) if move is None else move
-        return start + self.task.move_timeout_s + KILL_GRACE_S, seat
+        return self.board.deadline(self.task.move_timeout_s)
 
 
 class LocalPool(Executor):
@@ -427,19 +434,17 @@ def play_game_watched(
                     continue
             if not process.is_alive() and not ours.poll():
                 raise RuntimeError(f"the game's process died (exit code {process.exitcode})")
-            move = board.on_move()
-            if move is not None and time.monotonic() > move[1] + move_timeout_s + KILL_GRACE_S:
+            when, seat = board.deadline(move_timeout_s)
+            if seat is not None and time.monotonic() >= when:
                 process.kill()
                 process.join()
-                seat = move[0]
-                returns = [1.0] * len(bots)
-                returns[seat] = -1.0
                 failure = BotFailure(
                     seat,
                     MoveTimeoutError.__name__,
                     f"the move took longer than the hard limit of {move_timeout_s:g} s "
                     "(stopped from outside: it did not return to Python)",
                 )
+                returns = forfeit_returns(seat, len(bots))
                 return GameRecord(returns, decisions, state.history(), failure=failure)
     finally:
         if process.is_alive():

@@ -133,6 +133,13 @@ def _timed_step(bot: pyspiel.Bot, state: pyspiel.State, timeout_s: float | None)
         signal.signal(signal.SIGALRM, previous)
 
 
+def forfeit_returns(seat: int, players: int = 2) -> list[float]:
+    """The returns of a game forfeited by `seat`: -1 for it, +1 for every other player."""
+    returns = [1.0] * players
+    returns[seat] = -1.0
+    return returns
+
+
 def _restart(bot: pyspiel.Bot, state: pyspiel.State) -> None:
     """bot.restart_at(state), or bot.restart() for a bot that does not implement it (a plain
     pyspiel.Bot subclass, as an OpenSpiel user writes one: OpenSpiel's raises)."""
@@ -206,8 +213,7 @@ def play_game(
         if not catch_errors or culprit < 0:
             raise
         record.failure = BotFailure(culprit, type(e).__name__, str(e))
-        record.returns = [1.0] * len(bots)
-        record.returns[culprit] = -1.0
+        record.returns = forfeit_returns(culprit, len(bots))
     else:
         record.returns = list(state.returns())
     record.moves = len(record.move_seconds)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from chancespiel.evaluation.match import Record, a_score, canonical_game
+from chancespiel.evaluation.match import Record, a_score, canonical_game, record_seats
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
 from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
 
@@ -217,10 +217,7 @@ class Tally:
         """Counts a record's moves, nodes and failures per agent."""
         stats = self._agents
         game = canonical_game(record["game"])
-        seats = record.get("seats") or (  # records may omit it: game 0 seats A first
-            [record["a"], record["b"]] if record["game_index"] == 0 else [record["b"], record["a"]]
-        )
-        for seat, spec in enumerate(seats):
+        for seat, spec in enumerate(record_seats(record)):
             entry = stats.setdefault((game, spec), AgentStats(game, spec))
             entry.games += 1
             entry.add_moves(record["move_ms"][seat])
@@ -500,25 +497,24 @@ def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 
 
 def running_scores(
-    pair_records: Sequence[Record], value: str | None = None
+    pair_records: Sequence[Record], luck: bool = False, value: str | None = None
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """A's score of each clean whole match in match order, and with a value function the
-    luck-corrected scores of the same matches (cross-fitted as in luck_summary)."""
+    """A's score of each clean whole match in match order, and with `luck` the luck-corrected
+    scores of the same matches (value function `value`, default the game's best; as in
+    luck_summary)."""
     from chancespiel.evaluation.luck import (
-        cross_fitted,
-        record_correction,
+        corrected_rates,
+        match_rates,
         value_function,
         whole_matches,
     )
 
     matches, *_ = whole_matches(pair_records)
-    raw = np.array([sum(a_score(r) or 0.0 for r in pair) / 2.0 for pair in matches])  # scored
-    if value is None or len(matches) < 2:
-        return raw, None
-    _, fn = value_function(canonical_game(pair_records[0]["game"]), value or None)
-    corrections = [(record_correction(x, fn) + record_correction(y, fn)) / 2 for x, y in matches]
-    corrected, _ = cross_fitted(raw, corrections)
-    return raw, corrected
+    if not luck or len(matches) < 2:
+        return np.array(match_rates(matches)), None
+    _, fn = value_function(canonical_game(pair_records[0]["game"]), value)
+    raw, corrected, _ = corrected_rates(matches, fn)
+    return np.array(raw), corrected
 
 
 def write_report_files(
@@ -548,7 +544,7 @@ def write_report_files(
             by_pair.setdefault((game, record["a"], record["b"]), []).append(record)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for (_game, a, b), pair_records in by_pair.items():
-        raw, corrected = running_scores(pair_records, (value or "") if luck else None)
+        raw, corrected = running_scores(pair_records, luck, value)
         for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
             if scores is None or len(scores) < 2:
                 continue

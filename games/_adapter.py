@@ -257,6 +257,16 @@ class CoreObserver:
         return self.rules.observation_string(state.core, player)
 
 
+def replayed_core(game: pyspiel.Game, foreign: pyspiel.State) -> Any:
+    """The core of our `game` after the history of `foreign`, a state of another
+    implementation of the same game (equal move for move: actions and chance outcomes): how
+    agents search OpenSpiel's own version of one of our games at our core's speed."""
+    core = game.new_initial_state().core
+    for action in foreign.history():
+        core.apply(action)
+    return core
+
+
 def check_int_param(name: str, value: Any, low: int, high: int | None = None) -> int:
     """Returns `value` as an int if it lies in [low, high], else raises a ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, int):

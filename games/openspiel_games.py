@@ -18,6 +18,7 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games._adapter import replayed_core
 from chancespiel.games.einstein import EinsteinCore, einstein_heuristic, einstein_move_ordering
 from chancespiel.games.registry import (
     register_core_reader,
@@ -36,9 +37,7 @@ def read_einstein(state: pyspiel.State) -> EinsteinCore:
     global _einstein_game
     if _einstein_game is None:
         _einstein_game = pyspiel.load_game("python_einstein_wurfelt_nicht")
-    core = _einstein_game.new_initial_state().core
-    for action in state.history():
-        core.apply(action)
+    core: EinsteinCore = replayed_core(_einstein_game, state)
     return core
 
 

@@ -50,6 +50,7 @@ from chancespiel.games._adapter import (
     chance_game_type,
     check_int_param,
     register_game,
+    replayed_core,
 )
 from chancespiel.games.registry import (
     GameEntry,
@@ -446,9 +447,7 @@ def read_openspiel_pig(state: pyspiel.State) -> PigCore | None:
     if params["players"] != 2 or params["piglet"]:
         return None
     game = _one_die_pig(params["diceoutcomes"], params["winscore"], params["horizon"])
-    core: PigCore = game.new_initial_state().core
-    for action in state.history():
-        core.apply(action)
+    core: PigCore = replayed_core(game, state)
     return core
 
 

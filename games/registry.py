@@ -80,10 +80,7 @@ def on_any_state(heuristic: Heuristic) -> Heuristic:
     to accept pyspiel states as well."""
 
     def evaluate(state: Any, player: int) -> float:
-        core = getattr(state, "core", None)
-        if core is None and isinstance(state, pyspiel.State):
-            core = read_core(state)
-        return heuristic(state if core is None else core, player)
+        return heuristic(_core_or_state(state), player)
 
     evaluate.__doc__ = heuristic.__doc__
     evaluate.__name__ = getattr(heuristic, "__name__", "heuristic")
@@ -100,6 +97,16 @@ def read_core(state: pyspiel.State) -> Any | None:
     """A fresh core equal to a foreign pyspiel `state`, or None if its game has no reader."""
     reader = _READERS.get(state.get_game().get_type().short_name)
     return None if reader is None else reader(state)
+
+
+def _core_or_state(state: Any) -> Any:
+    """The core a game's hooks are written for: the one inside our pyspiel state, one read from
+    a foreign state whose game has a reader, or `state` itself (a search state already, or a
+    state of a game without a core)."""
+    core = getattr(state, "core", None)
+    if core is None and isinstance(state, pyspiel.State):
+        core = read_core(state)
+    return state if core is None else core
 
 
 def has_heuristic(game: pyspiel.Game | str) -> bool:
@@ -138,13 +145,16 @@ def _unwrapped(state: Any) -> Any:
     return state
 
 
-def _on_own_states(heuristic: Heuristic) -> Heuristic:
-    def evaluate(state: Any, player: int) -> float:
-        return heuristic(_unwrapped(state), player)
+def _on_own_states(hook: Callable[..., Any]) -> Callable[..., Any]:
+    """`hook(state, ...)` (a heuristic, a move ordering) called with the game's own state
+    where agents hand it their adapter."""
 
-    evaluate.__doc__ = heuristic.__doc__
-    evaluate.__name__ = getattr(heuristic, "__name__", "heuristic")
-    return evaluate
+    def on_own_state(state: Any, *rest: Any) -> Any:
+        return hook(_unwrapped(state), *rest)
+
+    on_own_state.__doc__ = hook.__doc__
+    on_own_state.__name__ = getattr(hook, "__name__", "hook")
+    return on_own_state
 
 
 def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heuristic:
@@ -200,12 +210,7 @@ def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
     ordering = _ORDERINGS.get(short_name)
     if ordering is None or _has_core(short_name):
         return ordering
-    found = ordering
-
-    def on_own_states(state: Any, actions: Sequence[int]) -> Sequence[int]:
-        return found(_unwrapped(state), actions)
-
-    return on_own_states
+    return _on_own_states(ordering)
 
 
 MoveNote = Callable[[Any, int, int], "str | None"]
@@ -224,12 +229,7 @@ def register_move_note(short_name: str, note: MoveNote) -> None:
 def move_note(state: pyspiel.State, player: int, action: int) -> str | None:
     """The registered note on `action` in `state`, if the game has one and it says anything."""
     note = _NOTES.get(state.get_game().get_type().short_name)
-    if note is None:
-        return None
-    core = getattr(state, "core", None)
-    if core is None:
-        core = read_core(state)
-    return note(state if core is None else core, player, action)
+    return None if note is None else note(_core_or_state(state), player, action)
 
 
 def register_entry(entry: GameEntry) -> None:

@@ -27,6 +27,7 @@ from chancespiel.evaluation.match import (
     DEFAULT_OVERRUN_MS,
     RecordFileError,
     RecordWriteError,
+    error_line,
     is_known_game,
     read_records,
     unique_records,
@@ -86,8 +87,7 @@ def load_game(game_string: str) -> pyspiel.Game:
     try:
         return pyspiel.load_game(game_string)
     except (pyspiel.SpielError, ValueError, RuntimeError) as e:
-        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise UsageError(f"cannot load game {game_string!r}: {message}") from None
+        raise UsageError(f"cannot load game {game_string!r}: {error_line(e)}") from None
 
 
 def checked_specs(game: pyspiel.Game, specs: Sequence[str], unattended: bool = False) -> None:
@@ -136,10 +136,8 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
         try:
             state.apply_action(action)
         except (ValueError, pyspiel.SpielError) as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise UsageError(
-                f"history item {number} ({action}) cannot be applied: {first}"
-            ) from None
+            message = f"history item {number} ({action}) cannot be applied: {error_line(e)}"
+            raise UsageError(message) from None
     return state
 
 
@@ -314,7 +312,8 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
-    for game in sorted({str(r["game"]) for r in records if not is_known_game(r["game"])}):
+    unknown = {game for game in {str(r["game"]) for r in records} if not is_known_game(game)}
+    for game in sorted(unknown):
         warnings.warn(
             f"game {game!r} is not loaded here: its records are read as written, without "
             "replaying them (chancespiel --import MODULE loads it and checks them)",

@@ -23,7 +23,7 @@ from chancespiel.evaluation.cli.common import (
     speed_line,
     two_player_game,
 )
-from chancespiel.evaluation.match import RecordFileError, read_records
+from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
 from chancespiel.evaluation.sprt import SprtParams
 
 
@@ -99,9 +99,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
             "(chancespiel --import MODULE)"
         )
     game = load_game(record["game"])
-    seats = (
-        record.get("seats") or [record["a"], record["b"]][:: 1 if record["game_index"] == 0 else -1]
-    )
+    seats = record_seats(record)
     per_seat = {"move_ms": record.get("move_ms"), "nodes": record.get("nodes")}
     made = [0, 0]  # decisions of each seat so far: the index into its per-move lists
     state = game.new_initial_state()
@@ -188,13 +186,12 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     if len(args.specs) < 2:
         raise UsageError("a tournament needs at least two distinct agent specs")
     checked_specs(game, args.specs, unattended=True)
-    seen: dict[str, str] = {}
-    for spec in args.specs:
-        same = seen.setdefault(canonical_spec(spec), spec)
-        if same != spec or args.specs.count(spec) > 1:
+    agents = [canonical_spec(spec) for spec in args.specs]
+    for i, agent in enumerate(agents):
+        if (first := agents.index(agent)) != i:
             raise UsageError(
-                f"a tournament needs at least two distinct agent specs: {same} and {spec} "
-                "are the same agent"
+                f"a tournament needs at least two distinct agent specs: {args.specs[first]} "
+                f"and {args.specs[i]} are the same agent"
             )
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
