@@ -5,10 +5,13 @@ BIN := $(VENV)/bin
 # BASE: the package, enough for the demo; STAMP: with the test tools and the optional Ray backend.
 BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
+# The engine's sources (chancespiel/engine.py lists them): installing compiles them where a C
+# compiler is present, so a change to one reinstalls.
+ENGINE := $(shell sed -n 's/^    "\([a-z_/]*\.py\)": .*/\1/p' chancespiel/engine.py)
 
-.PHONY: demo test test-slow lint typecheck format bench clean
+.PHONY: demo test test-slow lint typecheck format bench build clean
 
-$(BASE): pyproject.toml
+$(BASE): pyproject.toml setup.py chancespiel/engine.py $(ENGINE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
@@ -23,7 +26,19 @@ demo: $(BASE)
 	@echo "The command is now .venv/bin/chancespiel (or: source .venv/bin/activate; chancespiel --help)"
 
 test: $(STAMP) lint
+	$(BIN)/chancespiel --version
 	$(BIN)/python -m pytest -q
+
+# Compiles the engine again (after a change to one of its sources); mypy first, so that a type
+# error is shown here rather than turned into a pure Python install.
+build: $(STAMP)
+	rm -rf build/mypyc-check && mkdir -p build/mypyc-check/chancespiel
+	ln -s ../../../games ../../../agents build/mypyc-check/chancespiel/
+	touch build/mypyc-check/chancespiel/__init__.py
+	cd build/mypyc-check && ../../$(BIN)/mypy --ignore-missing-imports --follow-imports=silent \
+		$(addprefix chancespiel/,$(ENGINE))
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/chancespiel --version
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
@@ -52,3 +67,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	find chancespiel games agents -name '*.so' -delete

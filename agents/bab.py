@@ -97,7 +97,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
+from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -109,6 +109,7 @@ from chancespiel.agents.search_common import (
     clock_named,
     deepen,
 )
+from chancespiel.games.core import CHANCE, TERMINAL
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 Evaluation = Callable[[Any, int], float]

@@ -24,18 +24,16 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.mcts import (
     DEFAULT_TIME_MS,
     ROLLOUT_DEPTH,
-    TO_THE_END,
-    Evaluation,
     MCTSResult,
-    Node,
     budget_params,
     check_mcts_params,
     fresh_seed,
-    rollout,
 )
-from chancespiel.agents.protocol import CHANCE, SearchState, search_state
+from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, OutcomeTable, rollout
+from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import check_two_player_zero_sum
+from chancespiel.games.core import CHANCE
 from chancespiel.games.registry import evaluation_for
 
 
@@ -94,7 +92,6 @@ def mc_search(
     deadline = None if time_ms is None else start + time_ms / 1000.0
     limit = math.inf if max_simulations is None else max_simulations
     rng = random.Random(seed)
-    rand = rng.random
     evaluate = evaluation or evaluation_for(game)
     depth = TO_THE_END if rollout_depth is None else rollout_depth
     root = Node(player)
@@ -102,7 +99,7 @@ def mc_search(
     rng.shuffle(actions)
     root.actions = actions
     root.children = children = []  # statistics of each root action, made on its first visit
-    cache: dict = {}
+    cache: dict[int, OutcomeTable] = {}
     simulations = 0
     while True:
         index = simulations % len(actions)
@@ -111,7 +108,7 @@ def mc_search(
         if index == len(children):
             children.append(Node(child_state.current_player()))
         child = children[index]
-        value = rollout(child_state, depth, rand, evaluate, cache)
+        value = rollout(child_state, depth, rng, evaluate, cache)
         child.visits += 1
         child.total += value
         root.visits += 1

@@ -36,7 +36,7 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.agents.protocol import TERMINAL, SearchState, search_state
+from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, child_key
 from chancespiel.agents.star_minimax import (
@@ -46,6 +46,7 @@ from chancespiel.agents.star_minimax import (
     search,
 )
 from chancespiel.files import read_bounded
+from chancespiel.games.core import TERMINAL
 from chancespiel.games.registry import evaluation_for
 
 MAX_REGRESSION_BYTES = 1 << 16  # a saved regression is a few hundred bytes

@@ -1,9 +1,11 @@
 """Monte Carlo Tree Search with chance nodes: UCT and double progressive widening (DPW).
 
-The search is decomposed as in DeepMind's mctx: tree data (`Node`), one
-simulate/expand/backup loop (`run_simulations`), pure selection rules (`uct_select`,
-`sample_index`, `widening_limit`, `most_visited`), and a `TreePolicy` that says which rules the
-loop applies. UCT and DPW are two policies over the same loop, not two copies of it.
+The search itself is `agents.mcts_core` (compiled with the engine): tree data (`Node`), the
+steps of a simulation (select, evaluate the leaf by its return or a rollout, back up) and the
+loop that runs them (`run_simulations`), pure selection rules (`uct_select`, `sample_index`,
+`widening_limit`, `most_visited`), and a `TreePolicy` that says which rules the steps apply.
+UCT and DPW are two policies over the same steps, not two copies of them. This module is the
+search function, its checks and the bots.
 
 - UCT (Kocsis, Szepesvari and Willemson, "Improved Monte-Carlo Search", 2006): at a decision
   node every action is tried once, in a random order, before any is tried again; then the child
@@ -44,459 +46,32 @@ games without a heuristic; the paper's tuned d_r are 0 (Pig, Ra), 10 (Can't Stop
 
 from __future__ import annotations
 
-import math
 import random
 import time
-from bisect import bisect_right
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
-from chancespiel.agents.registry import HEURISTIC, Param, register_agent
-from chancespiel.agents.search_common import (
-    CLOCK,
-    check_two_player_zero_sum,
-    child_maker,
-    clock_named,
+from chancespiel.agents.mcts_core import (
+    DEFAULT_PW_ALPHA,
+    DEFAULT_PW_C,
+    DEFAULT_UCT_C,
+    TO_THE_END,
+    Evaluation,
+    Node,
+    Ordering,
+    TreePolicy,
+    most_visited,
+    run_simulations,
 )
+from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
-Evaluation = Callable[[Any, int], float]
-Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
-
-DEFAULT_UCT_C = 1.0
-DEFAULT_PW_C = 4.0
-DEFAULT_PW_ALPHA = 0.25
 DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given no budget
-TO_THE_END = -1  # rollout_depth meaning "play random games to the end"
-MAX_CACHED_OUTCOMES = 256  # distinct shared outcome tuples a rollout cache keeps
-
-
-# Tree data -------------------------------------------------------------------------------
-
-
-class Node:
-    """A node of the search tree.
-
-    `state` is the node's state once a simulation has passed through the node (made from its
-    parent's when first needed, then kept and only read): a simulation descends without
-    replaying the actions from the root, and a new leaf's state goes to its rollout.
-
-    Decision node: `actions` are the legal actions in the order they are tried (listed when a
-    simulation first selects from the node), `children[i]` is the child of `actions[i]`
-    (children are created in that order), `width` is the number of admitted actions (DPW;
-    all of them under UCT).
-    Chance node: `actions` are the outcomes with positive probability, `cum` their cumulative
-    probabilities, `children[i]` the child of outcome i or None while unsampled; under DPW
-    `present` lists the sampled outcome indices in the order they were added and
-    `present_cum` their cumulative probabilities. Terminal node: `value` is player 0's return.
-    All nodes: `visits` and `total`, the sum of the simulation values (for player 0) backed up
-    through the node.
-    """
-
-    __slots__ = (
-        "actions",
-        "children",
-        "cum",
-        "player",
-        "present",
-        "present_cum",
-        "state",
-        "total",
-        "value",
-        "visits",
-        "width",
-    )
-
-    def __init__(self, player: int, value: float = 0.0):
-        self.player = player
-        self.visits = 0
-        self.total = 0.0
-        self.value = value
-        self.actions: list[int] | None = None
-        self.children: list[Node | None] | None = None
-        self.cum: list[float] | None = None
-        self.width = 0
-        self.present: list[int] | None = None
-        self.present_cum: list[float] | None = None
-        self.state: Any = None
-
-    def mean(self) -> float:
-        """Mean simulation value for player 0 (0 before the first visit)."""
-        return self.total / self.visits if self.visits else 0.0
-
-    def __repr__(self) -> str:
-        kind = {CHANCE: "chance", TERMINAL: "terminal"}.get(self.player, f"player {self.player}")
-        return f"Node({kind}, visits={self.visits}, mean={self.mean():+.4f})"
-
-
-# Pure selection rules --------------------------------------------------------------------
-
-
-def uct_select(children: Sequence[Node], sign: float, uct_c: float, parent_visits: int) -> int:
-    """Index of the child maximising sign * mean + uct_c * sqrt(ln(parent_visits) / visits).
-
-    Every child must have been visited. `sign` is +1 at player 0's nodes and -1 at player 1's
-    (means are player 0's). Ties go to the first child.
-    """
-    explore = uct_c * math.sqrt(math.log(parent_visits)) if parent_visits > 1 else 0.0
-    sqrt = math.sqrt
-    best_index = 0
-    best_score = -math.inf
-    for index, child in enumerate(children):
-        visits = child.visits
-        score = sign * child.total / visits + explore / sqrt(visits)
-        if score > best_score:
-            best_score = score
-            best_index = index
-    return best_index
-
-
-def widening_limit(visits: int, pw_c: float, pw_alpha: float) -> int:
-    """k = ceil(pw_c * visits^pw_alpha): children a node admits on its `visits`-th visit."""
-    return math.ceil(pw_c * visits**pw_alpha)
-
-
-def sample_index(cum: Sequence[float], u: float) -> int:
-    """Index i with cum[i-1] <= u * cum[-1] < cum[i]: a draw by the weights behind `cum`.
-
-    `cum` is strictly increasing (cumulative positive weights) and u is uniform in [0, 1).
-    """
-    return bisect_right(cum, u * cum[-1])
-
-
-def most_visited(children: Sequence[Node], sign: float) -> int:
-    """Index of the child with the most visits; ties go to the higher value for the mover."""
-    return max(range(len(children)), key=lambda i: (children[i].visits, sign * children[i].mean()))
-
-
-def backup(path: Sequence[Node], value: float) -> None:
-    """Adds one simulation of value `value` (for player 0) to every node on `path`."""
-    for node in path:
-        node.visits += 1
-        node.total += value
-
-
-@dataclass(frozen=True)
-class TreePolicy:
-    """Which selection and widening rules the simulation loop applies.
-
-    `pw_c = None` is UCT (all actions and outcomes admitted); otherwise DPW with k =
-    ceil(pw_c * v^pw_alpha) children admitted on the v-th visit of a node.
-    """
-
-    uct_c: float = DEFAULT_UCT_C
-    pw_c: float | None = None
-    pw_alpha: float = DEFAULT_PW_ALPHA
-
-    @property
-    def widening(self) -> bool:
-        """True for DPW."""
-        return self.pw_c is not None
-
-
-# Rollouts ----------------------------------------------------------------------------------
-
-
-def rollout(
-    state: SearchState,
-    max_moves: int,
-    rand: Callable[[], float],
-    evaluate: Evaluation,
-    cache: dict[int, Any] | None = None,
-) -> float:
-    """Value for player 0 of `state` after up to `max_moves` uniformly random decision moves.
-
-    Chance nodes are sampled by their probabilities and do not count as moves. The value is
-    the return at a terminal state, else the heuristic `evaluate(state, 0)` once `max_moves`
-    moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
-
-    `cache` (kept by the caller across rollouts) holds the cumulative probabilities of the
-    outcome tuples a game shares between states (the Pig, EWN and Can't Stop cores return one
-    tuple for every roll), keyed by identity: the cache keeps each tuple alive, so its id is
-    not reused while it is cached, and a tuple cannot change. Other outcome sequences (fresh
-    lists, as from Ra or the pyspiel adapter) are scanned linearly.
-
-    A state may offer the same loop as `random_rollout(max_moves, rand, evaluate)`, written
-    against its own fields (the Can't Stop core does): it is used instead, and must draw from
-    `rand` exactly as this loop does, so that results do not depend on which path ran.
-    """
-    fast = getattr(state, "random_rollout", None)
-    if fast is not None:
-        return fast(max_moves, rand, evaluate)
-    if cache is None:
-        cache = {}
-    current_player = state.current_player
-    legal_actions = state.legal_actions
-    chance_outcomes = state.chance_outcomes
-    apply = state.apply
-    last = ids = cum = None  # the last cached outcomes and their ids and cumulative weights
-    total = 1.0
-    moves = 0
-    while True:
-        player = current_player()
-        if player >= 0:
-            if moves == max_moves:
-                return evaluate(state, 0)
-            actions = legal_actions()
-            apply(actions[int(rand() * len(actions))])
-            moves += 1
-        elif player == CHANCE:
-            outcomes = chance_outcomes()
-            if outcomes is not last:
-                entry = cache.get(id(outcomes))
-                if entry is None:
-                    if type(outcomes) is not tuple or len(cache) >= MAX_CACHED_OUTCOMES:
-                        u = rand()
-                        for outcome, prob in outcomes:  # noqa: B007 (used after the loop)
-                            u -= prob
-                            if u < 0.0:
-                                break
-                        apply(outcome)  # the last outcome if rounding left u >= 0
-                        continue
-                    entry = cache[id(outcomes)] = (
-                        [o for o, _ in outcomes],
-                        list(accumulate(p for _, p in outcomes)),
-                        outcomes,
-                    )
-                ids, cum, last = entry
-                total = cum[-1]
-            apply(ids[bisect_right(cum, rand() * total)])
-        else:
-            return state.returns()[0]
-
-
-# The simulation loop -----------------------------------------------------------------------
-
-
-def _expand_decision(
-    node: Node, state: SearchState, ordering: Ordering | None, rng: random.Random, widening: bool
-) -> list[int]:
-    """Lists the node's actions in trial order: the move ordering if given, else shuffled.
-
-    Under UCT every action is admitted at once; under DPW none until the first selection.
-    """
-    legal = state.legal_actions()
-    if ordering is not None:
-        actions = list(ordering(state, legal))
-    else:
-        actions = list(legal)
-        if len(actions) == 2 and type(rng) is random.Random:
-            # rng.shuffle of a pair written out (the most common decision of Pig and Can't
-            # Stop, roll or stop), with its one draw: randbelow(2) by rejection from
-            # getrandbits(2), then the swap if it picked index 0.
-            r = rng.getrandbits(2)
-            while r >= 2:
-                r = rng.getrandbits(2)
-            if not r:
-                actions.reverse()
-        else:
-            rng.shuffle(actions)
-    node.actions = actions
-    node.children = []
-    node.width = 0 if widening else len(actions)
-    return actions
-
-
-def _expand_chance(
-    node: Node, state: SearchState, widening: bool, cache: dict[int, Any] | None = None
-) -> None:
-    """Lists the node's outcomes of positive probability and their cumulative probabilities.
-
-    With a `cache` (kept by the caller across the search), nodes whose state returns the same
-    shared outcome tuple share the two lists, built once; as in `rollout`, the cache keeps the
-    tuple alive, so its id stays its own. The lists are only read.
-    """
-    outcomes = state.chance_outcomes()
-    entry = None
-    if cache is not None and type(outcomes) is tuple:
-        entry = cache.get(id(outcomes))
-        if entry is None and len(cache) < MAX_CACHED_OUTCOMES:
-            kept = [(o, p) for o, p in outcomes if p > 0.0]
-            entry = cache[id(outcomes)] = (
-                [o for o, _ in kept],
-                list(accumulate(p for _, p in kept)),
-                outcomes,
-            )
-    if entry is None:
-        kept = [(o, p) for o, p in outcomes if p > 0.0]
-        node.actions = [o for o, _ in kept]
-        node.cum = list(accumulate(p for _, p in kept))
-    else:
-        node.actions, node.cum = entry[0], entry[1]
-    node.children = [None] * len(node.actions)
-    if widening:
-        node.present = []
-        node.present_cum = []
-
-
-def run_simulations(
-    root_state: SearchState,
-    root: Node,
-    policy: TreePolicy,
-    *,
-    rollout_depth: int,
-    evaluate: Evaluation,
-    ordering: Ordering | None,
-    rng: random.Random,
-    max_simulations: int | None,
-    deadline: float | None,
-    max_nodes: int | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-) -> tuple[int, int, int]:
-    """Runs simulations from `root` (the node of `root_state`) until the budget is spent.
-
-    Each simulation selects down the tree, adds one node, values it (its return if terminal,
-    else by `rollout`) and backs the value up along its path. At least one simulation runs.
-
-    Returns:
-      (simulations run, deepest decision ply of the tree reached by a simulation, nodes in
-      the tree at the end).
-    """
-    rand = rng.random
-    now = clock
-    sqrt, log = math.sqrt, math.log
-    uct_c = policy.uct_c
-    widening = policy.widening
-    pw_c = policy.pw_c if widening else 0.0
-    pw_alpha = policy.pw_alpha
-    decision_ordering = ordering if widening else None  # UCT tries actions in random order
-    limit = math.inf if max_simulations is None else max_simulations
-    node_limit = math.inf if max_nodes is None else max_nodes
-    nodes = count_nodes(root) if root.children else 1
-    cache: dict[int, Any] = {}  # outcome tuples -> cumulative tables, for rollouts
-    expand_cache: dict[int, Any] = {}  # outcome tuples -> lists for chance nodes of the tree
-    simulations = 0
-    deepest = 0
-    if root.state is None:
-        root.state = root_state.clone()
-    make_child = child_maker(root.state)
-    # The state type's own rollout loop, looked up once (`rollout` would per simulation).
-    fast_rollout = getattr(type(root.state), "random_rollout", None)
-    # UCT's square roots by visit count, looked up instead of computed for every child at
-    # every selection (the same floats): roots[n] = sqrt(n), explores[n] = the exploration
-    # factor of a node visited n times. No node has more visits than the root, so the tables
-    # grow with it.
-    roots: list[float] = []
-    explores: list[float] = []
-    while True:
-        if root.visits >= len(roots):
-            for n in range(len(roots), 2 * root.visits + 64):
-                roots.append(sqrt(n))
-                explores.append(uct_c * sqrt(log(n)) if n > 1 else 0.0)
-        node = root
-        state = node.state
-        path = [node]
-        plies = 0
-        while True:
-            player = node.player
-            if player >= 0:
-                plies += 1
-                actions = node.actions
-                if actions is None:
-                    actions = _expand_decision(node, state, decision_ordering, rng, widening)
-                children = node.children
-                width = node.width
-                if width < len(actions):  # only under DPW: admit more on this visit?
-                    width = node.width = min(
-                        len(actions), widening_limit(node.visits + 1, pw_c, pw_alpha)
-                    )
-                expanded = len(children)
-                if expanded < width:  # an admitted action not tried yet: expand it
-                    state = make_child(state, actions[expanded])
-                    player = state.current_player()
-                    node = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
-                    nodes += 1
-                    children.append(node)
-                    path.append(node)
-                    break
-                # uct_select, inlined (the same floats and ties): it runs at every decision
-                # node of every simulation.
-                explore = explores[node.visits]
-                best_score = -math.inf
-                index = i = 0
-                if player == 0:
-                    for child in children:
-                        visits = child.visits
-                        score = child.total / visits + explore / roots[visits]
-                        if score > best_score:
-                            best_score = score
-                            index = i
-                        i += 1
-                else:
-                    for child in children:
-                        visits = child.visits
-                        # -x is -1.0 * x exactly (uct_select's sign times the mean).
-                        score = -child.total / visits + explore / roots[visits]
-                        if score > best_score:
-                            best_score = score
-                            index = i
-                        i += 1
-                node = children[index]
-                if node.state is None:
-                    node.state = make_child(state, actions[index])
-                state = node.state
-                path.append(node)
-            elif player == CHANCE:
-                cum = node.cum
-                if cum is None:
-                    _expand_chance(node, state, widening, expand_cache)
-                    cum = node.cum
-                if not widening:
-                    index = bisect_right(cum, rand() * cum[-1])  # sample_index, inlined
-                else:
-                    present = node.present
-                    if len(present) < len(cum) and len(present) < widening_limit(
-                        node.visits + 1, pw_c, pw_alpha
-                    ):
-                        index = sample_index(cum, rand())  # a new outcome joins, a known is kept
-                    else:
-                        index = present[sample_index(node.present_cum, rand())]
-                child = node.children[index]
-                if child is None:
-                    state = make_child(state, node.actions[index])
-                    player = state.current_player()
-                    child = Node(player, state.returns()[0] if player == TERMINAL else 0.0)
-                    nodes += 1
-                    node.children[index] = child
-                    if widening:
-                        present.append(index)
-                        prob = cum[index] - (cum[index - 1] if index else 0.0)
-                        present_cum = node.present_cum
-                        present_cum.append(present_cum[-1] + prob if present_cum else prob)
-                    path.append(child)
-                    node = child
-                    break
-                if child.state is None:
-                    child.state = make_child(state, node.actions[index])
-                node = child
-                state = node.state
-                path.append(node)
-            else:
-                break
-        if node.player == TERMINAL:
-            value = node.value
-        elif fast_rollout is not None:  # a new leaf: its state is used up by the rollout
-            value = fast_rollout(state, rollout_depth, rand, evaluate)
-        else:
-            value = rollout(state, rollout_depth, rand, evaluate, cache)
-        for node in path:  # backup, inlined
-            node.visits += 1
-            node.total += value
-        simulations += 1
-        if plies > deepest:
-            deepest = plies
-        if (
-            simulations >= limit
-            or nodes >= node_limit
-            or (deadline is not None and now() >= deadline)
-        ):
-            return simulations, deepest, nodes
 
 
 # The search function -----------------------------------------------------------------------
@@ -665,18 +240,6 @@ def _result(root: Node, simulations: int, depth: int, time_s: float, nodes: int)
     )
 
 
-def count_nodes(root: Node) -> int:
-    """Nodes in the tree below and including `root`."""
-    count = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        count += 1
-        if node.children:
-            stack.extend(c for c in node.children if c is not None)
-    return count
-
-
 # Bots and registration ---------------------------------------------------------------------
 
 
@@ -829,12 +392,3 @@ def _make_dpw(
         clock=clock,
     )
     return MCTSBot(game, player, fresh_seed(seed), **options)
-
-
-def __getattr__(name: str) -> Any:
-    """OpenSpiel's MCTS wrappers, once defined here, now live in `agents.openspiel_mcts`."""
-    if name in ("OpenSpielMCTSBot", "OpenSpielCppMCTSBot"):
-        from chancespiel.agents import openspiel_mcts
-
-        return getattr(openspiel_mcts, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,7 @@ import pyspiel
 from chancespiel.agents.bot import PolicyBot, require_game
 from chancespiel.agents.protocol import SearchState
 from chancespiel.agents.registry import Param, register_agent
-from chancespiel.games.pig import ROLL, STOP, PigCore
+from chancespiel.games.pig_core import ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import PigSolution, solve_pig
 
 _PIG = ("python_pig", "pig")  # ours, and OpenSpiel's (read into our core: games/pig.py)

@@ -12,10 +12,8 @@ from typing import Any, Protocol
 
 import pyspiel
 
+from chancespiel.games.core import Core
 from chancespiel.games.registry import read_core
-
-CHANCE = int(pyspiel.PlayerId.CHANCE)
-TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 class SearchState(Protocol):
@@ -32,8 +30,9 @@ class SearchState(Protocol):
     def action_to_string(self, player: int, action: int) -> str: ...
 
 
-class PyspielAdapter:
-    """The search protocol over a pyspiel.State (each call crosses into C++)."""
+class PyspielAdapter(Core):
+    """The search protocol over a pyspiel.State (each call crosses into C++): a `Core`, so
+    that every search, compiled or not, takes it where it takes our cores."""
 
     __slots__ = ("state",)
 

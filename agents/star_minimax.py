@@ -71,7 +71,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import CHANCE, TERMINAL, SearchState, search_state
+from chancespiel.agents.protocol import SearchState, search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -89,6 +89,7 @@ from chancespiel.agents.search_common import (
     mix64,
     sample_outcomes,
 )
+from chancespiel.games.core import CHANCE, TERMINAL
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 ALGORITHMS = ("expectimax", "star1", "star2")

@@ -15,4 +15,11 @@ The layout (imports point one way: games <- agents <- evaluation <- evaluation.e
     results/  docs/          committed results (with command, machine, date); guides.
 """
 
+from pathlib import Path
+
+from chancespiel import engine as _engine
+
 __version__ = "0.2.0"
+
+# Before any game or agent module is imported: compiled engine or pure Python.
+_engine.install(Path(__file__).resolve().parent.parent)

@@ -12,15 +12,16 @@ A game module provides a `Rules` object (constants built once from the parameter
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-CHANCE = int(pyspiel.PlayerId.CHANCE)
-TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+from chancespiel.games.core import CHANCE, TERMINAL
+
+# The core's constants are pyspiel's player ids, written out so that the core needs no pyspiel.
+assert int(pyspiel.PlayerId.CHANCE) == CHANCE and int(pyspiel.PlayerId.TERMINAL) == TERMINAL
 
 
 def chance_game_type(
@@ -51,84 +52,6 @@ def chance_game_type(
         provides_observation_tensor=True,
         parameter_specification=dict(parameters),
     )
-
-
-def _rebuild_rules(cls: type, params: dict[str, Any]) -> Any:
-    return cls(**params)
-
-
-class SharedRules:
-    """Base of a game's Rules: shared by every state, so never copied; pickled as parameters.
-
-    Subclasses implement `params()`, the keyword arguments that rebuild them.
-    """
-
-    def params(self) -> dict[str, Any]:
-        """The game parameters these rules were built from."""
-        raise NotImplementedError
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_rules, (type(self), self.params()))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> SharedRules:
-        return self
-
-
-_STATE_FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-
-def _hashable(value: Any) -> Any:
-    """`value` with lists (also inside tuples and lists) turned into tuples, to be hashed."""
-    kind = type(value)
-    if kind is list or kind is tuple:
-        if any(type(v) is list or type(v) is tuple for v in value):
-            return tuple(map(_hashable, value))
-        return tuple(value) if kind is list else value
-    return value
-
-
-class SlotsCore:
-    """Base of a game's Core (all fields in `__slots__`): deepcopy is `clone()`, and pickling
-    stores the slots in order (OpenSpiel deep-copies and pickles the states that hold cores)."""
-
-    __slots__ = ()
-
-    def clone(self) -> SlotsCore:
-        """An independent copy; subclasses write it by hand for speed."""
-        raise NotImplementedError
-
-    def child(self, action: int) -> SlotsCore:
-        """A copy with `action` applied (searches make every child this way); a subclass may
-        write it as one step, without setting each changed field twice."""
-        child = self.clone()
-        child.apply(action)  # type: ignore[attr-defined]
-        return child
-
-    def state_key(self) -> int:
-        """A hash of the whole state (the shared rules excluded): equal states, reached by
-        any path, get equal keys. Searches key their best-move tables by it (a transposition
-        table for move ordering); a collision can only cost ordering, never a wrong move.
-        Cores may override it with a cheaper hash of the fields that define the state."""
-        cls = type(self)
-        fields = _STATE_FIELDS.get(cls)
-        if fields is None:
-            names = [name for name in cls.__slots__ if name != "rules"]
-            fields = _STATE_FIELDS[cls] = operator.attrgetter(*names, "rules")
-        values = fields(self)[:-1]  # "rules" last: attrgetter of one name returns no tuple
-        try:
-            return hash(values)
-        except TypeError:  # a list among the fields
-            return hash(_hashable(values))
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> SlotsCore:
-        return self.clone()
-
-    def __getstate__(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in type(self).__slots__)
-
-    def __setstate__(self, values: tuple[Any, ...]) -> None:
-        for name, value in zip(type(self).__slots__, values, strict=True):
-            setattr(self, name, value)
 
 
 class CoreState(pyspiel.State):
@@ -265,16 +188,6 @@ def replayed_core(game: pyspiel.Game, foreign: pyspiel.State) -> Any:
     for action in foreign.history():
         core.apply(action)
     return core
-
-
-def check_int_param(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """Returns `value` as an int if it lies in [low, high], else raises a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"parameter {name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"parameter {name} must be {bound}, got {value}")
-    return value
 
 
 def register_game(game_type: pyspiel.GameType, game_class: type[pyspiel.Game]) -> None:

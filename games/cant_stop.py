@@ -77,12 +77,10 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
-    check_int_param,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules, check_int_param
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
@@ -467,7 +465,7 @@ class CantStopRules(SharedRules):
         return str(core)
 
 
-class CantStopCore(SlotsCore):
+class CantStopCore(Core):
     """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
 
     Squares and runners are tuples indexed by column index (sum - 2) holding heights in cells

@@ -24,12 +24,10 @@ from chancespiel.games._adapter import (
     CHANCE,
     TERMINAL,
     CoreGame,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
-    check_int_param,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules, check_int_param
 from chancespiel.games.exact import action_values, expectimax_value
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 from chancespiel.games.tree_hash import child_key, mix64, unit
@@ -102,7 +100,7 @@ class ChanceTreeRules(SharedRules):
         return str(core)
 
 
-class ChanceTreeCore(SlotsCore):
+class ChanceTreeCore(Core):
     """A node of the tree: its path key, plies made and consecutive chance nodes."""
 
     __slots__ = ("key", "player", "plies", "rules", "run")

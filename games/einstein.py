@@ -52,11 +52,10 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
@@ -289,7 +288,7 @@ class EinsteinRules(SharedRules):
         return str(core)
 
 
-class EinsteinCore(SlotsCore):
+class EinsteinCore(Core):
     """Mutable EWN state implementing the search protocol of DESIGN.md."""
 
     __slots__ = ("board", "cur", "die", "masks", "player", "rules", "stage", "winner")

@@ -35,12 +35,10 @@ import pyspiel
 from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
-    check_int_param,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules, check_int_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.registry import GameEntry, register_entry
 from chancespiel.games.tree_hash import child_key, mix64
@@ -162,7 +160,7 @@ def correct_action(key: int) -> int:
     return mix64(key ^ _CORRECT_SALT) & 1
 
 
-class ImplantedTreeCore(SlotsCore):
+class ImplantedTreeCore(Core):
     """A node: path key, plies, mover, and whether each side has played correctly so far."""
 
     __slots__ = ("key", "max_ok", "min_ok", "player", "plies", "root_ok", "rules")

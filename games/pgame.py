@@ -30,12 +30,10 @@ import pyspiel
 from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
-    check_int_param,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules, check_int_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 from chancespiel.games.tree_hash import child_key, mix64
@@ -120,7 +118,7 @@ def move_value(key: int, mover: int) -> int:
     return value if mover == 0 else -value
 
 
-class PGameCore(SlotsCore):
+class PGameCore(Core):
     """A node: its path key, plies made, the sum of move values so far and the player to move."""
 
     __slots__ = ("key", "player", "plies", "rules", "total")

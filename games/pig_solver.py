@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chancespiel.games.pig import _ADD, _BUST, _RESET, CHANCE, ROLL, STOP, PigCore, PigRules
+from chancespiel.games.pig_core import _ADD, _BUST, _RESET, CHANCE, ROLL, STOP, PigCore, PigRules
 
 DEFAULT_TOLERANCE = 1e-13
 MAX_ITERATIONS = 100_000

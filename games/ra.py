@@ -77,12 +77,10 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     CoreState,
-    SharedRules,
-    SlotsCore,
     chance_game_type,
-    check_int_param,
     register_game,
 )
+from chancespiel.games.core import Core, SharedRules, check_int_param
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 
 # Tile kinds. Those a god may take (GOLD..last monument) are contiguous.
@@ -348,7 +346,7 @@ class RaRules(SharedRules):
         return str(core)
 
 
-class RaCore(SlotsCore):
+class RaCore(Core):
     """Mutable Ra state implementing the search protocol of DESIGN.md.
 
     Tile counts are lists indexed by kind (`bag`, `discard`, `tiles[p]`); the auction track is a

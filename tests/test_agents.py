@@ -11,7 +11,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from chancespiel.agents import AGENTS, PyspielAdapter, make_bot, parse_spec, search_state
 from chancespiel.agents.pig_policies import HoldBot
-from chancespiel.games.pig import ROLL, STOP
+from chancespiel.games.pig_core import ROLL, STOP
 from chancespiel.games.registry import register_heuristic
 
 

@@ -16,9 +16,10 @@ import pyspiel
 import pytest
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
-from chancespiel.agents.mcts import rollout
+from chancespiel.agents.mcts_core import rollout
 from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.core import Core, fields_of
 from chancespiel.games.einstein import _PLAY as EINSTEIN_PLAY
 from chancespiel.games.einstein import _POS as EINSTEIN_POS
 from chancespiel.games.einstein import _TEMPO as EINSTEIN_TEMPO
@@ -28,7 +29,7 @@ from chancespiel.games.einstein import (
     einstein_heuristic,
     einstein_move_ordering,
 )
-from chancespiel.games.pig import PigCore, _race_value, pig_heuristic
+from chancespiel.games.pig_core import PigCore, _race_value, pig_heuristic
 from chancespiel.games.ra import HEURISTIC_SCALE, projected_fame, ra_heuristic
 from chancespiel.games.registry import evaluation_for
 
@@ -46,7 +47,7 @@ GAMES = [
 ]
 
 
-class Plain:
+class Plain(Core):
     """The search protocol of a core without its fast paths (so the general code runs)."""
 
     def __init__(self, core):
@@ -88,7 +89,7 @@ def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
 
 
 def fields(core) -> dict:
-    return {name: getattr(core, name) for name in type(core).__slots__ if name != "rules"}
+    return {name: getattr(core, name) for name in fields_of(type(core)) if name != "rules"}
 
 
 @pytest.mark.parametrize("game_string", GAMES)
@@ -108,7 +109,7 @@ def test_random_rollout_equals_the_general_rollout(game_string):
             fast_rng, plain_rng = random.Random(index), random.Random(index)
             fast_core, plain_core = core.clone(), core.clone()
             fast = fast_core.random_rollout(max_moves, fast_rng.random, evaluate)
-            plain = rollout(Plain(plain_core), max_moves, plain_rng.random, evaluate, {})
+            plain = rollout(Plain(plain_core), max_moves, plain_rng, evaluate, {})
             assert fast == plain, (str(core), max_moves)
             assert fields(fast_core) == fields(plain_core), (str(core), max_moves)
             assert fast_rng.random() == plain_rng.random()

@@ -12,7 +12,7 @@ import pytest
 from chancespiel.agents import make_bot
 from chancespiel.agents.human import InputEndedError
 from chancespiel.evaluation import cli
-from chancespiel.games.pig import ROLL, STOP
+from chancespiel.games.pig_core import ROLL, STOP
 
 
 def _ask(monkeypatch, capsys, typed: str) -> tuple[int, str]:

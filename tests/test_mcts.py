@@ -13,14 +13,12 @@ from scipy.stats import chisquare
 
 from chancespiel.agents import AGENTS, make_bot, search_state
 from chancespiel.agents.baselines import expected_evaluation, greedy_values, mc_search
-from chancespiel.agents.mcts import (
-    CHANCE,
+from chancespiel.agents.mcts import mcts_search
+from chancespiel.agents.mcts_core import (
     Node,
     TreePolicy,
-    _expand_decision,
     backup,
     count_nodes,
-    mcts_search,
     most_visited,
     rollout,
     run_simulations,
@@ -29,8 +27,9 @@ from chancespiel.agents.mcts import (
     widening_limit,
 )
 from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.exact import expectimax_value
-from chancespiel.games.pig import ROLL, STOP, pig_heuristic
+from chancespiel.games.pig_core import ROLL, STOP, pig_heuristic
 
 SEARCH_AGENTS = ("mcts", "dpw", "mc", "greedy")
 OPENSPIEL_AGENTS = ("openspiel_mcts", "openspiel_mcts_cpp")
@@ -138,7 +137,7 @@ def test_tree_chance_samples_follow_the_probabilities():
     assert chisquare(observed, [p * n for p in expected_p]).pvalue > 0.001
 
 
-class Recorder:
+class Recorder(Core):
     """A search-protocol state that records the actions applied to it."""
 
     def __init__(self, core, applied: list[int]):
@@ -176,7 +175,7 @@ def test_rollout_chance_samples_follow_the_probabilities():
         n = 6000
         for _ in range(n):
             applied: list[int] = []  # chance nodes may chain: the first one is the root's
-            rollout(Recorder(core.clone(), applied), 0, rng.random, lambda s, p: 0.0, cache)
+            rollout(Recorder(core.clone(), applied), 0, rng, lambda s, p: 0.0, cache)
             first.append(applied[0])
         observed = [first.count(o) for o, _ in outcomes]
         assert chisquare(observed, [p * n for _, p in outcomes]).pvalue > 0.001
@@ -312,11 +311,11 @@ def test_rollout_depth_counts_decision_moves_before_the_heuristic():
         rng = random.Random(depth)
         for _ in range(50):
             core = game.new_initial_state().core
-            rollout(core, depth, rng.random, plies_seen)
+            rollout(core, depth, rng, plies_seen)
         assert set(leaf_plies) == {depth}
     # to the end: the heuristic is never called; the value is the return
     core = game.new_initial_state().core
-    value = rollout(core, -1, random.Random(0).random, plies_seen)
+    value = rollout(core, -1, random.Random(0), plies_seen)
     assert core.is_terminal() and value == core.returns()[0]
 
 
@@ -602,18 +601,3 @@ def test_node_count_of_the_loop_equals_a_walk_of_the_tree(game_string, pw_c):
             state, game, max_simulations=max_simulations, rollout_depth=10, pw_c=pw_c, seed=5
         )
         assert result.nodes == count_nodes(result.root)
-
-
-def test_expanding_a_pair_draws_and_orders_as_shuffle():
-    class Pair:
-        def legal_actions(self):
-            return (4, 9)
-
-    for seed in range(200):
-        rng, reference = random.Random(seed), random.Random(seed)
-        for _ in range(5):
-            actions = _expand_decision(Node(0), Pair(), None, rng, widening=False)
-            expected = [4, 9]
-            reference.shuffle(expected)
-            assert actions == expected
-        assert rng.random() == reference.random()  # the same draws were made

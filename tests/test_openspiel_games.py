@@ -14,7 +14,7 @@ from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games import GAMES, has_heuristic, heuristic_for, registry
 from chancespiel.games.einstein import EinsteinCore
 from chancespiel.games.openspiel_games import backgammon_heuristic
-from chancespiel.games.pig import PigCore
+from chancespiel.games.pig_core import PigCore
 
 
 @pytest.mark.parametrize("short_name", sorted(g for g in GAMES if has_heuristic(g)))

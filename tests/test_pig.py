@@ -13,7 +13,7 @@ from golden import PLAYTHROUGHS, replay
 
 import chancespiel.games  # noqa: F401
 from chancespiel.games import heuristic_for
-from chancespiel.games.pig import ROLL, STOP, PigCore
+from chancespiel.games.pig_core import ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
 

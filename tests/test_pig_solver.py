@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 import chancespiel.games  # noqa: F401
-from chancespiel.games.pig import CHANCE, ROLL, STOP, PigCore, PigRules
+from chancespiel.games.pig_core import CHANCE, ROLL, STOP, PigCore, PigRules
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability, solve_pig
 
 

@@ -18,6 +18,8 @@ import warnings
 from typing import Any, NoReturn
 from collections.abc import Sequence
 
+import chancespiel
+from chancespiel import engine
 from chancespiel.evaluation.cli import basics, runs
 from chancespiel.evaluation.cli.common import UsageError
 from chancespiel.plugins import PluginError, load_plugins
@@ -71,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="load a module that registers games, agents, heuristics or experiments (a "
         "module name or a .py path; repeatable; also CHANCESPIEL_IMPORT=a,b and the entry "
         "points of group chancespiel.plugins), here and in every worker",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"chancespiel {chancespiel.__version__}, {engine.describe()}",
+        help="show the version and which engine runs (compiled or pure Python), then exit",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     basics.add_commands(sub)

@@ -48,7 +48,7 @@ from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95
-from chancespiel.games.pig import CHANCE, PigCore
+from chancespiel.games.pig_core import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 
 WINSCORE = 100

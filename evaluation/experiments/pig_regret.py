@@ -78,7 +78,7 @@ from chancespiel.evaluation.experiments.pig_estimators import (
     exact_values,
 )
 from chancespiel.evaluation.match import package_version
-from chancespiel.games.pig import ROLL, PigCore
+from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
 

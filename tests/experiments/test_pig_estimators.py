@@ -7,7 +7,7 @@ import pytest
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.experiments import pig_estimators as pe
 from chancespiel.evaluation.match import read_records
-from chancespiel.games.pig import STOP
+from chancespiel.games.pig_core import STOP
 from chancespiel.games.pig_solver import solve_pig
 
 

@@ -1,0 +1,151 @@
+"""The compiled engine and the pure Python one: which runs, and that they compute the same.
+
+The equivalence test runs fixed searches in a child process with CHANCESPIEL_PURE_PYTHON=1 and
+compares node counts, visits, moves and values with the same searches here: with the
+compiled engine installed (as `make test` installs it where a C compiler is present) this
+compares the compiled code with its pure Python source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pyspiel
+import pytest
+
+import chancespiel.agents
+from chancespiel import engine
+from chancespiel.agents.baselines import mc_search
+from chancespiel.agents.mcts import mcts_search
+
+GAMES = ("python_pig", "python_pig(dice=1,winscore=40)", "python_pig(ordered_dice=true)")
+# Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
+# heuristic, and flat Monte Carlo; rollouts through the engine's own loop.
+SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
+    "uct": (mcts_search, {"max_simulations": 400}),
+    "uct_h": (mcts_search, {"max_simulations": 400, "rollout_depth": 0, "uct_c": 0.5}),
+    "dpw": (mcts_search, {"max_simulations": 400, "rollout_depth": 5, "pw_c": 2.0}),
+    "mc": (mc_search, {"max_simulations": 200, "rollout_depth": 10}),
+}
+
+
+def fingerprint() -> dict[str, Any]:
+    """What the engine computes on fixed inputs: searches from seeded positions, a random
+    game's states and keys, and pickled cores."""
+    out: dict[str, Any] = {"engine": engine.name()}
+    for game_string in GAMES:
+        game = pyspiel.load_game(game_string)
+        rng = random.Random(7)
+        core = game.new_initial_state().core
+        keys, texts = [], []
+        positions = []
+        while not core.is_terminal():
+            if core.current_player() < 0:
+                outcomes = core.chance_outcomes()
+                core.apply(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                if len(core.legal_actions()) > 1 and len(positions) < 3 and rng.random() < 0.1:
+                    positions.append(core.clone())
+                core.apply(rng.choice(list(core.legal_actions())))
+            keys.append(core.state_key())
+            texts.append(str(core))
+        restored = pickle.loads(pickle.dumps(core))
+        out[game_string] = {
+            "keys": keys,
+            "texts": texts,
+            "pickled": [str(restored), restored.state_key() == core.state_key()],
+            "searches": {
+                name: [
+                    _summary(search(position, game, seed=index, **options))
+                    for index, position in enumerate(positions)
+                ]
+                for name, (search, options) in SEARCHES.items()
+            },
+        }
+    return out
+
+
+def _summary(result: Any) -> list[Any]:
+    return [
+        result.action,
+        result.value,
+        sorted(result.visits.items()),
+        result.simulations,
+        result.nodes,
+        result.depth,
+    ]
+
+
+def test_pure_python_and_compiled_engines_compute_the_same():
+    here = fingerprint()
+    if here["engine"] != "compiled":
+        pytest.skip(f"the {engine.describe()} runs here: nothing compiled to compare")
+    env = {**os.environ, engine.ENV_PURE: "1"}
+    code = "import json, test_engine; print(json.dumps(test_engine.fingerprint()))"
+    child = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    there = json.loads(child.stdout)
+    assert there.pop("engine") == "pure Python"
+    here.pop("engine")
+    assert there == json.loads(json.dumps(here))
+
+
+def _compiler_present() -> bool:
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return bool(command) and shutil.which(command[0]) is not None
+
+
+def test_the_compiled_engine_runs_where_it_could_be_built():
+    """`make test` installs the package, which compiles the engine where a C compiler is
+    present; pure Python here means the build failed or a source changed since (the notice
+    says which; `make build` shows the compiler's error)."""
+    if os.environ.get(engine.ENV_PURE) or not _compiler_present():
+        pytest.skip("pure Python asked for, or no C compiler")
+    assert engine.name() == "compiled", engine.describe()
+
+
+def test_a_source_newer_than_its_extension_runs_pure_python(tmp_path, monkeypatch):
+    monkeypatch.delenv(engine.ENV_PURE, raising=False)
+    monkeypatch.setattr(engine.importlib.util, "find_spec", lambda name: object())
+    (tmp_path / "pyproject.toml").touch()
+    suffix = engine.importlib.machinery.EXTENSION_SUFFIXES[0]
+    for relative in engine.COMPILED:
+        source = tmp_path / relative
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.touch()
+        extension = source.with_suffix(suffix)
+        extension.touch()
+        os.utime(source, (1000.0, 1000.0))
+        os.utime(extension, (2000.0, 2000.0))
+    assert engine._decide(tmp_path) is None
+    edited = tmp_path / next(iter(engine.COMPILED))
+    os.utime(edited, (5000.0, 5000.0))
+    assert "changed since it was compiled" in str(engine._decide(tmp_path))
+    edited.with_suffix(suffix).unlink()
+    assert "has no compiled extension" in str(engine._decide(tmp_path))
+    monkeypatch.setenv(engine.ENV_PURE, "1")
+    assert engine.ENV_PURE in str(engine._decide(tmp_path))
+
+
+def test_version_names_the_engine():
+    command = Path(sys.executable).with_name("chancespiel")
+    done = subprocess.run(
+        [str(command), "--version"], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.startswith(f"chancespiel {chancespiel.__version__}, ")
+    assert engine.name() in done.stdout
