@@ -21,9 +21,9 @@ from pathlib import Path
 import pyspiel
 
 import chancespiel.agents  # noqa: F401  (registers the agents and games)
-from chancespiel.evaluation.cli.common import fresh_output
 from chancespiel.evaluation.play import GameRecord, play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
+from chancespiel.evaluation.usage import fresh_output
 
 
 def searched_move_times(game: pyspiel.Game, record: GameRecord) -> tuple[list[float], ...]:

@@ -4,7 +4,9 @@
 
 The toolkit modules are `play` (one game, one match), `match` (records), `runner` and
 `parallel` (many games, local or Ray), `stats`, `ratings`, `sprt`, `tune`, `report`, `plot` and
-`positions`; `cli` is the command line and `experiments` the paper studies that use them.
+`positions`; `usage` (errors, checked input, output paths) and `run_options` (the options of
+playing commands) serve every command; `cli` is the command line and `experiments` the paper
+studies that use them.
 
 The layout (imports point one way: games <- agents <- evaluation <- evaluation.experiments):
 

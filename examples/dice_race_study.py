@@ -14,10 +14,10 @@ import argparse
 
 import pyspiel
 
-from chancespiel.evaluation.cli.common import UsageError, positive, write_text
 from chancespiel.evaluation.experiments import Experiment, register_experiment
 from chancespiel.evaluation.play import play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
+from chancespiel.evaluation.usage import UsageError, positive, write_text
 
 GAME = "example_dice_race"
 

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from chancespiel.agents import AGENTS, make_bot
 from chancespiel.agents.registry import resolve_spec
 from chancespiel.evaluation import cli
-from chancespiel.evaluation.cli.common import UsageError, apply_history, load_game
+from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import RecordFileError, parse_lines
+from chancespiel.evaluation.usage import UsageError, load_game
 
 FUZZ = settings(
     max_examples=150,

@@ -5,7 +5,8 @@
     chancespiel experiment NAME ...   (one per module of chancespiel.evaluation.experiments)
 
 The work is done in the module of each command's subject (evaluation.runner, .report, .tune,
-agents, games); `cli/common.py` holds what the commands share. `UsageError` ends a command
+agents, games); `cli/common.py` holds what only the commands share, `evaluation.usage` and
+`evaluation.run_options` what the experiments share with them. `UsageError` ends a command
 with a one-line message and exit status 2, before any game is played or file written.
 """
 
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 import chancespiel
 from chancespiel import engine
 from chancespiel.evaluation.cli import basics, runs
-from chancespiel.evaluation.cli.common import UsageError
+from chancespiel.evaluation.usage import UsageError
 from chancespiel.plugins import PluginError, load_plugins
 
 __all__ = ["UsageError", "build_parser", "main"]

@@ -10,21 +10,16 @@ from pathlib import Path
 
 from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
-from chancespiel.evaluation.cli.common import (
-    UsageError,
+from chancespiel.evaluation.cli.common import out_or_fresh, read_all, two_player_game
+from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
+from chancespiel.evaluation.run_options import (
     add_running_options,
-    checked_specs,
-    load_game,
-    out_or_fresh,
-    positive,
-    read_all,
     run_config,
     run_games,
     speed_line,
-    two_player_game,
 )
-from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
 from chancespiel.evaluation.sprt import SprtParams
+from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive
 
 
 def cmd_match(args: argparse.Namespace) -> None:

@@ -2,7 +2,8 @@
 
 Every module here that defines `EXPERIMENT` (an `Experiment`) is a subcommand of
 `chancespiel experiment`; `experiments()` finds them, so a new experiment is one new module
-(a plugin's module elsewhere calls `register_experiment`).
+(a plugin's module elsewhere calls `register_experiment`). A large one is a package whose
+`__init__` defines it (`figure2`).
 Modules without it (`mcms_setup`) are shared setup. The studies use the toolkit
 (`chancespiel.evaluation`, `.agents`, `.games`); the toolkit never imports them.
 
@@ -27,7 +28,7 @@ class Experiment:
     name: str  # the subcommand, e.g. "figure2"
     help: str  # one line for `chancespiel experiment --help`
     add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], None]  # raises cli.common.UsageError on bad input
+    run: Callable[[argparse.Namespace], None]  # raises evaluation.usage.UsageError on bad input
 
 
 _PLUGGED: dict[str, Experiment] = {}  # experiments of plugins (chancespiel.plugins)

@@ -26,7 +26,7 @@ import pyspiel
 
 from chancespiel.agents.bab import bab_search, check_bab_params
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli import common
+from chancespiel.evaluation import usage
 from chancespiel.evaluation.experiments import Experiment
 
 DEFAULT_GAMES = (
@@ -279,25 +279,25 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> None:
     games = args.game or list(DEFAULT_GAMES)
     for game_string in games:
-        game = common.load_game(game_string)
+        game = usage.load_game(game_string)
         if "seed" not in game.get_type().parameter_specification:
-            raise common.UsageError(
+            raise usage.UsageError(
                 f"--game {game_string}: not a family of generated trees (no seed parameter); "
                 "give python_pgame(...) or python_chance_tree(...)"
             )
-        common.checked_specs(game, ["star1"])
+        usage.checked_specs(game, ["star1"])
     if args.trees < 1:
-        raise common.UsageError(f"--trees must be >= 1, got {args.trees}")
-    epsilons = common.floats("--epsilons", args.epsilons)
-    gammas = common.floats("--gammas", args.gammas)
+        raise usage.UsageError(f"--trees must be >= 1, got {args.trees}")
+    epsilons = usage.floats("--epsilons", args.epsilons)
+    gammas = usage.floats("--gammas", args.gammas)
     try:
         for epsilon in epsilons:
             check_bab_params(epsilon, 0.0, 1, None, None)
         for gamma in gammas:
             check_bab_params(0.0, gamma, 1, None, None)
     except ValueError as e:
-        raise common.UsageError(f"--epsilons/--gammas: {e}") from None
-    out = Path(args.out) if args.out else common.fresh_output("bab_nodes")
+        raise usage.UsageError(f"--epsilons/--gammas: {e}") from None
+    out = Path(args.out) if args.out else usage.fresh_output("bab_nodes")
     rows = run(games, args.trees, epsilons, gammas, out)
     print(f"wrote {out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 

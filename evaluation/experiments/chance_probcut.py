@@ -32,15 +32,15 @@ from chancespiel.agents.chance_probcut import (
     fit_regression,
 )
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli.common import (
+from chancespiel.evaluation.experiments import Experiment
+from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.evaluation.usage import (
     UsageError,
     fresh_output,
     load_game,
     seed_arg,
     write_text,
 )
-from chancespiel.evaluation.experiments import Experiment
-from chancespiel.evaluation.positions import random_decision_positions
 
 
 @dataclass

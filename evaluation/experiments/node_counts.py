@@ -18,7 +18,9 @@ import pyspiel
 
 from chancespiel.agents import search_state
 from chancespiel.agents.star_minimax import ALGORITHMS, TABLES, search
-from chancespiel.evaluation.cli.common import (
+from chancespiel.evaluation.experiments import Experiment
+from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.evaluation.usage import (
     UsageError,
     check_heuristic,
     checked_specs,
@@ -27,8 +29,6 @@ from chancespiel.evaluation.cli.common import (
     seed_arg,
     write_text,
 )
-from chancespiel.evaluation.experiments import Experiment
-from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.registry import evaluation_for
 
 

@@ -37,17 +37,17 @@ from typing import NamedTuple
 import pyspiel
 
 from chancespiel.agents import make_bot
-from chancespiel.evaluation.cli.common import (
+from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
+from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.stats import Z95
+from chancespiel.evaluation.usage import (
     UsageError,
     check_heuristic,
     fresh_output,
     seed_arg,
     write_text,
 )
-from chancespiel.evaluation.experiments import Experiment, mcms_setup
-from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
-from chancespiel.evaluation.play import play_game
-from chancespiel.evaluation.stats import Z95
 from chancespiel.games.pig_core import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 

@@ -68,7 +68,6 @@ import pyspiel
 import tqdm
 
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli.common import UsageError, fresh_output, seed_arg, write_text
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.experiments.pig_estimators import (
     GAME,
@@ -78,6 +77,7 @@ from chancespiel.evaluation.experiments.pig_estimators import (
     exact_values,
 )
 from chancespiel.evaluation.match import package_version
+from chancespiel.evaluation.usage import UsageError, fresh_output, seed_arg, write_text
 from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for

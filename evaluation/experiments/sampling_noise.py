@@ -39,7 +39,12 @@ import pyspiel
 
 from chancespiel.agents import search_state
 from chancespiel.agents.star_minimax import search
-from chancespiel.evaluation.cli.common import (
+from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.experiments.figure2.plan import load_records
+from chancespiel.evaluation.experiments.search_depth import sample_positions, states_after
+from chancespiel.evaluation.match import RecordFileError, package_version
+from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.evaluation.usage import (
     UsageError,
     choices,
     fresh_output,
@@ -47,10 +52,6 @@ from chancespiel.evaluation.cli.common import (
     seed_arg,
     write_text,
 )
-from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
-from chancespiel.evaluation.experiments.search_depth import sample_positions, states_after
-from chancespiel.evaluation.match import RecordFileError, package_version
-from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.registry import evaluation_for
 
 # Plies of the reference search per game: as deep as a few minutes allow for 40 positions.
@@ -135,7 +136,7 @@ def _run(args: argparse.Namespace) -> None:
     records: dict[str, list[Any]] = {}
     if args.records is not None:
         try:
-            records = figure2.load_records(args.records)
+            records = load_records(args.records)
         except RecordFileError as e:
             raise UsageError(str(e)) from None
         if missing := [k for k in keys if k not in records]:

@@ -33,8 +33,9 @@ import pyspiel
 
 from chancespiel.agents.registry import make_bot, parse_spec
 from chancespiel.agents.search_common import CLOCKS
-from chancespiel.evaluation.cli import common
-from chancespiel.evaluation.experiments import Experiment, figure2, mcms_setup
+from chancespiel.evaluation import usage
+from chancespiel.evaluation.experiments import Experiment, mcms_setup
+from chancespiel.evaluation.experiments.figure2.plan import load_records
 from chancespiel.evaluation.match import Record, RecordFileError
 from chancespiel.evaluation.stats import match_interval
 
@@ -211,11 +212,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-ms", type=float, default=200.0, help="search time per position")
     parser.add_argument(
         "--max-nodes",
-        type=common.positive,
+        type=usage.positive,
         help="search this many nodes per position instead of --time-ms (figure2 --max-nodes)",
     )
     parser.add_argument(
-        "--seed", type=common.seed_arg, default=0, help="seed of the positions and searches"
+        "--seed", type=usage.seed_arg, default=0, help="seed of the positions and searches"
     )
     parser.add_argument(
         "--clock", choices=tuple(CLOCKS), default="wall", help="what the players' time measures"
@@ -234,30 +235,30 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    keys = common.choices("--games", args.games, list(mcms_setup.SETUPS))
+    keys = usage.choices("--games", args.games, list(mcms_setup.SETUPS))
     if not 0 < args.time_ms < float("inf"):
-        raise common.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
+        raise usage.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
     if args.positions < 1:
-        raise common.UsageError(f"--positions must be >= 1, got {args.positions}")
+        raise usage.UsageError(f"--positions must be >= 1, got {args.positions}")
     setups = mcms_setup.SETUPS
     try:
         if args.ordered_dice:
             setups = mcms_setup.with_ordered_dice(setups, keys)
         if args.reference:
-            common.checked_specs(common.load_game(setups[keys[0]].game), [args.reference])
+            usage.checked_specs(usage.load_game(setups[keys[0]].game), [args.reference])
             try:
                 check_reference(args.reference)
             except ValueError as e:
-                raise common.UsageError(f"--reference: {e}") from None
-        records = figure2.load_records(args.records, setups)
+                raise usage.UsageError(f"--reference: {e}") from None
+        records = load_records(args.records, setups)
     except (RecordFileError, ValueError) as e:
-        raise common.UsageError(str(e)) from None
+        raise usage.UsageError(str(e)) from None
     missing = [k for k in keys if k not in records]
     if missing and args.games:
-        raise common.UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
+        raise usage.UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
     if not any(k in records for k in keys):
-        raise common.UsageError(f"no Figure 2 record files in {args.records}")
-    out = args.out or common.fresh_output("search_depth", ".md")
+        raise usage.UsageError(f"no Figure 2 record files in {args.records}")
+    out = args.out or usage.fresh_output("search_depth", ".md")
     rows = []
     for key in keys:
         if key not in records:
@@ -265,10 +266,10 @@ def _run(args: argparse.Namespace) -> None:
         setup = setups[key]
         try:
             histories = sample_positions(
-                common.load_game(setup.game), records[key], args.positions, args.seed
+                usage.load_game(setup.game), records[key], args.positions, args.seed
             )
         except ValueError as e:
-            raise common.UsageError(str(e)) from None
+            raise usage.UsageError(str(e)) from None
         rows += measure(
             setup,
             histories,
@@ -281,7 +282,7 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{setup.title}: {len(histories)} positions", flush=True)
     table = markdown(rows, budget_label(args.time_ms, args.max_nodes))
     print(table, end="")
-    common.write_text(out, table)
+    usage.write_text(out, table)
     print(f"written to {out}")
 
 

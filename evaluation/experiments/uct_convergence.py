@@ -43,7 +43,7 @@ from typing import Any
 import pyspiel
 
 import chancespiel.games  # noqa: F401  (registers the synthetic games in worker processes)
-from chancespiel.evaluation.cli import common
+from chancespiel.evaluation import usage
 from chancespiel.evaluation.experiments import Experiment
 from chancespiel.games.exact import minimax_value
 from chancespiel.games.implanted_tree import correct_action
@@ -640,19 +640,19 @@ def _run(args: argparse.Namespace) -> None:
     studies = args.studies.split(",")
     unknown = sorted(set(studies) - {"pgame", "implanted"})
     if unknown:
-        raise common.UsageError(f"--studies: unknown {unknown}; known: pgame, implanted")
+        raise usage.UsageError(f"--studies: unknown {unknown}; known: pgame, implanted")
     counts = {
         k: v for k, v in vars(args).items() if k.startswith(("pgame_", "implanted_", "trap_"))
     }
     for name, value in {**counts, "workers": args.workers}.items():
         if value < 1:
-            raise common.UsageError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
+            raise usage.UsageError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
     if args.uct_c is not None and not 0 <= args.uct_c < float("inf"):
-        raise common.UsageError(f"--uct-c must be a number >= 0, got {args.uct_c:g}")
+        raise usage.UsageError(f"--uct-c must be a number >= 0, got {args.uct_c:g}")
     scale = Scale(
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )
-    out = Path(args.out) if args.out else common.fresh_output("uct_convergence")
+    out = Path(args.out) if args.out else usage.fresh_output("uct_convergence")
     run(scale, out, studies)
     print(f"wrote the tables (uct_*.md), CSV files and plots into {out}")
 

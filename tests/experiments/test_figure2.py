@@ -9,8 +9,9 @@ import pytest
 
 from chancespiel.agents import check_spec
 from chancespiel.evaluation import cli
-from chancespiel.evaluation.experiments import figure2, mcms_setup, search_depth
+from chancespiel.evaluation.experiments import mcms_setup, search_depth
 from chancespiel.evaluation.experiments import pig_estimators as pe
+from chancespiel.evaluation.experiments.figure2 import plan, render, stats
 from chancespiel.evaluation.stats import wilson_interval
 
 
@@ -36,17 +37,17 @@ def test_every_spec_is_valid_for_its_game(key):
 
 
 def test_pairings_use_the_papers_best_mcts_variant():
-    pig = figure2.pairings(mcms_setup.SETUPS["pig"])
-    assert [p.label for p in pig] == list(figure2.PAIRING_LABELS)
+    pig = plan.pairings(mcms_setup.SETUPS["pig"])
+    assert [p.label for p in pig] == list(plan.PAIRING_LABELS)
     assert pig[-1].b.startswith("mcts(")
-    ra = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1SS-MCTS", "ExpSS-Exp"])
+    ra = plan.pairings(mcms_setup.SETUPS["ra"], ["Star1SS-MCTS", "ExpSS-Exp"])
     assert [p.label for p in ra] == ["ExpSS-Exp", "Star1SS-DPW"]  # the paper's order
     assert ra[1].b.startswith("dpw(")
-    forced = figure2.pairings(mcms_setup.SETUPS["ra"], ["Star1-MCTS"], mcts="mcts")
+    forced = plan.pairings(mcms_setup.SETUPS["ra"], ["Star1-MCTS"], mcts="mcts")
     assert forced[0].label == "Star1-MCTS" and forced[0].b.startswith("mcts(")
-    assert len(figure2.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9
+    assert len(plan.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9
     with pytest.raises(ValueError, match="unknown pairing"):
-        figure2.pairings(mcms_setup.SETUPS["ra"], ["Star3-Exp"])
+        plan.pairings(mcms_setup.SETUPS["ra"], ["Star3-Exp"])
     with pytest.raises(ValueError, match="unknown game"):
         mcms_setup.setup_for("chess")
 
@@ -61,12 +62,12 @@ def _record(game, a, b, match, game_index, a_result):
 
 def test_summary_counts_draws_half_and_keeps_the_papers_order():
     setup = mcms_setup.SETUPS["ra"]
-    first, second = figure2.pairings(setup, ["ExpSS-Exp", "Star2SS-Star2"])
+    first, second = plan.pairings(setup, ["ExpSS-Exp", "Star2SS-Star2"])
     results = [1, 0.5, 1, 0, 1, 1]  # 4.5 of 6
     records = [
         _record(setup.game, second.a, second.b, i // 2, i % 2, r) for i, r in enumerate(results)
     ] + [_record(setup.game, first.a, first.b, 0, 0, 0)]
-    rows = figure2.summarise({"ra": records})
+    rows = stats.summarise({"ra": records})
     assert [r.pairing for r in rows] == ["ExpSS-Exp", "Star2SS-Star2"]
     row = rows[1]
     assert (row.game, row.matches, row.games, row.wins, row.draws, row.losses) == (
@@ -79,26 +80,26 @@ def test_summary_counts_draws_half_and_keeps_the_papers_order():
     )
     assert row.rate == pytest.approx(0.75)
     assert (row.low, row.high) == pytest.approx(wilson_interval(4.5, 6))
-    assert "| Ra | Star2SS-Star2 | 3 | 6 | 4-1-1 | 75.0% |" in figure2.markdown(rows)
+    assert "| Ra | Star2SS-Star2 | 3 | 6 | 4-1-1 | 75.0% |" in render.markdown(rows)
 
 
 def test_counterpart_pairings_are_pooled_per_game():
     setup = mcms_setup.SETUPS["pig"]
-    chosen = figure2.pairings(setup, ["ExpSS-Exp", "Star1SS-Star1", "Star1SS-ExpSS"])
+    chosen = plan.pairings(setup, ["ExpSS-Exp", "Star1SS-Star1", "Star1SS-ExpSS"])
     results = {"ExpSS-Exp": [1, 1, 0.5, 0], "Star1SS-Star1": [0, 0], "Star1SS-ExpSS": [1, 1]}
     records = [
         _record(setup.game, p.a, p.b, i // 2, i % 2, r)
         for p in chosen
         for i, r in enumerate(results[p.label])
     ]
-    rows = figure2.summarise({"pig": records})
-    (row,) = figure2.pooled(rows)  # Star1SS-ExpSS pits two MCMS variants: not pooled
-    assert (row.game, row.pairing, row.matches, row.games) == ("Pig", figure2.POOLED_LABEL, 3, 6)
+    rows = stats.summarise({"pig": records})
+    (row,) = stats.pooled(rows)  # Star1SS-ExpSS pits two MCMS variants: not pooled
+    assert (row.game, row.pairing, row.matches, row.games) == ("Pig", stats.POOLED_LABEL, 3, 6)
     assert (row.wins, row.draws, row.losses) == (2, 1, 3)
     assert row.rate == pytest.approx(2.5 / 6)
     assert (row.low, row.high) == pytest.approx(wilson_interval(2.5, 6))
     assert row.a == f"{chosen[0].a}+{chosen[1].a}"
-    assert figure2.pooled([r for r in rows if r.pairing == "Star1SS-ExpSS"]) == []
+    assert stats.pooled([r for r in rows if r.pairing == "Star1SS-ExpSS"]) == []
 
 
 def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
@@ -110,7 +111,7 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     assert len(lines) == 4 and all(json.loads(line)["error"] is None for line in lines)
     table = (tmp_path / "table.md").read_text()
     assert "| EWN | ExpSS-Exp | 1 | 2 |" in table and "| EWN | Star1SS-MCTS | 1 | 2 |" in table
-    assert f"| EWN | {figure2.POOLED_LABEL} | 1 | 2 |" in table
+    assert f"| EWN | {stats.POOLED_LABEL} | 1 | 2 |" in table
     assert (tmp_path / "figure2.png").stat().st_size > 0
     capsys.readouterr()
     assert cli.main(args) == 0  # everything is in the file already
@@ -152,7 +153,7 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert cli.main(run) == 0
     setup = mcms_setup.SETUPS["ewn"]
     game = pyspiel.load_game(setup.game)
-    records = figure2.load_records(tmp_path)["ewn"]
+    records = plan.load_records(tmp_path)["ewn"]
     histories = search_depth.sample_positions(game, records, 5, seed=0)
     assert len(histories) == 5 and len({tuple(h) for h in histories}) == 5
     for history in histories:  # each a decision point of a recorded game
@@ -213,16 +214,16 @@ def _replayed(game, history):
 
 
 def test_labels_are_the_papers_names_whatever_the_widths_and_times():
-    assert figure2.pairing_label("star2ss(samples=3,time_ms=1000)", "star2(time_ms=1000)") == (
+    assert plan.pairing_label("star2ss(samples=3,time_ms=1000)", "star2(time_ms=1000)") == (
         "Star2SS-Star2"
     )
-    assert figure2.pairing_label("star1(time_ms=5)", "dpw(uct_c=0.5)") == "Star1-DPW"
-    assert figure2.pairing_label("random", "expectimax(max_depth=2)") == (
+    assert plan.pairing_label("star1(time_ms=5)", "dpw(uct_c=0.5)") == "Star1-DPW"
+    assert plan.pairing_label("random", "expectimax(max_depth=2)") == (
         "random-expectimax(max_depth=2)"
     )
     for setup in mcms_setup.SETUPS.values():
-        for p in figure2.file_pairings(setup, 200):
-            assert figure2.pairing_label(p.a, p.b) == p.label
+        for p in plan.file_pairings(setup, 200):
+            assert plan.pairing_label(p.a, p.b) == p.label
 
 
 def test_sample_width_overrides():
@@ -268,9 +269,9 @@ def test_sequential_run_stops_each_pairing_by_the_rule_and_resumes(tmp_path, cap
 
 
 def test_paper_rates_and_ordered_dice_setups():
-    assert figure2.paper_rate("cant_stop", "Star2SS-Star2") == 0.85
-    assert figure2.paper_rate("ra", "ExpSS-Exp") == 0.60
-    assert figure2.paper_rate("pig", "ExpSS-Exp") is None
+    assert stats.paper_rate("cant_stop", "Star2SS-Star2") == 0.85
+    assert stats.paper_rate("ra", "ExpSS-Exp") == 0.60
+    assert stats.paper_rate("pig", "ExpSS-Exp") is None
     ordered = mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["pig", "cant_stop"])
     assert ordered["cant_stop"].game == "python_cant_stop(ordered_dice=true)"
     assert pyspiel.load_game(ordered["cant_stop"].game).max_chance_outcomes() == 1296
@@ -309,14 +310,14 @@ def test_answers_say_when_the_raw_interval_stands_for_the_corrected_one():
     rule = SequentialRule(10, 150, 30, 0.05)
     raw = match_interval([1.0, 0.5, 1.0, 0.0, 1.0] * 6)
 
-    def one(used: bool) -> figure2.Answer:
+    def one(used: bool) -> stats.Answer:
         corrected = raw if not used else match_interval([0.8, 0.6, 0.7, 0.5, 0.9] * 6)
         summary = LuckSummary("lookahead", 30, 0, 0, 0, raw, corrected, 0.5, used)
         decision = Decision(30, None, corrected, rule.z)
-        return figure2.Answer("ra", "Ra", "python_ra", "ExpSS-Exp", "a", "b", 0.6, decision,
+        return stats.Answer("ra", "Ra", "python_ra", "ExpSS-Exp", "a", "b", 0.6, decision,
                               summary)  # fmt: skip
 
-    kept = figure2.answers_markdown([one(False)], rule)
+    kept = render.answers_markdown([one(False)], rule)
     assert f"{100 * raw.mean:.1f}% ({100 * raw.low:.1f}-{100 * raw.high:.1f}) = raw |" in kept
     assert '"= raw": the luck correction would not have lowered' in kept
-    assert "= raw" not in figure2.answers_markdown([one(True)], rule)
+    assert "= raw" not in render.answers_markdown([one(True)], rule)
