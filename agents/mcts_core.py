@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -142,12 +141,22 @@ def widening_limit(visits: int, pw_c: float, pw_alpha: float) -> int:
     return math.ceil(pw_c * visits**pw_alpha)
 
 
-def sample_index(cum: Sequence[float], u: float) -> int:
-    """Index i with cum[i-1] <= u * cum[-1] < cum[i]: a draw by the weights behind `cum`.
+def sample_index(cum: list[float], u: float) -> int:
+    """Index i with cum[i-1] <= u * cum[-1] < cum[i]: a draw by the weights behind `cum`
+    (bisect_right of u * cum[-1], written out: compiled, it compares unboxed floats).
 
     `cum` is strictly increasing (cumulative positive weights) and u is uniform in [0, 1).
     """
-    return bisect_right(cum, u * cum[-1])
+    x = u * cum[-1]
+    low = 0
+    high = len(cum)
+    while low < high:
+        middle = (low + high) // 2
+        if x < cum[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def most_visited(children: Sequence[Node | None], sign: float) -> int:
@@ -230,6 +239,7 @@ def rollout(
     moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
     Draws: one per decision (forced ones included), one per chance node.
     """
+    rand = rng.random  # bound once: a compiled call to a method of a C type looks it up
     moves = 0
     last: Sequence[tuple[int, float]] = ()  # the outcomes of the last chance node, tabulated
     ids: list[int] = []
@@ -240,13 +250,13 @@ def rollout(
             if moves == max_moves:
                 return evaluate(state, 0)
             actions = state.legal_actions()
-            state.apply(actions[int(rng.random() * len(actions))])
+            state.apply(actions[int(rand() * len(actions))])
             moves += 1
         elif player == CHANCE:
             outcomes = state.chance_outcomes()
             if outcomes is not last:  # most games share one tuple for every roll
                 ids, cum, last = outcome_table(outcomes, cache)
-            state.apply(ids[bisect_right(cum, rng.random() * cum[-1])])
+            state.apply(ids[sample_index(cum, rand())])
         else:
             return state.returns()[0]
 

@@ -48,8 +48,13 @@ _ADD: Final = 0  # add the amount to the turn total, the turn goes on
 _BUST: Final = 1  # lose the turn total, the turn passes
 _RESET: Final = 2  # lose the turn total and the banked score, the turn passes
 
-_ROLL_OR_STOP: Final = (ROLL, STOP)
-_STOP_ONLY: Final = (STOP,)
+# Typed as variable-length tuples: compiled, they stay the same shared objects (a fixed-length
+# tuple type would be unboxed, and boxed anew each time legal_actions returns it).
+_ROLL_OR_STOP: Final[tuple[int, ...]] = (ROLL, STOP)
+_STOP_ONLY: Final[tuple[int, ...]] = (STOP,)
+_FIRST_WINS: Final[tuple[float, ...]] = (1.0, -1.0)
+_SECOND_WINS: Final[tuple[float, ...]] = (-1.0, 1.0)
+_NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 
 # Parameter ranges: wide enough for every variant studied, small enough that no table or
 # game becomes unbounded (a die of 20 faces gives 210 unordered or 400 ordered rolls).
@@ -176,6 +181,12 @@ class PigCore(Core):
         self.moves = moves  # decision moves made, for the horizon
         self.over = over
 
+    def score(self, player: int) -> int:
+        """`player`'s banked points. (Indexing `scores` by a variable would make a compiled
+        core box the pair into a new tuple first.)"""
+        scores = self.scores
+        return scores[1] if player else scores[0]
+
     def clone(self) -> PigCore:
         """An independent copy sharing the rules."""
         return PigCore(
@@ -208,7 +219,7 @@ class PigCore(Core):
         """(ROLL, STOP), or (STOP,) once stopping wins; empty at chance and terminal nodes."""
         if self.over or self.rolling:
             return ()
-        if self.scores[self.turn_player] + self.turn_total >= self.rules.winscore:
+        if self.score(self.turn_player) + self.turn_total >= self.rules.winscore:
             return _STOP_ONLY
         return _ROLL_OR_STOP
 
@@ -235,7 +246,7 @@ class PigCore(Core):
         if action == ROLL:
             self.rolling = True
         else:
-            banked = self.scores[p] + self.turn_total
+            banked = self.score(p) + self.turn_total
             self.scores = (banked, self.scores[1]) if p == 0 else (self.scores[0], banked)
             self.turn_total = 0
             self.turn_player = 1 - p  # also on a win, as the C++ game does
@@ -244,14 +255,14 @@ class PigCore(Core):
         if self.moves >= rules.horizon:
             self.over = True
 
-    def returns(self) -> tuple[float, float]:
+    def returns(self) -> tuple[float, ...]:
         """(+1, -1) or (-1, +1) for a win, (0, 0) at the horizon or before the end."""
         if self.over:
             if self.scores[0] >= self.rules.winscore:
-                return (1.0, -1.0)
+                return _FIRST_WINS
             if self.scores[1] >= self.rules.winscore:
-                return (-1.0, 1.0)
-        return (0.0, 0.0)
+                return _SECOND_WINS
+        return _NO_WINNER
 
     def action_to_string(self, player: int, action: int) -> str:
         """'roll', 'stop', or the roll's name ('Roll 4', 'Roll 2+5') for CHANCE."""
@@ -294,8 +305,7 @@ def pig_heuristic(core: PigCore, player: int) -> float:
     if core.over:
         return core.returns()[player]
     # _race_value, with the square roots from the rules' table (the same floats).
-    scores = core.scores
-    mine, theirs = scores[player], scores[1 - player]
+    mine, theirs = core.score(player), core.score(1 - player)
     if core.turn_player == player:
         mine += core.turn_total
     else:
@@ -315,7 +325,7 @@ def pig_lead_heuristic(core: PigCore, player: int) -> float:
     """
     if core.over:
         return core.returns()[player]
-    lead = core.scores[player] - core.scores[1 - player]
+    lead = core.score(player) - core.score(1 - player)
     lead += core.turn_total if core.turn_player == player else -core.turn_total
     return math.tanh(3.0 * lead / core.rules.winscore)
 
