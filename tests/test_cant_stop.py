@@ -353,9 +353,7 @@ def test_move_generation_matches_a_direct_reading_of_the_rules(game_string):
 # --- OpenSpiel API, bad input, copies, serialization ----------------------------------------
 
 
-@pytest.mark.parametrize(
-    "game_string", ["python_cant_stop", SMALL, TINY, "python_cant_stop(sides=4,columns_to_win=2)"]
-)
+@pytest.mark.parametrize("game_string", [SMALL, TINY, "python_cant_stop(sides=4,columns_to_win=2)"])
 def test_random_sim_with_serialization(game_string):
     game = pyspiel.load_game(game_string)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)

@@ -23,7 +23,6 @@ CHANCE = pyspiel.PlayerId.CHANCE
 @pytest.mark.parametrize(
     "game_string",
     [
-        "python_pig",
         "python_pig(dice=1)",
         "python_pig(dice=2,winscore=20,diceoutcomes=3)",
         "python_pig(dice=1,winscore=10,horizon=15)",

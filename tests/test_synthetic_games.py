@@ -61,9 +61,7 @@ def _leaves(core, path=()):
 @pytest.mark.parametrize(
     "game_string",
     [
-        "python_pgame",
         "python_pgame(branching=8,depth=8,seed=3,scoring=margin)",
-        "python_implanted_tree",
         "python_implanted_tree(depth=20,max_critical1=0,max_critical2=6,min_critical1=3,min_critical2=9)",
         "python_chance_tree(seed=4,depth=6,outcomes=5,chance_prob=0.7)",
     ],
