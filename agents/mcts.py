@@ -194,20 +194,12 @@ def mcts_search(
     deadline = None if time_ms is None else now() + time_ms / 1000.0
     root = Node(player)
     policy = TreePolicy(uct_c, pw_c, pw_alpha)
-    heuristic = evaluation or evaluation_for(game)
-    evaluations = 0
-
-    def counted(s: Any, p: int) -> float:
-        nonlocal evaluations
-        evaluations += 1
-        return heuristic(s, p)
-
-    simulations, depth, nodes = run_simulations(
+    counts = run_simulations(
         state,
         root,
         policy,
         rollout_depth=TO_THE_END if rollout_depth is None else rollout_depth,
-        evaluate=counted,
+        evaluate=evaluation or evaluation_for(game),
         ordering=ordering if ordering is not None else move_ordering_for(game),
         rng=random.Random(seed),
         max_simulations=max_simulations,
@@ -215,8 +207,10 @@ def mcts_search(
         max_nodes=max_nodes,
         clock=now,
     )
-    result = _result(root, simulations, depth, time.perf_counter() - start, nodes)
-    result.evaluations = evaluations
+    result = _result(
+        root, counts.simulations, counts.depth, time.perf_counter() - start, counts.nodes
+    )
+    result.evaluations = counts.evaluations
     return result
 
 

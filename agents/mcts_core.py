@@ -316,6 +316,7 @@ class Simulator:
         self.evaluate = evaluate
         self.rng = rng
         self.nodes = 0  # nodes added
+        self.evaluations = 0  # heuristic calls (by rollouts that stop before the end)
         self.plies = 0  # decision plies the last selection passed
         self.rollout_cache: dict[int, OutcomeTable] = {}
         self.fast_rollout: FastRollout | None = None
@@ -411,8 +412,23 @@ class Simulator:
         if leaf.player == TERMINAL:
             return leaf.value
         if self.fast_rollout is not None:
-            return self.fast_rollout(state, self.rollout_depth, self.rng.random, self.evaluate)
-        return rollout(state, self.rollout_depth, self.rng, self.evaluate, self.rollout_cache)
+            value = self.fast_rollout(state, self.rollout_depth, self.rng.random, self.evaluate)
+        else:
+            value = rollout(state, self.rollout_depth, self.rng, self.evaluate, self.rollout_cache)
+        if not state.is_terminal():  # the rollout stopped early: the heuristic valued it
+            self.evaluations += 1
+        return value
+
+
+@dataclass(frozen=True)
+class SimulationCounts:
+    """What a run of simulations counted: simulations, the deepest decision ply of the tree a
+    simulation reached, nodes in the tree at the end, and heuristic calls."""
+
+    simulations: int
+    depth: int
+    nodes: int
+    evaluations: int
 
 
 def run_simulations(
@@ -428,15 +444,10 @@ def run_simulations(
     deadline: float | None,
     max_nodes: int | None = None,
     clock: Callable[[], float] | None = None,
-) -> tuple[int, int, int]:
+) -> SimulationCounts:
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent:
     each one selects down the tree, adds one node, evaluates it and backs the value up. At
-    least one simulation runs.
-
-    Returns:
-      (simulations run, deepest decision ply of the tree reached by a simulation, nodes in
-      the tree at the end).
-    """
+    least one simulation runs. Returns what the run counted."""
     if root.state is None:
         root.state = root_state.clone()
     simulator = Simulator(policy, rollout_depth, evaluate, ordering, rng)
@@ -455,4 +466,4 @@ def run_simulations(
             or (max_nodes is not None and simulator.nodes >= max_nodes)
             or (deadline is not None and clock is not None and clock() >= deadline)
         ):
-            return simulations, deepest, simulator.nodes
+            return SimulationCounts(simulations, deepest, simulator.nodes, simulator.evaluations)

@@ -80,7 +80,7 @@ from chancespiel.games._adapter import (
     chance_game_type,
     register_game,
 )
-from chancespiel.games.core import Core, SharedRules, check_int_param
+from chancespiel.games.core import Core, SharedRules, check_bool_param, check_int_param
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
@@ -133,9 +133,7 @@ class CantStopRules(SharedRules):
         horizon: int = 1000,
         ordered_dice: bool = False,
     ):
-        if not isinstance(ordered_dice, bool):
-            raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
-        self.ordered_dice = ordered_dice
+        self.ordered_dice = check_bool_param("ordered_dice", ordered_dice)
         self.sides = s = check_int_param("sides", sides, 2, 12)
         self.shortest = check_int_param("shortest", shortest, 1, 99)
         self.height_step = check_int_param("height_step", height_step, 0, 10)

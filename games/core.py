@@ -29,6 +29,13 @@ def check_int_param(name: str, value: Any, low: int, high: int | None = None) ->
     return value
 
 
+def check_bool_param(name: str, value: Any) -> bool:
+    """Returns `value` if it is a bool, else raises a ValueError naming the parameter."""
+    if not isinstance(value, bool):
+        raise ValueError(f"parameter {name} must be a boolean, got {value!r}")
+    return value
+
+
 def _rebuild_rules(cls: type, params: dict[str, Any]) -> Any:
     return cls(**params)
 

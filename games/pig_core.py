@@ -38,7 +38,14 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from chancespiel.games.core import CHANCE, TERMINAL, Core, SharedRules, check_int_param
+from chancespiel.games.core import (
+    CHANCE,
+    TERMINAL,
+    Core,
+    SharedRules,
+    check_bool_param,
+    check_int_param,
+)
 
 ROLL: Final = 0
 STOP: Final = 1
@@ -74,9 +81,7 @@ class PigRules(SharedRules):
         diceoutcomes: int = 6,
         ordered_dice: bool = False,
     ):
-        if not isinstance(ordered_dice, bool):
-            raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
-        self.ordered_dice = ordered_dice
+        self.ordered_dice = check_bool_param("ordered_dice", ordered_dice)
         self.dice = check_int_param("dice", dice, 1, 2)
         self.winscore = check_int_param("winscore", winscore, 1, MAX_WINSCORE)
         self.horizon = check_int_param("horizon", horizon, 1, MAX_HORIZON)
