@@ -32,5 +32,6 @@ from chancespiel.agents import mcts
 from chancespiel.agents import openspiel_mcts
 from chancespiel.agents import human
 from chancespiel.agents import chance_probcut
-from chancespiel.agents.protocol import PyspielAdapter, SearchState, search_state
+from chancespiel.games.core import Core
+from chancespiel.agents.protocol import PyspielAdapter, search_state
 from chancespiel.agents.registry import AGENTS, check_spec, make_bot, parse_spec, register_agent

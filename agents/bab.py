@@ -97,7 +97,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -109,7 +109,7 @@ from chancespiel.agents.search_common import (
     clock_named,
     deepen,
 )
-from chancespiel.games.core import CHANCE, TERMINAL
+from chancespiel.games.core import CHANCE, TERMINAL, Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 Evaluation = Callable[[Any, int], float]
@@ -213,7 +213,7 @@ class _Bab(MoveOrderingMixin):
 
     def search(
         self,
-        state: SearchState,
+        state: Core,
         depth: int,
         alpha: float,
         beta: float,
@@ -237,7 +237,7 @@ class _Bab(MoveOrderingMixin):
 
     def decision(
         self,
-        state: SearchState,
+        state: Core,
         depth: int,
         alpha: float,
         beta: float,
@@ -291,7 +291,7 @@ class _Bab(MoveOrderingMixin):
 
     def chance(
         self,
-        state: SearchState,
+        state: Core,
         depth: int,
         alpha: float,
         beta: float,
@@ -334,7 +334,7 @@ class _Bab(MoveOrderingMixin):
         return lower_sum, upper_sum
 
     def root_search(
-        self, state: SearchState, depth: int, tol: Tolerance
+        self, state: Core, depth: int, tol: Tolerance
     ) -> tuple[float, float, int, dict[int, tuple[float, float]]]:
         """The root's [L, U], the child with the highest L, and the children's intervals."""
         bounds: dict[int, tuple[float, float]] = {}
@@ -347,7 +347,7 @@ _ZERO = Tolerance()
 
 
 def bab_search(
-    state: SearchState,
+    state: Core,
     game: pyspiel.Game,
     *,
     epsilon: float = 0.0,
@@ -451,7 +451,7 @@ class BabBot(PolicyBot):
         self.options = options
         self.last_result: BabResult | None = None
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The child with the highest lower bound in the deepest search within the budget."""
         result = bab_search(state, self.game, **self.options)
         self.last_result = result

@@ -30,17 +30,17 @@ from chancespiel.agents.mcts import (
     fresh_seed,
 )
 from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, OutcomeTable, rollout
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import check_two_player_zero_sum
-from chancespiel.games.core import CHANCE
+from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.registry import evaluation_for
 
 
 class RandomBot(PolicyBot):
     """Plays a uniformly random legal action."""
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """A uniformly random legal action."""
         return self.rng.choice(state.legal_actions())
 
@@ -54,7 +54,7 @@ def _make_random(game: pyspiel.Game, player: int, seed: int | None) -> RandomBot
 
 
 def mc_search(
-    state: SearchState,
+    state: Core,
     game: pyspiel.Game,
     *,
     rollout_depth: int | None = None,
@@ -98,7 +98,7 @@ def mc_search(
     actions = list(state.legal_actions())
     rng.shuffle(actions)
     root.actions = actions
-    root.children = children = []  # statistics of each root action, made on its first visit
+    children: list[Node] = []  # statistics of each root action, made on its first visit
     cache: dict[int, OutcomeTable] = {}
     simulations = 0
     while True:
@@ -116,6 +116,7 @@ def mc_search(
         simulations += 1
         if simulations >= limit or (deadline is not None and time.perf_counter() >= deadline):
             break
+    root.children = [*children]
     sign = 1.0 if player == 0 else -1.0
     values = {a: sign * c.mean() for a, c in zip(actions, children, strict=False)}
     best = max(values, key=values.__getitem__)
@@ -140,7 +141,7 @@ class MCBot(PolicyBot):
         self.options = options
         self.last_result: MCTSResult | None = None
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The action with the best mean rollout value."""
         actions = state.legal_actions()
         if len(actions) == 1:
@@ -148,7 +149,7 @@ class MCBot(PolicyBot):
             return actions[0]
         return self.analyse_state(state).action
 
-    def analyse_state(self, state: SearchState) -> MCTSResult:
+    def analyse_state(self, state: Core) -> MCTSResult:
         """Runs the search on a search-protocol state."""
         self.last_result = mc_search(
             state, self.game, seed=self.rng.getrandbits(63), **self.options
@@ -194,7 +195,7 @@ def _make_mc(
 # Greedy ------------------------------------------------------------------------------------
 
 
-def expected_evaluation(state: SearchState, evaluate: Evaluation, player: int) -> float:
+def expected_evaluation(state: Core, evaluate: Evaluation, player: int) -> float:
     """The heuristic for `player` at the next decision or terminal node, averaged over the
     chance nodes before it (exactly, by recursion over their outcomes)."""
     if state.current_player() != CHANCE:
@@ -208,7 +209,7 @@ def expected_evaluation(state: SearchState, evaluate: Evaluation, player: int) -
     return total
 
 
-def greedy_values(state: SearchState, evaluate: Evaluation) -> dict[int, float]:
+def greedy_values(state: Core, evaluate: Evaluation) -> dict[int, float]:
     """One-ply value of each legal action for the player to move (see the module docstring)."""
     player = state.current_player()
     values = {}
@@ -232,7 +233,7 @@ class GreedyBot(PolicyBot):
         super().__init__(game, player, seed)
         self.evaluate = evaluation or evaluation_for(game)
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """A best action by `greedy_values`."""
         actions = state.legal_actions()
         if len(actions) == 1:

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 
 import pyspiel
 
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
+from chancespiel.games.core import Core
 
 
 class PolicyBot(pyspiel.Bot):
@@ -25,7 +26,7 @@ class PolicyBot(pyspiel.Bot):
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The action to play in `state` (a private copy the bot may change)."""
         raise NotImplementedError
 

@@ -33,6 +33,7 @@ from chancespiel.games.cant_stop import (
     STOP,
     CantStopCore,
 )
+from chancespiel.games.core import Core
 
 _CANT_STOP = ("python_cant_stop",)
 NEW_RUNNER_COST = 6
@@ -103,8 +104,9 @@ class RuleOf28Bot(PolicyBot):
         super().__init__(game, player, seed)
         self.threshold = threshold
 
-    def choose(self, state: CantStopCore) -> int:
+    def choose(self, state: Core) -> int:
         """The rule's move, roll/stop decision, or the forced pass."""
+        assert isinstance(state, CantStopCore)
         if state.phase == CHOOSING:
             return max(state.legal_actions(), key=lambda a: (choice_value(state, a), -a))
         if state.phase == DECIDING:

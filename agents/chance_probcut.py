@@ -36,7 +36,7 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, child_key
 from chancespiel.agents.star_minimax import (
@@ -46,7 +46,7 @@ from chancespiel.agents.star_minimax import (
     search,
 )
 from chancespiel.files import read_bounded
-from chancespiel.games.core import TERMINAL
+from chancespiel.games.core import TERMINAL, Core
 from chancespiel.games.registry import evaluation_for
 
 MAX_REGRESSION_BYTES = 1 << 16  # a saved regression is a few hundred bytes
@@ -185,7 +185,7 @@ class ChanceProbCutSearch(_Search):
         self.cuts = 0
 
     def chance_node(
-        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Star2 at a chance node, after a ChanceProbCut test where it applies."""
         if (
@@ -200,7 +200,7 @@ class ChanceProbCutSearch(_Search):
         return super().chance_node(state, depth, alpha, beta, key, ckey)
 
     def probcut(
-        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float | None:
         """beta (alpha) if the shallow estimates predict a fail high (low), else None."""
         vmin, vmax = self.vmin, self.vmax

@@ -66,9 +66,10 @@ from chancespiel.agents.mcts_core import (
     most_visited,
     run_simulations,
 )
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
+from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given no budget
@@ -134,7 +135,7 @@ def check_mcts_params(
 
 
 def mcts_search(
-    state: SearchState,
+    state: Core,
     game: pyspiel.Game,
     *,
     uct_c: float = DEFAULT_UCT_C,
@@ -220,12 +221,13 @@ def _result(root: Node, simulations: int, depth: int, time_s: float, nodes: int)
     sign = 1.0 if root.player == 0 else -1.0
     children = root.children or []
     actions = root.actions or []
-    best = most_visited(children, sign)
+    tried = [child for child in children if child is not None]  # all, at a decision node
+    best = most_visited(tried, sign)
     return MCTSResult(
-        value=sign * children[best].mean(),
+        value=sign * tried[best].mean(),
         action=actions[best],
-        action_values={a: sign * c.mean() for a, c in zip(actions, children, strict=False)},
-        visits={a: c.visits for a, c in zip(actions, children, strict=False)},
+        action_values={a: sign * c.mean() for a, c in zip(actions, tried, strict=False)},
+        visits={a: c.visits for a, c in zip(actions, tried, strict=False)},
         simulations=simulations,
         nodes=nodes,
         depth=depth,
@@ -248,7 +250,7 @@ class MCTSBot(PolicyBot):
         self.options = options
         self.last_result: MCTSResult | None = None
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The most visited root action of a search within the budget."""
         actions = state.legal_actions()
         if len(actions) == 1:

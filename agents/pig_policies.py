@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot, require_game
-from chancespiel.agents.protocol import SearchState
 from chancespiel.agents.registry import Param, register_agent
+from chancespiel.games.core import Core
 from chancespiel.games.pig_core import ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import PigSolution, solve_pig
 
@@ -30,7 +30,7 @@ class HoldBot(PolicyBot):
         super().__init__(game, player, seed)
         self.n = n
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """ROLL below the threshold, STOP at it or when stopping wins."""
         assert isinstance(state, PigCore)  # our Pig, or OpenSpiel's read into our core
         banked = state.scores[state.turn_player]
@@ -51,7 +51,7 @@ class PigOptimalBot(PolicyBot):
             sides=params["diceoutcomes"],
         )
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The solver's optimal action."""
         assert isinstance(state, PigCore)  # our Pig, or OpenSpiel's read into our core
         mover = state.turn_player

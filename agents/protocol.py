@@ -7,27 +7,12 @@ every agent runs on every OpenSpiel game with chance. `search_state` picks the r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pyspiel
 
 from chancespiel.games.core import Core
 from chancespiel.games.registry import read_core
-
-
-class SearchState(Protocol):
-    """What search algorithms need from a state. Returned sequences must not be mutated."""
-
-    def current_player(self) -> int: ...
-    def legal_actions(self) -> Sequence[int]: ...
-    def chance_outcomes(self) -> Sequence[tuple[int, float]]: ...
-    def apply(self, action: int) -> None: ...
-    def clone(self) -> SearchState: ...
-    def child(self, action: int) -> SearchState: ...  # optional: clone() then apply(action)
-    def is_terminal(self) -> bool: ...
-    def returns(self) -> Sequence[float]: ...
-    def action_to_string(self, player: int, action: int) -> str: ...
 
 
 class PyspielAdapter(Core):
@@ -79,7 +64,7 @@ class PyspielAdapter(Core):
         return str(self.state)
 
 
-def search_state(state: Any) -> SearchState:
+def search_state(state: Any) -> Core:
     """A private copy of `state` to search on: the native core when it has one, or one of our
     cores read from a foreign state whose game equals ours (OpenSpiel's einstein_wurfelt_nicht),
     else an adapter."""

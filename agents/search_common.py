@@ -246,7 +246,7 @@ def deepen(
     """
     if not iterative and max_depth is None:
         raise ValueError("iterative=False needs max_depth")
-    depth = 0 if iterative else max_depth - 1
+    depth = max_depth - 1 if not iterative and max_depth is not None else 0
     while max_depth is None or depth < max_depth:
         depth += 1
         try:

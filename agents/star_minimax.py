@@ -71,7 +71,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -89,7 +89,7 @@ from chancespiel.agents.search_common import (
     mix64,
     sample_outcomes,
 )
-from chancespiel.games.core import CHANCE, TERMINAL
+from chancespiel.games.core import CHANCE, TERMINAL, Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 ALGORITHMS = ("expectimax", "star1", "star2")
@@ -212,7 +212,7 @@ class _Search(MoveOrderingMixin):
 
     # Shared helpers -----------------------------------------------------------------------
 
-    def outcomes(self, state: SearchState, ckey: int) -> Sequence[tuple[int, float]]:
+    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
         """The chance node's outcomes, or its sample (a function of its sample key)."""
         outcomes = state.chance_outcomes()
         if self.samples is None:
@@ -225,7 +225,7 @@ class _Search(MoveOrderingMixin):
             self.partial_sample = True
         return sample
 
-    def leaf(self, state: SearchState) -> float:
+    def leaf(self, state: Core) -> float:
         """The heuristic value of a non-terminal node at the horizon."""
         self.horizon_reached = True
         self.evaluations += 1
@@ -249,7 +249,7 @@ class _Search(MoveOrderingMixin):
 
     # Expectimax ---------------------------------------------------------------------------
 
-    def expectimax(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
+    def expectimax(self, state: Core, depth: int, key: int, ckey: int) -> float:
         """Exact depth-limited expectimax value for the root player (no pruning).
 
         Without pruning, move order changes nothing, so no best moves are stored; path keys
@@ -293,7 +293,7 @@ class _Search(MoveOrderingMixin):
     # Star1 / Star2 ------------------------------------------------------------------------
 
     def star(
-        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
 
@@ -314,7 +314,7 @@ class _Search(MoveOrderingMixin):
 
     def decision_node(
         self,
-        state: SearchState,
+        state: Core,
         depth: int,
         alpha: float,
         beta: float,
@@ -393,7 +393,7 @@ class _Search(MoveOrderingMixin):
             best_moves[table_key] = best_action
         return best_value
 
-    def chance_average(self, state: SearchState, depth: int, key: int, ckey: int) -> float:
+    def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
         for outcome, prob in self.outcomes(state, ckey):
@@ -404,7 +404,7 @@ class _Search(MoveOrderingMixin):
         return total
 
     def chance_node(
-        self, state: SearchState, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node.
 
@@ -419,7 +419,7 @@ class _Search(MoveOrderingMixin):
         pess, opti = vmin, vmax  # probabilities sum to 1
         # Children are made when first needed (a cut may come before most are), and kept
         # between Star2's probing and its full search.
-        children: list[SearchState | None] = [None] * n
+        children: list[Core | None] = [None] * n
         keys = [hash((key, outcome)) for outcome, _ in outcomes]  # child_key(key, outcome)
         ckeys = [self.chance_ckey(ckey)] * n if self.shared else keys
         budget, root, make_child = self.budget, self.root, self.make_child
@@ -545,7 +545,7 @@ class _Search(MoveOrderingMixin):
     # Root ---------------------------------------------------------------------------------
 
     def root_search(
-        self, state: SearchState, depth: int
+        self, state: Core, depth: int
     ) -> tuple[float, int, dict[int, float], dict[int, str]]:
         """Searches every root action at `depth`.
 
@@ -623,7 +623,7 @@ class _Average:
 
 
 def search(
-    state: SearchState,
+    state: Core,
     game: pyspiel.Game,
     algorithm: str = "star2",
     *,
@@ -717,7 +717,7 @@ def search(
 
 def run_iterations(
     context: _Search,
-    state: SearchState,
+    state: Core,
     max_depth: int | None,
     iterative: bool,
     time_ms: float | None,
@@ -769,7 +769,7 @@ def _store(
 
 def _sampled_iterations(
     context: _Search,
-    state: SearchState,
+    state: Core,
     result: SearchResult,
     max_depth: int | None,
     iterative: bool,
@@ -788,7 +788,7 @@ def _sampled_iterations(
     budget, vmin, vmax = context.budget, context.vmin, context.vmax
     base_seed = context.seed
     average = _Average() if options.resample else None
-    depth = 0 if iterative else max_depth - 1
+    depth = max_depth - 1 if not iterative and max_depth is not None else 0
     deeper = True
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
@@ -838,7 +838,7 @@ def _sampled_iterations(
         return False
 
 
-def _solve(context: _Search, state: SearchState, depth: int, result: SearchResult) -> bool:
+def _solve(context: _Search, state: Core, depth: int, result: SearchResult) -> bool:
     """Runs the classic search of the real tree at `depth`; True (result stored) if it finished
     without meeting the horizon, i.e. the position is solved."""
     samples = context.samples
@@ -899,7 +899,7 @@ class StarMinimaxBot(PolicyBot):
         self.options = options
         self.last_result: SearchResult | None = None
 
-    def choose(self, state: SearchState) -> int:
+    def choose(self, state: Core) -> int:
         """The best move of the deepest search completed within the budget."""
         result = search(
             state, self.game, self.algorithm, seed=self.rng.getrandbits(63), **self.options

@@ -41,7 +41,7 @@ import pyspiel
 import tqdm
 from numpy.typing import ArrayLike
 
-from chancespiel.agents.protocol import SearchState, search_state
+from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.match import (
     Record,
     a_score,
@@ -51,12 +51,14 @@ from chancespiel.evaluation.match import (
     rules_digest,
 )
 from chancespiel.evaluation.stats import MatchInterval, match_interval
+from chancespiel.games.core import Core
+from chancespiel.games.pig_core import PigCore
 from chancespiel.games.registry import evaluation_for
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 FOLDS = 10
 
-ValueFunction = Callable[[SearchState], float]
+ValueFunction = Callable[[Core], float]
 """V(state) -> player 0's expected return in [-1, 1] (a state of the search protocol)."""
 
 
@@ -64,11 +66,11 @@ class LuckError(ValueError):
     """A value function that cannot be used on a game, or a record that cannot be replayed."""
 
 
-def _terminal_or(state: SearchState) -> float | None:
+def _terminal_or(state: Core) -> float | None:
     return float(state.returns()[0]) if state.is_terminal() else None
 
 
-def _expected(state: SearchState, h: Callable[[Any, int], float]) -> float:
+def _expected(state: Core, h: Callable[[Any, int], float]) -> float:
     """h for player 0 at the next decision or terminal node, averaged over chance nodes."""
     if state.is_terminal():
         return float(state.returns()[0])
@@ -88,7 +90,7 @@ def heuristic_value(game: pyspiel.Game) -> ValueFunction:
     which for chained chance nodes such as EinStein's setups would cost millions of calls)."""
     h = evaluation_for(game)
 
-    def value(state: SearchState) -> float:
+    def value(state: Core) -> float:
         terminal = _terminal_or(state)
         return terminal if terminal is not None else h(state, 0)
 
@@ -100,7 +102,7 @@ def lookahead_value(game: pyspiel.Game) -> ValueFunction:
     player 0's moves, the min over player 1's); the heuristic at chance nodes."""
     h = evaluation_for(game)
 
-    def value(state: SearchState) -> float:
+    def value(state: Core) -> float:
         terminal = _terminal_or(state)
         if terminal is not None:
             return terminal
@@ -133,7 +135,8 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
     except ValueError as e:
         raise LuckError(f"value 'exact': {e}") from None
 
-    def value(state: SearchState) -> float:
+    def value(state: Core) -> float:
+        assert isinstance(state, PigCore)  # the exact value exists for our Pig alone
         return 2.0 * solution.state_win_probability(state, 0) - 1.0
 
     return value
@@ -142,7 +145,7 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
 def zero_value(game: pyspiel.Game) -> ValueFunction:
     """0 everywhere: every correction is 0 (raw scores, for comparison)."""
 
-    def value(state: SearchState) -> float:
+    def value(state: Core) -> float:
         return 0.0
 
     return value

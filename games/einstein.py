@@ -586,9 +586,9 @@ class EinsteinCore(Core):
         code = self.board[self.rules.move_table[action][0]]
         # The number comes from the board; "?" if the action's source holds no cube of that
         # colour (C++ prints garbage there; it only happens for illegal actions).
-        value = str((code - 1) % 6 + 1) if code and (code - 1) // 6 == mover else "?"
+        number = str((code - 1) % 6 + 1) if code and (code - 1) // 6 == mover else "?"
         capture = "*" if action & 1 else ""
-        return f"{_COLOR[mover]}{value}-{_DIRECTION_NAMES[direction]}{capture}"
+        return f"{_COLOR[mover]}{number}-{_DIRECTION_NAMES[direction]}{capture}"
 
     def board_string(self) -> str:
         """The board exactly as the C++ game's ToString(): rows of '|b2||__||w5|...'."""

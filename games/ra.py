@@ -384,7 +384,7 @@ class RaCore(Core):
         self.track: list[int] = []  # the auction track
         self.ra_count = 0  # Ra tiles on the Ra track
         self.tiles = ([0] * NUM_KINDS, [0] * NUM_KINDS)
-        self.up = START_SUNS  # face-up suns of each player
+        self.up: tuple[tuple[int, ...], tuple[int, ...]] = START_SUNS  # face-up suns
         self.down: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # face-down suns
         self.centre = START_CENTRE
         self.fame = (START_FAME, START_FAME)
@@ -895,19 +895,19 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     total0, total1 = suns0 + sum(down0), suns1 + sum(down1)
     points0, points1 = _both_tile_points(t0, t1)
     sun_total = SUN_TOTAL_POINTS if total0 > total1 else -SUN_TOTAL_POINTS if total0 < total1 else 0
-    fame0 = (
+    projected0 = (
         fame0
         + points0
         + SUN_TOTAL_WEIGHT * sun_total
         + (_SUN_CONSTANT * len(up0) + SUN_RANK * suns0)
     )
-    fame1 = (
+    projected1 = (
         fame1
         + points1
         - SUN_TOTAL_WEIGHT * sun_total
         + (_SUN_CONSTANT * len(up1) + SUN_RANK * suns1)
     )
-    lead = fame0 - fame1 if player == 0 else fame1 - fame0
+    lead = projected0 - projected1 if player == 0 else projected1 - projected0
     return math.tanh(lead / HEURISTIC_SCALE)
 
 

@@ -137,7 +137,7 @@ def _mean(values: Sequence[float]) -> float:
 
 def summary_rows(series: Sequence[Series]) -> list[dict[str, object]]:
     """One dict per series: means over the trees, nodes relative to the baseline."""
-    rows = []
+    rows: list[dict[str, object]] = []
     baselines = {s.game: _mean(s.nodes) for s in series if s.algorithm in ("star1", "alpha-beta")}
     for s in series:
         nodes = _mean(s.nodes)
@@ -167,7 +167,7 @@ def markdown_table(rows: Sequence[dict[str, object]]) -> str:
     for game in dict.fromkeys(r["game"] for r in rows):
         block = [r for r in rows if r["game"] == game]
         lines += [
-            f"**`{game}`**, {block[0]['trees']} trees (seeds 0..{int(block[0]['trees']) - 1})",
+            f"**`{game}`**, {block[0]['trees']} trees (seeds 0..{int(str(block[0]['trees'])) - 1})",
             "",
             "| algorithm | epsilon | gamma | mean nodes | vs baseline | mean width | max width "
             "| mean regret | max regret | seconds |",

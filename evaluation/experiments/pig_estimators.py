@@ -164,10 +164,10 @@ def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
                 regrets.setdefault(record["seats"][player], []).append(regret)
             state.apply_action(action)
     rows = []
-    for agent, values in regrets.items():
-        mean, half = _mean_ci(values)
-        bad = sum(v > 1e-9 for v in values) / len(values)
-        rows.append(AgentRegret(agent, len(values), mean, half, bad))
+    for agent, agent_regrets in regrets.items():
+        mean, half = _mean_ci(agent_regrets)
+        bad = sum(v > 1e-9 for v in agent_regrets) / len(agent_regrets)
+        rows.append(AgentRegret(agent, len(agent_regrets), mean, half, bad))
     return rows
 
 

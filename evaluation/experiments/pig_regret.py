@@ -62,7 +62,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pyspiel
 import tqdm
@@ -358,7 +358,9 @@ def roll_noise(key: tuple[int, ...]) -> float:
     mover = core.turn_player
     rolled = core.child(ROLL)
     outcomes = [(p, rolled.child(a)) for a, p in rolled.chance_outcomes()]
-    values = [(p, solution.state_win_probability(child, mover)) for p, child in outcomes]
+    values = [
+        (p, solution.state_win_probability(cast(PigCore, child), mover)) for p, child in outcomes
+    ]
     mean = sum(p * v for p, v in values)
     return math.sqrt(sum(p * (v - mean) ** 2 for p, v in values))
 

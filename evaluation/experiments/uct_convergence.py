@@ -145,7 +145,7 @@ def mc_recommendations(core: Any, checkpoints: Sequence[int], seed: int) -> list
             entry[0] += 1
             entry[1] += state.returns()[0]
             done += 1
-        choices.append(most_wins({a: (n, w) for a, (n, w) in stats.items()}))
+        choices.append(most_wins({a: (int(n), w) for a, (n, w) in stats.items()}))
     return choices
 
 
@@ -174,13 +174,13 @@ def uct_convergence_time(
             last_below = t
         elif t - last_below >= max(last_below, 500):
             break
-        if critical and favourable is None and len(root.kids) == 2:
+        if good is not None and favourable is None and len(root.kids) == 2:
             means = {a: k.w / k.n for a, k in root.kids.items()}
             if means[0] != means[1]:
                 favourable = means[good] > means[1 - good]
     converged = root.w >= tau * root.n
     trap_share = 0.0
-    if critical and len(root.kids) == 2:
+    if good is not None and len(root.kids) == 2:
         trap_share = root.kids[1 - good].n / root.n
     return (last_below + 1 if converged else None), favourable, trap_share
 
@@ -570,15 +570,15 @@ def trap_table(out: Path, study: dict[str, Any], scale: Scale) -> str:
                 cell = results[(mx, mn)]
                 for run, (t, fav, share) in enumerate(cell):
                     writer.writerow([mx, mn, maxes[1], mins[0], mins[1], run, t, fav, share])
-                fav = [t for t, f, _ in cell if f]
-                unf = [t for t, f, _ in cell if f is False]
+                fav_times = [t for t, f, _ in cell if f]
+                unf_times = [t for t, f, _ in cell if f is False]
                 cap = scale.trap_iterations
-                f_mean = _summary(fav, cap)["mean"] if fav else float("nan")
-                u_mean = _summary(unf, cap)["mean"] if unf else float("nan")
+                f_mean = _summary(fav_times, cap)["mean"] if fav_times else float("nan")
+                u_mean = _summary(unf_times, cap)["mean"] if unf_times else float("nan")
                 share = statistics.fmean(s for _, _, s in cell)
                 lines.append(
-                    f"| {mx} (0, {maxes[1]}) | {mn} {mins} | {len(fav)} | {f_mean:,.0f} "
-                    f"| {len(unf)} | {u_mean:,.0f} | {sum(t is None for t, _, _ in cell)} "
+                    f"| {mx} (0, {maxes[1]}) | {mn} {mins} | {len(fav_times)} | {f_mean:,.0f} "
+                    f"| {len(unf_times)} | {u_mean:,.0f} | {sum(t is None for t, _, _ in cell)} "
                     f"| {share:.1%} |"
                 )
     return "\n".join(lines)
