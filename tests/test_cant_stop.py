@@ -20,8 +20,8 @@ from chancespiel.agents.cant_stop_policies import (
     wants_to_roll,
 )
 from chancespiel.games import heuristic_for
-from chancespiel.games.cant_stop import (
-    CHANCE,
+from chancespiel.games.cant_stop import CantStopGame, CantStopState
+from chancespiel.games.cant_stop_core import (
     CHOOSING,
     DECIDING,
     PASS,
@@ -29,13 +29,11 @@ from chancespiel.games.cant_stop import (
     ROLL,
     ROLLING,
     STOP,
-    TERMINAL,
     CantStopCore,
-    CantStopGame,
     CantStopRules,
-    CantStopState,
     bust_probability,
 )
+from chancespiel.games.core import CHANCE, TERMINAL
 from chancespiel.games.registry import evaluation_for
 
 GAME = pyspiel.load_game("python_cant_stop")
