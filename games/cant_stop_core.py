@@ -122,21 +122,23 @@ class PlayerSummary:
 class CantStopRules(SharedRules):
     """Constants of one Can't Stop variant: board, roll table, action encoding. Shared."""
 
+    # Parameters are typed Any: they come from a params dict, and are checked here (compiled,
+    # an int annotation would reject a float before the check could name the parameter).
     def __init__(
         self,
-        sides: int = 6,
-        shortest: int = 3,
-        height_step: int = 2,
-        columns_to_win: int = 3,
-        horizon: int = 1000,
-        ordered_dice: bool = False,
+        sides: Any = 6,
+        shortest: Any = 3,
+        height_step: Any = 2,
+        columns_to_win: Any = 3,
+        horizon: Any = 1000,
+        ordered_dice: Any = False,
     ):
         if not isinstance(ordered_dice, bool):
             raise ValueError(f"parameter ordered_dice must be a boolean, got {ordered_dice!r}")
-        self.ordered_dice = ordered_dice
+        self.ordered_dice: bool = ordered_dice
         self.sides = s = check_int_param("sides", sides, 2, 12)
-        self.shortest = check_int_param("shortest", shortest, 1, 99)
-        self.height_step = check_int_param("height_step", height_step, 0, 10)
+        self.shortest = low = check_int_param("shortest", shortest, 1, 99)
+        self.height_step = step = check_int_param("height_step", height_step, 0, 10)
         self.num_columns = n = 2 * s - 1
         # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
         # is open, and each player can still win the columns they lack (see the docstring).
@@ -144,7 +146,7 @@ class CantStopRules(SharedRules):
         self.horizon = check_int_param("horizon", horizon, 1, 100_000)
         # Column index i holds the sum i + 2.
         self.heights: tuple[int, ...] = tuple(
-            shortest + height_step * (s - 1 - abs(s - 1 - i)) for i in range(n)
+            low + step * (s - 1 - abs(s - 1 - i)) for i in range(n)
         )
         self.max_height = max(self.heights)
         self.no_runners: tuple[int, ...] = (0,) * n
