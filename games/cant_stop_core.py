@@ -226,6 +226,15 @@ class CantStopRules(SharedRules):
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.class_bits = len(classes).bit_length()
         self.summaries: dict[tuple[tuple[int, ...], int], PlayerSummary] = {}
+        # The two summaries last asked for, by the identity of their squares tuple (held here,
+        # so that its id is not reused): every core of a turn shares its players' squares
+        # tuples, so that most lookups of a tree search match one of them without hashing.
+        self._last_squares: tuple[int, ...] = ()
+        self._last_blocked = -1
+        self._last = PlayerSummary([], 0.0)
+        self._other_squares: tuple[int, ...] = ()
+        self._other_blocked = -1
+        self._other = self._last
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows: tuple[tuple[float, ...], ...] = tuple(
             tuple(float(x) / h for x in range(h + 1)) for h in self.heights
@@ -328,8 +337,20 @@ class CantStopRules(SharedRules):
         usable columns, hence the bust risk, follow from them, the squares and the won
         columns), so a search's many leaves with the same runners share one value.
         """
+        if squares is self._last_squares and blocked == self._last_blocked:
+            return self._last
+        if squares is self._other_squares and blocked == self._other_blocked:
+            return self._other
         summary = self.summaries.get((squares, blocked))
-        return self._new_summary(squares, blocked) if summary is None else summary
+        if summary is None:
+            summary = self._new_summary(squares, blocked)
+        self._other_squares, self._other_blocked, self._other = (
+            self._last_squares,
+            self._last_blocked,
+            self._last,
+        )
+        self._last_squares, self._last_blocked, self._last = squares, blocked, summary
+        return summary
 
     def _new_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
         """`player_summary` computed and cached, for a key not in the cache."""
@@ -341,11 +362,10 @@ class CantStopRules(SharedRules):
             i = low.bit_length() - 1
             bits ^= low
             fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
-        ranked = sorted(fracs, reverse=True)
-        w = self.columns_to_win
         if len(self.summaries) >= MAX_CACHED:
             self.summaries.clear()
-        summary = self.summaries[(squares, blocked)] = PlayerSummary(fracs, sum(ranked[:w]) / w)
+        summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
+        self.summaries[(squares, blocked)] = summary
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -896,7 +916,6 @@ def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float
     banked values out of the ranked ones.)
     """
     rules = core.rules
-    w = rules.columns_to_win
     values = summary.fracs.copy()
     runners = core.runners
     if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
@@ -908,8 +927,18 @@ def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float
         base = core.squares[core.player]
         for i in rules.columns_of(core.rmask):
             values[i] = (float(base[i]) + keep * (runners[i] - base[i])) / heights[i]
-    values.sort(reverse=True)
-    return sum(values[:w]) / w
+    return best_mean(values, rules.columns_to_win)
+
+
+def best_mean(values: list[float], w: int) -> float:
+    """The mean of the `w` largest of `values` (which it sorts), summed from the largest:
+    the float of `sum(sorted(values, reverse=True)[:w]) / w`, without the generic calls."""
+    values.sort()
+    total = 0.0
+    last = len(values) - 1
+    for k in range(w):
+        total += values[last - k]
+    return total / w
 
 
 def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
