@@ -733,7 +733,7 @@ class CantStopCore(Core):
         self.phase = DECIDING
         # Stopping wins once the columns won and the runners on top (runner columns no longer
         # usable) reach the goal.
-        if self.won[self.player] + (rmask & ~usable).bit_count() >= rules.columns_to_win:
+        if self.won[self.player] + bits_set(rmask & ~usable) >= rules.columns_to_win:
             self.options = _STOP_ONLY
         else:
             self.options = _ROLL_OR_STOP
@@ -834,6 +834,16 @@ class CantStopCore(Core):
             f"Moves: {self.moves}/{rules.horizon}"
         )
         return "\n".join(lines) + "\n"
+
+
+def bits_set(mask: int) -> int:
+    """The number of bits set in `mask` >= 0 (int.bit_count, which compiled code would call
+    as a Python method; here at most three runner bits)."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
 
 
 def _row(label: str, values: Sequence[str]) -> str:
