@@ -43,13 +43,12 @@ build: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
-lint: $(STAMP)
+lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 # mypy over the package as it is imported (chancespiel.games is games/, ...): a tree of links
-# under build/ gives mypy the package layout that pyproject's package-dir maps. Not yet part of
-# `make test`: the known errors are listed by this target.
+# under build/ gives mypy the package layout that pyproject's package-dir maps. Part of lint.
 typecheck: $(STAMP)
 	rm -rf build/typecheck && mkdir -p build/typecheck/chancespiel
 	for f in chancespiel/*.py; do ln -s ../../../$$f build/typecheck/chancespiel/; done

@@ -24,7 +24,7 @@ import pyspiel
 
 from chancespiel.agents.bot import PolicyBot, require_game
 from chancespiel.agents.registry import Param, register_agent
-from chancespiel.games.cant_stop import (
+from chancespiel.games.cant_stop_core import (
     CHOOSING,
     DECIDING,
     NUM_RUNNERS,

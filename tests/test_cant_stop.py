@@ -20,8 +20,8 @@ from chancespiel.agents.cant_stop_policies import (
     wants_to_roll,
 )
 from chancespiel.games import heuristic_for
-from chancespiel.games.cant_stop import (
-    CHANCE,
+from chancespiel.games.cant_stop import CantStopGame, CantStopState
+from chancespiel.games.cant_stop_core import (
     CHOOSING,
     DECIDING,
     PASS,
@@ -29,13 +29,11 @@ from chancespiel.games.cant_stop import (
     ROLL,
     ROLLING,
     STOP,
-    TERMINAL,
     CantStopCore,
-    CantStopGame,
     CantStopRules,
-    CantStopState,
     bust_probability,
 )
+from chancespiel.games.core import CHANCE, TERMINAL, fields_of
 from chancespiel.games.registry import evaluation_for
 
 GAME = pyspiel.load_game("python_cant_stop")
@@ -419,7 +417,7 @@ def test_clone_copy_and_pickle_are_independent_and_equal():
     core = after_roll(RULES.position(squares=[{5: 2}, {9: 3}], runners={6: 1}), (1, 2, 3, 4))
 
     def fields(c: CantStopCore) -> dict[str, object]:
-        return {name: getattr(c, name) for name in CantStopCore.__slots__ if name != "rules"}
+        return {name: getattr(c, name) for name in fields_of(CantStopCore) if name != "rules"}
 
     for copied in (core.clone(), copy.deepcopy(core), pickle.loads(pickle.dumps(core))):
         assert fields(copied) == fields(core)

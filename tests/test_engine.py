@@ -27,7 +27,13 @@ from chancespiel import engine
 from chancespiel.agents.baselines import mc_search
 from chancespiel.agents.mcts import mcts_search
 
-GAMES = ("python_pig", "python_pig(dice=1,winscore=40)", "python_pig(ordered_dice=true)")
+GAMES = (
+    "python_pig",
+    "python_pig(dice=1,winscore=40)",
+    "python_pig(ordered_dice=true)",
+    "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)",
+    "python_cant_stop",
+)
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
 # heuristic, and flat Monte Carlo; rollouts through the engine's own loop.
 SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {

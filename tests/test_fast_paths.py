@@ -17,8 +17,8 @@ import pytest
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.mcts_core import rollout
-from chancespiel.games.cant_stop import OVER, ROLLING, CantStopCore, cant_stop_heuristic
-from chancespiel.games.cant_stop import player_progress as fast_progress
+from chancespiel.games.cant_stop_core import OVER, ROLLING, CantStopCore, cant_stop_heuristic
+from chancespiel.games.cant_stop_core import player_progress as fast_progress
 from chancespiel.games.core import Core, fields_of
 from chancespiel.games.einstein import _PLAY as EINSTEIN_PLAY
 from chancespiel.games.einstein import _POS as EINSTEIN_POS

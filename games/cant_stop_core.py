@@ -1,0 +1,982 @@
+"""Can't Stop (Sid Sackson, 1980) for two players, with explicit chance nodes.
+
+Rules (Sid Sackson's Can't Stop, 1980, as in the Parker Brothers rulebook). Columns are labelled
+by the dice sums 2..2s (s = die sides) and have heights 3,5,7,9,11,13,11,9,7,5,3 in the real
+game. A turn starts with a roll of four dice, which the player splits into two pairs. The player
+picks a pairing and must use both of its sums if that is legal, else picks one sum of it that is
+legal alone. Using a sum moves the runner (neutral marker) in that column up one cell, or places
+a new runner one cell above the player's square (the bottom cell if none) while fewer than three
+runners are out. A runner never passes the top, and columns won by anyone are blocked for
+everyone. A roll with no legal move is a bust: the runners come off and the turn passes. After
+every other roll the player rolls again or stops; stopping moves the player's squares up to the
+runners and wins every column whose top a runner reached (removing the opponent's squares
+there). The first player to win `columns_to_win` columns wins. Player 0 starts. Squares of both
+players may share a cell.
+
+Turn structure and decisions (the rulebook leaves these to the implementation):
+
+- A turn starts at a chance node: the roll of four dice. Outcomes are the distinct multisets
+  of four faces, numbered in lexicographic order of their sorted faces (with six sides,
+  0 = 1-1-1-1, 1 = 1-1-1-2, ..., 125 = 6-6-6-6), each with probability
+  (number of orderings) / sides**4 ("Roll 1-4-5-6").
+- After a roll the player chooses a move (phase "choose"), then roll or stop (phase "decide").
+- A bust is resolved inside the chance step: runners removed, the turn passes, and the next
+  player's turn starts at a chance node. One exception: a bust on a turn's first roll (no
+  runners out yet; possible once an even column is won, e.g. 1-1-1-1 with column 2 won)
+  leaves the player one legal action, `pass`. Without it, busts on both players' first rolls
+  would chain chance nodes without end, and a search that counts only decision plies would
+  never leave that path. With it, at most two chance nodes follow each other, and no
+  decision node has zero legal actions.
+- When stopping wins the game, `stop` is the only legal action (rolling on is dominated; the
+  same rule as OpenSpiel's `pig`). The player still has to take it: nothing stops on its own.
+- After `horizon` decision moves (choices, rolls, stops and passes) the game ends in a draw,
+  even at a chance node, so `max_game_length` is finite (a player who never stops never ends
+  the game). The default of 1000 is about three times the longest of 2000 games of random
+  self-play (202 moves, mean 133) and of rule_of_28 self-play (322 moves, mean 155).
+
+Actions: a fixed encoding independent of the roll, with n = 2s - 1 columns.
+
+- 0 `roll`, 1 `stop`, 2 `pass`.
+- 3 + (a - 2) for a in 2..2s: use the single sum a ("use 9").
+- 3 + n + k: use both sums a <= b ("use 5 and 9", "use 7 and 7"), k numbering the pairs in
+  lexicographic order: (2,2), (2,3), ..., (2,2s), (3,3), ... So the real game has 3 + 11 + 66
+  = 80 distinct actions. legal_actions() lists the moves of every pairing, merged and sorted.
+
+Parameters: `sides` (die faces, 2..12, default 6), `shortest` (height of columns 2 and 2s,
+default 3), `height_step` (extra height per column towards the middle, default 2), so column a
+has height shortest + height_step * (s - 1 - |s + 1 - a|); `columns_to_win` (default 3, at
+most s, so that a player can always still win the columns needed), `horizon` (default 1000),
+all integers; and `ordered_dice` (boolean, default false): true enumerates the roll as the
+s**4 ordered outcomes of four distinguishable dice (1296 with six sides, numbered in
+lexicographic order of (d1, d2, d3, d4), each 1 / s**4, "Roll 4-1-6-5" in the order drawn)
+instead of the merged multisets: the same game with the same probabilities, offered because
+classic search pays for every outcome of a chance node and sampling does not. A game small
+enough for exhaustive search:
+`python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)` has columns
+2,3,4 of heights 1,2,1, 5 distinct rolls, and a full game tree of 43,281 nodes (expectimax value
+0.9212 for player 0; each 2 more moves of horizon multiply the tree by about 9).
+
+Returns: +1 to the winner, -1 to the loser, 0 to both at the horizon.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from itertools import accumulate
+from typing import Any, Final
+
+import numpy as np
+import pyspiel
+
+from chancespiel.games.core import (
+    CHANCE,
+    TERMINAL,
+    Core,
+    SharedRules,
+    check_bool_param,
+    check_int_param,
+)
+
+ROLL: Final = 0
+STOP: Final = 1
+PASS: Final = 2
+FIRST_MOVE: Final = 3  # the first "use sums" action id
+NUM_RUNNERS: Final = 3
+NUM_DICE: Final = 4
+
+# Phases of a core; the roll is the only chance node.
+ROLLING: Final = 0  # chance node: the dice are about to be rolled
+CHOOSING: Final = 1  # the player picks how to use the roll
+DECIDING: Final = 2  # the player rolls again or stops
+PASSING: Final = 3  # bust on the turn's first roll: the only action is PASS
+OVER: Final = 4
+
+# Typed as variable-length tuples: compiled, they stay the same shared objects (a fixed-length
+# tuple type would be unboxed, and boxed anew each time a method returns it).
+_ROLL_OR_STOP: Final[tuple[int, ...]] = (ROLL, STOP)
+_STOP_ONLY: Final[tuple[int, ...]] = (STOP,)
+_PASS_ONLY: Final[tuple[int, ...]] = (PASS,)
+_NO_ACTIONS: Final[tuple[int, ...]] = ()
+_FIRST_WINS: Final[tuple[float, ...]] = (1.0, -1.0)
+_SECOND_WINS: Final[tuple[float, ...]] = (-1.0, 1.0)
+_NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
+PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
+
+MAX_CACHED: Final = 200_000  # entries of a rules cache (moves, player summaries) before a reset
+MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
+
+
+class PlayerSummary:
+    """What a player's banked squares are worth to the heuristic, given the won columns.
+
+    `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
+    of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
+    player's runners, by runner tuple, the runners counted in full or discounted by the bust
+    risk of a pending roll. Shared through the rules' cache: do not mutate `fracs`.
+    """
+
+    __slots__ = ("fracs", "full", "progress", "risky")
+
+    def __init__(self, fracs: list[float], progress: float) -> None:
+        self.fracs = fracs
+        self.progress = progress
+        self.full: dict[tuple[int, ...], float] = {}
+        self.risky: dict[tuple[int, ...], float] = {}
+
+
+class CantStopRules(SharedRules):
+    """Constants of one Can't Stop variant: board, roll table, action encoding. Shared."""
+
+    # Parameters are typed Any: they come from a params dict, and are checked here (compiled,
+    # an int annotation would reject a float before the check could name the parameter).
+    def __init__(
+        self,
+        sides: Any = 6,
+        shortest: Any = 3,
+        height_step: Any = 2,
+        columns_to_win: Any = 3,
+        horizon: Any = 1000,
+        ordered_dice: Any = False,
+    ):
+        self.ordered_dice: bool = check_bool_param("ordered_dice", ordered_dice)
+        self.sides = s = check_int_param("sides", sides, 2, 12)
+        self.shortest = low = check_int_param("shortest", shortest, 1, 99)
+        self.height_step = step = check_int_param("height_step", height_step, 0, 10)
+        self.num_columns = n = 2 * s - 1
+        # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
+        # is open, and each player can still win the columns they lack (see the docstring).
+        self.columns_to_win = check_int_param("columns_to_win", columns_to_win, 1, s)
+        self.horizon = check_int_param("horizon", horizon, 1, 100_000)
+        # Column index i holds the sum i + 2.
+        self.heights: tuple[int, ...] = tuple(
+            low + step * (s - 1 - abs(s - 1 - i)) for i in range(n)
+        )
+        self.max_height = max(self.heights)
+        self.no_runners: tuple[int, ...] = (0,) * n
+        self.no_squares: tuple[int, ...] = (0,) * n
+
+        # Actions: singles, then unordered pairs (i <= j) in lexicographic order.
+        cols: list[tuple[int, ...]] = [(), (), ()]
+        names = ["roll", "stop", "pass"]
+        for i in range(n):
+            cols.append((i,))
+            names.append(f"use {i + 2}")
+        self.pair_actions: dict[tuple[int, int], int] = {}
+        for i in range(n):
+            for j in range(i, n):
+                self.pair_actions[(i, j)] = len(cols)
+                cols.append((i, j))
+                names.append(f"use {i + 2} and {j + 2}")
+        self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
+        self.action_names: tuple[str, ...] = tuple(names)
+        self.num_actions = len(cols)
+
+        # Roll classes: distinct multisets of four faces with exact probabilities, their
+        # pairings as column-index pairs (i <= j, duplicates merged), and the mask of every sum
+        # they make. The rules only ever look at a roll's class.
+        total = s**NUM_DICE
+        classes: list[tuple[int, ...]] = []
+        class_probs: list[float] = []
+        class_pairings: list[tuple[tuple[int, int], ...]] = []
+        class_masks: list[int] = []
+        for dice in itertools.combinations_with_replacement(range(1, s + 1), NUM_DICE):
+            ways = math.factorial(NUM_DICE)
+            for face in set(dice):
+                ways //= math.factorial(dice.count(face))
+            a, b, c, d = dice
+            pairs: set[tuple[int, int]] = set()
+            for x, y in ((a + b, c + d), (a + c, b + d), (a + d, b + c)):
+                pairs.add((min(x, y) - 2, max(x, y) - 2))
+            mask = 0
+            for i, j in pairs:
+                mask |= (1 << i) | (1 << j)
+            classes.append(dice)
+            class_probs.append(ways / total)
+            class_pairings.append(tuple(sorted(pairs)))
+            class_masks.append(mask)
+        self.class_probs: tuple[float, ...] = tuple(class_probs)
+        self.class_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(class_pairings)
+        self.class_masks: tuple[int, ...] = tuple(class_masks)
+        self._class_index = {dice: r for r, dice in enumerate(classes)}
+        # Chance outcomes: the classes themselves, or every ordered roll of four dice.
+        rolls: list[tuple[int, ...]]
+        if ordered_dice:
+            rolls = list(itertools.product(range(1, s + 1), repeat=NUM_DICE))
+            roll_class = [self._class_index[tuple(sorted(dice))] for dice in rolls]
+            outcomes = [(r, 1.0 / total) for r in range(len(rolls))]
+        else:
+            rolls = classes
+            roll_class = list(range(len(classes)))
+            outcomes = list(enumerate(class_probs))
+        self.rolls: tuple[tuple[int, ...], ...] = tuple(rolls)
+        self.roll_class: tuple[int, ...] = tuple(roll_class)
+        self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
+        self.roll_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+            class_pairings[r] for r in roll_class
+        )
+        self.roll_masks: tuple[int, ...] = tuple(class_masks[r] for r in roll_class)
+        self.roll_names: tuple[str, ...] = tuple(
+            "Roll " + "-".join(map(str, dice)) for dice in rolls
+        )
+        self._roll_index = {dice: r for r, dice in enumerate(rolls)}
+        # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
+        self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
+        self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
+        self._bust_cache: dict[int, float] = {}
+        # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
+        # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
+        self.class_moves: dict[int, tuple[int, ...]] = {}
+        self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
+        self.class_bits = len(classes).bit_length()
+        self.summaries: dict[tuple[tuple[int, ...], int], PlayerSummary] = {}
+        # The two summaries last asked for, by the identity of their squares tuple (held here,
+        # so that its id is not reused): every core of a turn shares its players' squares
+        # tuples, so that most lookups of a tree search match one of them without hashing.
+        self._last_squares: tuple[int, ...] = ()
+        self._last_blocked = -1
+        self._last = PlayerSummary([], 0.0)
+        self._other_squares: tuple[int, ...] = ()
+        self._other_blocked = -1
+        self._other = self._last
+        # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
+        self.fraction_rows: tuple[tuple[float, ...], ...] = tuple(
+            tuple(float(x) / h for x in range(h + 1)) for h in self.heights
+        )
+
+    def params(self) -> dict[str, Any]:
+        """The game parameters these rules were built from."""
+        return {
+            "sides": self.sides,
+            "shortest": self.shortest,
+            "height_step": self.height_step,
+            "columns_to_win": self.columns_to_win,
+            "horizon": self.horizon,
+            "ordered_dice": self.ordered_dice,
+        }
+
+    # --- Encodings a person (or a test) can use ------------------------------------------
+
+    def height(self, column: int) -> int:
+        """Height of the column labelled `column` (a sum in 2..2s)."""
+        return self.heights[self._index(column)]
+
+    def roll_id(self, dice: Sequence[int]) -> int:
+        """Chance outcome id of the four dice `dice`: in any order, or with `ordered_dice` the
+        outcome of exactly that order."""
+        key = tuple(dice) if self.ordered_dice else tuple(sorted(dice))
+        if key not in self._roll_index:
+            raise ValueError(f"not a roll of {NUM_DICE} dice with {self.sides} sides: {dice}")
+        return self._roll_index[key]
+
+    def move_id(self, *sums: int) -> int:
+        """Action id of using one sum (`move_id(9)`) or two (`move_id(5, 9)`)."""
+        cols = sorted(self._index(a) for a in sums)
+        if len(cols) == 1:
+            return FIRST_MOVE + cols[0]
+        if len(cols) == 2:
+            return self.pair_actions[(cols[0], cols[1])]
+        raise ValueError(f"a move uses one or two sums, got {sums}")
+
+    def _index(self, column: int) -> int:
+        if not 2 <= column <= 2 * self.sides:
+            raise ValueError(f"no column {column}; columns are 2..{2 * self.sides}")
+        return column - 2
+
+    # --- Cached facts the rules and the heuristic read -----------------------------------
+
+    def moves_for_class(
+        self, klass: int, usable: int, rmask: int, two_steps: int, nrun: int
+    ) -> tuple[int, ...]:
+        """Sorted legal moves for the roll class `klass` in a turn with the masks of usable
+        columns, runner columns and columns with two free cells, and `nrun` runners out;
+        empty for a bust. Cached by all they depend on: the class, the usable columns among
+        its sums, which of those hold a runner or have two free cells (for doubles), and the
+        free runners (0, 1, or 2 or more: a pair of new columns needs two). The key recurs
+        across boards, so the cache stays small."""
+        n = self.num_columns
+        b = self.class_bits
+        used = usable & self.class_masks[klass]
+        free = NUM_RUNNERS - nrun
+        key = (
+            klass
+            | used << b
+            | (rmask & used) << b + n
+            | (two_steps & used) << b + 2 * n
+            | (free if free < 2 else 2) << b + 3 * n
+        )
+        cache = self.class_moves
+        moves = cache.get(key)
+        if moves is None:
+            if len(cache) >= MAX_CACHED:
+                cache.clear()
+            moves = cache[key] = generate_moves(self, klass, usable, rmask, two_steps, free)
+        return moves
+
+    def bust_probability(self, usable: int) -> float:
+        """Probability that a roll makes no sum in the column-index bitmask `usable`."""
+        p = self._bust_cache.get(usable)
+        if p is None:
+            # Summed over the classes in either encoding, so both give the same float.
+            masks = self.class_masks
+            p = sum(prob for r, prob in enumerate(self.class_probs) if not masks[r] & usable)
+            self._bust_cache[usable] = p
+        return p
+
+    def columns_of(self, mask: int) -> tuple[int, ...]:
+        """The column indices in the bitmask `mask`, in increasing order (cached)."""
+        columns = self._columns.get(mask)
+        if columns is None:
+            columns = self._columns[mask] = tuple(
+                i for i in range(self.num_columns) if mask >> i & 1
+            )
+        return columns
+
+    def player_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
+        """The `PlayerSummary` of a player with banked `squares` when the columns in `blocked`
+        are won.
+
+        The progress changes only when someone stops, so it is cached by (squares, blocked)
+        instead of being recomputed at every leaf. The runners alone decide the rest (the
+        usable columns, hence the bust risk, follow from them, the squares and the won
+        columns), so a search's many leaves with the same runners share one value.
+        """
+        if squares is self._last_squares and blocked == self._last_blocked:
+            return self._last
+        if squares is self._other_squares and blocked == self._other_blocked:
+            return self._other
+        summary = self.summaries.get((squares, blocked))
+        if summary is None:
+            summary = self._new_summary(squares, blocked)
+        self._other_squares, self._other_blocked, self._other = (
+            self._last_squares,
+            self._last_blocked,
+            self._last,
+        )
+        self._last_squares, self._last_blocked, self._last = squares, blocked, summary
+        return summary
+
+    def _new_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
+        """`player_summary` computed and cached, for a key not in the cache."""
+        rows = self.fraction_rows
+        fracs = [rows[i][h] for i, h in enumerate(squares)]
+        bits = blocked
+        while bits:
+            low = bits & -bits
+            i = low.bit_length() - 1
+            bits ^= low
+            fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+        if len(self.summaries) >= MAX_CACHED:
+            self.summaries.clear()
+        summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
+        self.summaries[(squares, blocked)] = summary
+        return summary
+
+    # --- States ------------------------------------------------------------------------
+
+    def initial_core(self) -> CantStopCore:
+        """The state before the first roll: empty board, player 0 to roll."""
+        return self.position()
+
+    def position(
+        self,
+        squares: Sequence[Mapping[int, int]] = ({}, {}),
+        runners: Mapping[int, int] | None = None,
+        player: int = 0,
+        moves: int = 0,
+    ) -> CantStopCore:
+        """A core at a chance node (the roll of `player`) set up from readable facts.
+
+        Args:
+          squares: for each player, {column: height of the square}; a square on the top cell
+            means the column is won by that player.
+          runners: {column: height of the runner} of `player`'s turn so far.
+          player: whose turn it is.
+          moves: decision moves already made (for the horizon).
+
+        Raises:
+          ValueError: if the position is impossible.
+        """
+        if len(squares) != 2 or player not in (0, 1):
+            raise ValueError("need squares for two players and a player 0 or 1")
+        rows = [list(self.no_squares), list(self.no_squares)]
+        blocked = 0
+        won = [0, 0]
+        for p in (0, 1):
+            for column, h in squares[p].items():
+                i = self._index(column)
+                if not 0 <= h <= self.heights[i]:
+                    raise ValueError(f"square height {h} outside column {column}")
+                rows[p][i] = h
+                if h == self.heights[i]:
+                    if blocked >> i & 1:
+                        raise ValueError(f"column {column} won by both players")
+                    blocked |= 1 << i
+                    won[p] += 1
+        if max(won) >= self.columns_to_win:
+            raise ValueError("a player has already won; give a position before the end")
+        marks = list(self.no_runners)
+        for column, h in (runners or {}).items():
+            i = self._index(column)
+            if blocked >> i & 1 or not rows[player][i] < h <= self.heights[i]:
+                raise ValueError(f"runner at {h} impossible in column {column}")
+            marks[i] = h
+        nrun = sum(1 for h in marks if h)
+        if nrun > NUM_RUNNERS:
+            raise ValueError(f"at most {NUM_RUNNERS} runners, got {nrun}")
+        core = CantStopCore(
+            self,
+            squares=(tuple(rows[0]), tuple(rows[1])),
+            won=(won[0], won[1]),
+            blocked=blocked,
+            runners=tuple(marks),
+            nrun=nrun,
+            player=player,
+            phase=ROLLING,
+            roll=-1,
+            options=_NO_ACTIONS,
+            moves=check_int_param("moves", moves, 0, self.horizon - 1),
+            winner=-1,
+            starts=(),  # the derived fields, filled by `derive`
+            usable=0,
+            two_steps=0,
+            rmask=0,
+        )
+        core.derive()
+        return core
+
+    # --- OpenSpiel facts -----------------------------------------------------------------
+
+    def game_info(self) -> pyspiel.GameInfo:
+        """OpenSpiel's size facts for these parameters."""
+        return pyspiel.GameInfo(
+            num_distinct_actions=self.num_actions,
+            max_chance_outcomes=len(self.outcomes),
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.horizon,
+        )
+
+    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Names and shapes of the observation tensor's pieces (all one-hot)."""
+        n, h = self.num_columns, self.max_height + 1
+        return [
+            ("squares", (2, n, h)),  # each player's square height per column (0 = none)
+            ("runners", (n, h)),  # runner height per column (0 = none)
+            ("won", (2, n)),  # columns won by each player
+            ("turn_player", (2,)),
+            ("phase", (len(PHASE_NAMES),)),  # all zero at the end
+            ("roll", (len(self.outcomes),)),  # the roll being used, while choosing or passing
+        ]
+
+    def fill_observation(
+        self, core: CantStopCore, player: int, views: dict[str, np.ndarray]
+    ) -> None:
+        """Writes the one-hot encoding of `core` into the zeroed `views`."""
+        cols = np.arange(self.num_columns)
+        for p in (0, 1):
+            views["squares"][p, cols, core.squares[p]] = 1.0
+            for i in range(self.num_columns):
+                if core.blocked >> i & 1 and core.squares[p][i] == self.heights[i]:
+                    views["won"][p, i] = 1.0
+        views["runners"][cols, core.runners] = 1.0
+        views["turn_player"][core.player] = 1.0
+        if core.phase != OVER:
+            views["phase"][core.phase] = 1.0
+        if core.roll >= 0:
+            views["roll"][core.roll] = 1.0
+
+    def observation_string(self, core: CantStopCore, player: int) -> str:
+        """The whole state as text (no hidden information)."""
+        return str(core)
+
+
+class CantStopCore(Core):
+    """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
+
+    Squares and runners are tuples indexed by column index (sum - 2) holding heights in cells
+    (0 = not on the board); a player's square at the column's height means the column is won.
+    Every field is immutable, so a clone shares them. The derived fields are kept up to date
+    by `apply`, so that move generation and the heuristic read them instead of scanning the
+    columns: `starts` (for each player, the usable and two-step masks a turn of theirs starts
+    with), and for the turn player `usable` (columns a sum can be used in now), `two_steps`
+    (columns with two free cells above the marker) and `rmask` (columns with a runner; a
+    runner column is usable until the runner reaches the top).
+    """
+
+    __slots__ = (
+        "blocked",
+        "moves",
+        "nrun",
+        "options",
+        "phase",
+        "player",
+        "rmask",
+        "roll",
+        "rules",
+        "runners",
+        "squares",
+        "starts",
+        "two_steps",
+        "usable",
+        "winner",
+        "won",
+    )
+
+    def __init__(
+        self,
+        rules: CantStopRules,
+        squares: tuple[tuple[int, ...], ...],
+        won: tuple[int, ...],
+        blocked: int,
+        runners: tuple[int, ...],
+        nrun: int,
+        player: int,
+        phase: int,
+        roll: int,
+        options: tuple[int, ...],
+        moves: int,
+        winner: int,
+        starts: tuple[int, ...],
+        usable: int,
+        two_steps: int,
+        rmask: int,
+    ) -> None:
+        """Every field, as `clone` copies them: the rules' `position` and `initial_core` make
+        a consistent core from readable facts."""
+        self.rules = rules
+        self.squares = squares  # each player's squares
+        self.won = won  # columns won by each player
+        self.blocked = blocked  # bitmask of won column indices
+        self.runners = runners
+        self.nrun = nrun  # runners out this turn
+        self.player = player  # whose turn it is
+        self.phase = phase
+        self.roll = roll  # the roll being used while CHOOSING or PASSING, else -1
+        self.options = options  # legal actions at decision nodes
+        self.moves = moves  # decision moves made, for the horizon
+        self.winner = winner  # 0 or 1 once someone has won, else -1
+        self.starts = starts
+        self.usable = usable
+        self.two_steps = two_steps
+        self.rmask = rmask
+
+    def derive(self) -> None:
+        """Recomputes the derived fields from squares, blocked, runners and the player."""
+        heights = self.rules.heights
+        blocked = self.blocked
+        starts: list[int] = []
+        for base in self.squares:
+            usable = two_steps = 0
+            for i, h in enumerate(heights):
+                if not blocked >> i & 1:
+                    if base[i] < h:
+                        usable |= 1 << i
+                    if base[i] + 2 <= h:
+                        two_steps |= 1 << i
+            starts += (usable, two_steps)
+        self.starts = tuple(starts)
+        usable, two_steps = starts[2 * self.player], starts[2 * self.player + 1]
+        rmask = 0
+        for i, h in enumerate(self.runners):
+            if h:
+                rmask |= 1 << i
+                if h >= heights[i]:
+                    usable &= ~(1 << i)
+                if h + 2 > heights[i]:
+                    two_steps &= ~(1 << i)
+        if self.nrun >= NUM_RUNNERS:
+            usable &= rmask
+        self.usable, self.two_steps, self.rmask = usable, two_steps, rmask
+
+    def clone(self) -> CantStopCore:
+        """An independent copy sharing the rules (every other field is immutable)."""
+        return CantStopCore(
+            self.rules,
+            self.squares,
+            self.won,
+            self.blocked,
+            self.runners,
+            self.nrun,
+            self.player,
+            self.phase,
+            self.roll,
+            self.options,
+            self.moves,
+            self.winner,
+            self.starts,
+            self.usable,
+            self.two_steps,
+            self.rmask,
+        )
+
+    # --- Search protocol ------------------------------------------------------------------
+
+    def state_key(self) -> int:
+        """A hash of the fields that define the state (the others follow from these)."""
+        return hash(
+            (
+                self.squares,
+                self.won,
+                self.runners,
+                self.player,
+                self.phase,
+                self.roll,
+                self.moves,
+                self.winner,
+            )
+        )
+
+    def current_player(self) -> int:
+        """0 or 1 to decide, CHANCE before a roll, TERMINAL at the end."""
+        phase = self.phase
+        if phase == ROLLING:
+            return CHANCE
+        if phase == OVER:
+            return TERMINAL
+        return self.player
+
+    def is_terminal(self) -> bool:
+        """True once someone has won or the horizon is reached."""
+        return self.phase == OVER
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """Sorted legal actions; empty at chance and terminal nodes. Shared, do not mutate."""
+        return self.options
+
+    def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
+        """The roll's (outcome, probability) pairs; shared, do not mutate."""
+        return self.rules.outcomes
+
+    def apply(self, action: int) -> None:
+        """Applies a decision or a chance outcome in place. Assumes it is legal."""
+        phase = self.phase
+        if phase == ROLLING:
+            options = self.moves_for_roll(action)
+            if options:
+                self.phase = CHOOSING
+                self.roll = action
+                self.options = options
+            elif self.nrun:
+                self._end_turn()  # bust: the turn's progress is lost
+            else:
+                self.phase = PASSING
+                self.roll = action
+                self.options = _PASS_ONLY
+            return
+        self.moves += 1
+        if phase == CHOOSING:
+            self._advance(action)
+        elif action == ROLL:
+            self.phase = ROLLING
+            self.options = _NO_ACTIONS
+        elif action == STOP:
+            self._stop()
+        else:  # PASS
+            self._end_turn()
+        if self.moves >= self.rules.horizon and self.phase != OVER:
+            self.phase = OVER
+            self.options = _NO_ACTIONS
+
+    def returns(self) -> tuple[float, ...]:
+        """(+1, -1) or (-1, +1) for a win, (0, 0) at the horizon or before the end."""
+        winner = self.winner
+        if winner == 0:
+            return _FIRST_WINS
+        if winner == 1:
+            return _SECOND_WINS
+        return _NO_WINNER
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """'Roll 1-4-5-6' for CHANCE; 'roll', 'stop', 'pass', 'use 9', 'use 5 and 9'."""
+        if player == CHANCE:
+            return self.rules.roll_names[action]
+        return self.rules.action_names[action]
+
+    # --- Rules -----------------------------------------------------------------------------
+
+    def moves_for_roll(self, roll: int) -> tuple[int, ...]:
+        """Sorted legal moves for the roll `roll` in the current turn (empty: a bust)."""
+        rules = self.rules
+        return rules.moves_for_class(
+            rules.roll_class[roll], self.usable, self.rmask, self.two_steps, self.nrun
+        )
+
+    def usable_mask(self) -> int:
+        """Bitmask of column indices where the turn player could use a sum right now."""
+        return self.usable
+
+    def _advance(self, action: int) -> None:
+        """Places the sums of the move `action`: runners up one cell, or new ones one cell
+        above the player's squares."""
+        rules = self.rules
+        heights = rules.heights
+        base = self.squares[self.player]
+        marks = list(self.runners)
+        nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
+        for i in rules.action_columns[action]:
+            h = marks[i]
+            if h:
+                h += 1
+            else:
+                h = base[i] + 1
+                nrun += 1
+                rmask |= 1 << i
+            marks[i] = h
+            if h >= heights[i]:
+                usable &= ~(1 << i)
+            if h + 2 > heights[i]:
+                two_steps &= ~(1 << i)
+        if nrun >= NUM_RUNNERS:
+            usable &= rmask
+        self.runners = tuple(marks)
+        self.nrun, self.rmask, self.usable, self.two_steps = nrun, rmask, usable, two_steps
+        self.roll = -1
+        self.phase = DECIDING
+        # Stopping wins once the columns won and the runners on top (runner columns no longer
+        # usable) reach the goal.
+        if self.won[self.player] + bits_set(rmask & ~usable) >= rules.columns_to_win:
+            self.options = _STOP_ONLY
+        else:
+            self.options = _ROLL_OR_STOP
+
+    def _stop(self) -> None:
+        """Moves the squares up to the runners, wins the columns topped, and ends the turn or
+        the game."""
+        p = self.player
+        rules = self.rules
+        heights = rules.heights
+        mine = list(self.squares[p])
+        theirs = self.squares[1 - p]
+        won = self.won[p]
+        blocked = self.blocked
+        starts = self.starts
+        usable, two_steps = starts[2 * p], starts[2 * p + 1]
+        rmask = self.rmask
+        runners = self.runners
+        while rmask:
+            low = rmask & -rmask
+            i = low.bit_length() - 1
+            rmask ^= low
+            h = mine[i] = runners[i]
+            if h == heights[i]:
+                won += 1
+                blocked |= low
+                usable &= ~low
+                if theirs[i]:  # the opponent's square leaves a won column
+                    theirs = (*theirs[:i], 0, *theirs[i + 1 :])
+            if h + 2 > heights[i]:
+                two_steps &= ~low
+        mine_t = tuple(mine)
+        # Columns won now are closed to the opponent too.
+        closed = ~(blocked ^ self.blocked)
+        self.blocked = blocked
+        if p == 0:
+            self.squares = (mine_t, theirs)
+            self.won = (won, self.won[1])
+            self.starts = (usable, two_steps, starts[2] & closed, starts[3] & closed)
+        else:
+            self.squares = (theirs, mine_t)
+            self.won = (self.won[0], won)
+            self.starts = (starts[0] & closed, starts[1] & closed, usable, two_steps)
+        if won >= rules.columns_to_win:
+            self.runners = rules.no_runners
+            self.nrun = 0
+            self.rmask = 0
+            self.winner = p
+            self.phase = OVER
+            self.options = _NO_ACTIONS
+        else:
+            self._end_turn()
+
+    def _end_turn(self) -> None:
+        """The runners come off and the other player's turn starts at a roll."""
+        p = 1 - self.player
+        starts = self.starts
+        self.runners = self.rules.no_runners
+        self.nrun = 0
+        self.roll = -1
+        self.player = p
+        self.phase = ROLLING
+        self.options = _NO_ACTIONS
+        self.usable = starts[2 * p]
+        self.two_steps = starts[2 * p + 1]
+        self.rmask = 0
+
+    def __str__(self) -> str:
+        rules = self.rules
+        n = rules.num_columns
+        owners = []
+        for i in range(n):
+            if self.blocked >> i & 1:
+                owners.append("0" if self.squares[0][i] == rules.heights[i] else "1")
+            else:
+                owners.append(".")
+        lines = [
+            _row("column", [str(a) for a in range(2, n + 2)]),
+            _row("height", [str(h) for h in rules.heights]),
+            _row("p0", _marks(self.squares[0])),
+            _row("p1", _marks(self.squares[1])),
+            _row("runners", _marks(self.runners)),
+            _row("won by", owners),
+        ]
+        p = self.player
+        if self.phase == OVER:
+            status = f"Player {self.winner} won" if self.winner >= 0 else "Draw at the horizon"
+        elif self.phase == ROLLING:
+            status = f"Player {p} to roll"
+        elif self.phase == CHOOSING:
+            status = f"Player {p} rolled {rules.roll_names[self.roll][5:]}, chooses a move"
+        elif self.phase == DECIDING:
+            status = f"Player {p} decides: roll or stop"
+        else:
+            status = f"Player {p} rolled {rules.roll_names[self.roll][5:]}: bust, must pass"
+        lines.append(
+            f"{status}. Columns won: {self.won[0]}-{self.won[1]}. "
+            f"Moves: {self.moves}/{rules.horizon}"
+        )
+        return "\n".join(lines) + "\n"
+
+
+def bits_set(mask: int) -> int:
+    """The number of bits set in `mask` >= 0 (int.bit_count, which compiled code would call
+    as a Python method; here at most three runner bits)."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+def _row(label: str, values: Sequence[str]) -> str:
+    return f"{label:<8}" + "".join(f"{v:>3}" for v in values)
+
+
+def _marks(values: Sequence[int]) -> list[str]:
+    return [str(v) if v else "." for v in values]
+
+
+def generate_moves(
+    rules: CantStopRules, klass: int, usable: int, rmask: int, two_steps: int, free: int
+) -> tuple[int, ...]:
+    """Sorted legal moves for the roll class `klass`, read from the turn's masks: `usable`
+    columns, those with a runner (`rmask`) or two free cells (`two_steps`), `free` runners."""
+    found: set[int] = set()
+    for i, j in rules.class_pairings[klass]:
+        ok_i = usable >> i & 1
+        if i == j:
+            if ok_i:
+                if two_steps >> i & 1:
+                    found.add(rules.pair_actions[(i, i)])
+                else:  # one cell below the top: a single step only
+                    found.add(FIRST_MOVE + i)
+            continue
+        ok_j = usable >> j & 1
+        if ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
+            found.add(rules.pair_actions[(i, j)])  # both usable: the only option
+        else:
+            if ok_i:
+                found.add(FIRST_MOVE + i)
+            if ok_j:
+                found.add(FIRST_MOVE + j)
+    return tuple(sorted(found))
+
+
+# --- Heuristics ------------------------------------------------------------------------------
+
+
+def bust_probability(core: CantStopCore) -> float:
+    """Probability that the turn player's next roll is a bust in `core`'s position."""
+    return core.rules.bust_probability(core.usable)
+
+
+def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
+    """How close `player` is to winning, in [0, 1]: the mean of their best column fractions.
+
+    A column counts as the fraction of its height the player has climbed (1 if won, 0 if the
+    opponent won it), so a cell is worth more in a short column. For the turn player the
+    runners count too: fully when the player can stop now or is choosing, and, if `risk`,
+    weighted by the chance of not busting when the next roll is pending. The
+    `columns_to_win` best columns are averaged.
+    """
+    summary = core.rules.player_summary(core.squares[player], core.blocked)
+    if player != core.player or not core.nrun:
+        return summary.progress
+    return _with_runners(core, summary, risk and core.phase == ROLLING)
+
+
+def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> float:
+    """`player_progress` of the turn player with runners out, cached in `summary` by the
+    runners; with `rolling`, the runners count with the weight of not busting on the roll."""
+    cache = summary.risky if rolling else summary.full
+    progress = cache.get(core.runners)
+    if progress is None:
+        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
+        progress = _ranked_with_runners(core, summary, keep) if keep else summary.progress
+        if len(cache) >= MAX_RUNNER_VALUES:
+            cache.clear()
+        cache[core.runners] = progress
+    return progress
+
+
+def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> float:
+    """The turn player's progress with runners counted with weight `keep` (> 0).
+
+    The banked fractions with the runners' columns replaced, sorted: the best
+    `columns_to_win` of them are summed in the order of sorting every column, so the float is
+    the definition's. (Copying and sorting 11 floats costs less than picking the runners'
+    banked values out of the ranked ones.)
+    """
+    rules = core.rules
+    values = summary.fracs.copy()
+    runners = core.runners
+    if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
+        rows = rules.fraction_rows
+        for i in rules.columns_of(core.rmask):
+            values[i] = rows[i][runners[i]]
+    else:
+        heights = rules.heights
+        base = core.squares[core.player]
+        for i in rules.columns_of(core.rmask):
+            values[i] = (float(base[i]) + keep * (runners[i] - base[i])) / heights[i]
+    return best_mean(values, rules.columns_to_win)
+
+
+def best_mean(values: list[float], w: int) -> float:
+    """The mean of the `w` largest of `values` (which it sorts), summed from the largest:
+    the float of `sum(sorted(values, reverse=True)[:w]) / w`, without the generic calls."""
+    values.sort()
+    total = 0.0
+    last = len(values) - 1
+    for k in range(w):
+        total += values[last - k]
+    return total / w
+
+
+def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
+    """Evaluation for `player` in [-1, 1]: exact at the end, else the difference in progress.
+
+    Progress is `player_progress` (column fractions, runners discounted by the bust risk of
+    the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
+    set of usable columns, and the progress by the banked squares and the runners.
+    """
+    if core.phase == OVER:
+        return core.returns()[player]
+    mover = core.player
+    ours = player_progress(core, mover)
+    theirs = core.rules.player_summary(core.squares[1 - mover], core.blocked).progress
+    return ours - theirs if player == mover else theirs - ours
+
+
+def cant_stop_progress_heuristic(core: CantStopCore, player: int) -> float:
+    """A plainer evaluation, `heuristic=progress` in agent specs: the difference in progress
+    with the runners counted in full even before a roll, so the risk of busting is left to the
+    search. The default folds the exact bust probability of the pending roll into the value,
+    an exact one-roll lookahead that a search sampling that roll can only approximate.
+    """
+    if core.phase == OVER:
+        return core.returns()[player]
+    return player_progress(core, player, False) - player_progress(core, 1 - player, False)
