@@ -30,6 +30,7 @@ from types import ModuleType
 COMPILED: dict[str, str] = {
     "games/core.py": "chancespiel.games.core",
     "games/pig_core.py": "chancespiel.games.pig_core",
+    "games/einstein_core.py": "chancespiel.games.einstein_core",
     "games/cant_stop_core.py": "chancespiel.games.cant_stop_core",
     "agents/mcts_core.py": "chancespiel.agents.mcts_core",
 }

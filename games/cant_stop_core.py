@@ -64,7 +64,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from itertools import accumulate
 from typing import Any, Final
 
 import numpy as np
@@ -221,9 +220,6 @@ class CantStopRules(SharedRules):
             "Roll " + "-".join(map(str, dice)) for dice in rolls
         )
         self._roll_index = {dice: r for r, dice in enumerate(rolls)}
-        # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
-        self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
-        self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
         self._bust_cache: dict[int, float] = {}
         # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
         # per-player summaries of the banked board (see `player_summary`). Both fill lazily.

@@ -19,7 +19,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.games._adapter import replayed_core
-from chancespiel.games.einstein import EinsteinCore, einstein_heuristic, einstein_move_ordering
+from chancespiel.games.einstein_core import EinsteinCore, einstein_heuristic, einstein_move_ordering
 from chancespiel.games.registry import (
     register_core_reader,
     register_heuristic,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Any, Final
 
 import numpy as np
@@ -107,9 +106,6 @@ class PigRules(SharedRules):
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         self.effects: tuple[tuple[int, int], ...] = tuple(effects)
         self.outcome_names: tuple[str, ...] = tuple(names)
-        # For samplers: outcome ids and cumulative probabilities (the form bisection needs).
-        self.outcome_ids: tuple[int, ...] = tuple(o for o, _ in outcomes)
-        self.outcome_cum: list[float] = list(accumulate(p for _, p in outcomes))
         # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
         # same floats as `_race_value` computes, looked up instead of computed at every leaf.
         self.near_goal: tuple[float, ...] = tuple(

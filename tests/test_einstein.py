@@ -13,11 +13,11 @@ import pytest
 from golden import PLAYTHROUGHS, replay
 
 import chancespiel.games  # noqa: F401  (registers the games)
-from chancespiel.games.einstein import (
+from chancespiel.games.einstein import EinsteinGame
+from chancespiel.games.einstein_core import (
     CHANCE,
     TERMINAL,
     EinsteinCore,
-    EinsteinGame,
     EinsteinRules,
     einstein_heuristic,
 )

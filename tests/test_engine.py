@@ -33,6 +33,8 @@ GAMES = (
     "python_pig(ordered_dice=true)",
     "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)",
     "python_cant_stop",
+    "python_einstein_wurfelt_nicht",
+    "python_einstein_wurfelt_nicht(setup=free)",
 )
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
 # heuristic, and flat Monte Carlo; rollouts through the engine's own loop.

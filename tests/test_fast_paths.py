@@ -20,10 +20,10 @@ from chancespiel.agents.mcts_core import rollout
 from chancespiel.games.cant_stop_core import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop_core import player_progress as fast_progress
 from chancespiel.games.core import Core, fields_of
-from chancespiel.games.einstein import _PLAY as EINSTEIN_PLAY
-from chancespiel.games.einstein import _POS as EINSTEIN_POS
-from chancespiel.games.einstein import _TEMPO as EINSTEIN_TEMPO
-from chancespiel.games.einstein import (
+from chancespiel.games.einstein_core import _PLAY as EINSTEIN_PLAY
+from chancespiel.games.einstein_core import _POS as EINSTEIN_POS
+from chancespiel.games.einstein_core import _TEMPO as EINSTEIN_TEMPO
+from chancespiel.games.einstein_core import (
     PLACE_BASE,
     EinsteinCore,
     einstein_heuristic,

@@ -12,7 +12,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from chancespiel.agents import make_bot, search_state
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games import GAMES, has_heuristic, heuristic_for, registry
-from chancespiel.games.einstein import EinsteinCore
+from chancespiel.games.einstein_core import EinsteinCore
 from chancespiel.games.openspiel_games import backgammon_heuristic
 from chancespiel.games.pig_core import PigCore
 
