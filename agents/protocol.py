@@ -40,6 +40,10 @@ class PyspielAdapter(Core):
         """Applies `action` in place."""
         self.state.apply_action(action)
 
+    def has_state_key(self) -> bool:
+        """False: the wrapped pyspiel state is the only field, and its hash is its identity."""
+        return False
+
     def clone(self) -> PyspielAdapter:
         """An independent copy."""
         return PyspielAdapter(self.state.clone())

@@ -53,9 +53,10 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   nodes visited, so searches can be compared at equal work.
 - Iterative deepening under `time_ms` / `max_nodes` keeps the best move of the last completed
   depth; a transposition table keyed by state (`state_key()` of the cores; `table="path"`
-  keys it by path, the only choice for states without `state_key`) stores each decision
-  node's best move, searched first at the next depth and wherever the state recurs; games may
-  register a static move ordering (games.registry.register_move_ordering).
+  keys it by path, the only choice for states without a key of their own, those of the
+  pyspiel adapter: `has_state_key()`) stores each decision node's best move, searched first at
+  the next depth and wherever the state recurs; games may register a static move ordering
+  (games.registry.register_move_ordering).
 """
 
 from __future__ import annotations
@@ -560,7 +561,7 @@ class _Search(MoveOrderingMixin):
         best_value, best_action = -math.inf, -1
         shared_ckey = self.root  # no chance node yet, the root player moved last
         self.make_child = child_maker(state)
-        self.by_state = self.table == "state" and callable(getattr(state, "state_key", None))
+        self.by_state = self.table == "state" and state.has_state_key()
         table_key = state.state_key() if self.by_state else 0
         vmin, vmax = self.vmin, self.vmax
         for action in self.ordered_actions(state, table_key):

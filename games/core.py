@@ -154,6 +154,12 @@ class Core:
         except TypeError:  # a list among the fields
             return hash(_hashable(values))
 
+    def has_state_key(self) -> bool:
+        """True if `state_key` is a hash of the state's own fields; false for a class whose
+        fields do not define the state (the pyspiel adapter), whose searches key their
+        tables by path instead."""
+        return True
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Core:
         return self.clone()
 

@@ -285,3 +285,16 @@ def test_unknown_clock_is_refused():
     game = pyspiel.load_game("python_pig")
     with pytest.raises(ValueError, match="clock must be one of wall, cpu, got 'gpu'"):
         make_bot("star2(clock=gpu)", game, 0, 1)
+
+
+def test_adapter_states_key_the_table_by_path():
+    """A pyspiel state behind the adapter has no key of its own (its hash is its identity,
+    which would make node counts depend on memory addresses): the table falls back to path
+    keys, so the default table and table="path" search the same nodes."""
+    game = pyspiel.load_game("pig(piglet=true,winscore=20)")  # no reader: the adapter
+    state = search_state(game.new_initial_state())
+    assert isinstance(state, PyspielAdapter) and not state.has_state_key()
+    by_default = search(state, game, "star2", max_depth=9)
+    by_path = search(state, game, "star2", max_depth=9, table="path")
+    assert by_default.nodes == by_path.nodes
+    assert by_default.value == by_path.value
