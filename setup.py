@@ -7,11 +7,8 @@ source runs either way.
 
 from __future__ import annotations
 
-import os
 import runpy
-import shutil
 import sys
-import sysconfig
 from pathlib import Path
 
 from setuptools import setup
@@ -26,11 +23,6 @@ TREE = ROOT / "build" / "mypyc-src"
 
 def notice(text: str) -> None:
     print(f"chancespiel: {text}; installing the pure Python engine", file=sys.stderr)
-
-
-def compiler_found() -> bool:
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return bool(command) and shutil.which(command[0]) is not None
 
 
 def link_tree() -> list[str]:
@@ -61,7 +53,7 @@ class OptionalBuildExt(build_ext):
 
 
 def extensions() -> list:
-    if os.environ.get(ENGINE["ENV_PURE"], "") not in ("", "0"):
+    if ENGINE["pure_requested"]():
         notice(f"{ENGINE['ENV_PURE']} is set")
         return []
     try:
@@ -69,7 +61,7 @@ def extensions() -> list:
     except ImportError:
         notice("mypyc is not installed")
         return []
-    if not compiler_found():
+    if not ENGINE["compiler_found"]():
         notice("no C compiler was found")
         return []
     options = ["--ignore-missing-imports", "--follow-imports=silent"]

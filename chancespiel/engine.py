@@ -68,9 +68,23 @@ def _extension(source: Path) -> Path | None:
     return None
 
 
+def pure_requested() -> bool:
+    """True if `CHANCESPIEL_PURE_PYTHON` asks for pure Python (set, and not empty or 0)."""
+    return os.environ.get(ENV_PURE, "") not in ("", "0")
+
+
+def compiler_found() -> bool:
+    """True if the C compiler Python was built with (or `cc`) is on the PATH."""
+    import shutil
+    import sysconfig
+
+    command = (sysconfig.get_config_var("CC") or "cc").split()
+    return bool(command) and shutil.which(command[0]) is not None
+
+
 def _decide(root: Path) -> str | None:
     """Why the engine must run as pure Python (None: compiled, if built)."""
-    if os.environ.get(ENV_PURE, "") not in ("", "0"):
+    if pure_requested():
         return f"{ENV_PURE} is set"
     if importlib.util.find_spec(GROUP + "__mypyc") is None:
         return "no compiled extension was built"

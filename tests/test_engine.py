@@ -12,10 +12,8 @@ import json
 import os
 import pickle
 import random
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -113,16 +111,11 @@ def test_pure_python_and_compiled_engines_compute_the_same():
     assert there == json.loads(json.dumps(here))
 
 
-def _compiler_present() -> bool:
-    command = (sysconfig.get_config_var("CC") or "cc").split()
-    return bool(command) and shutil.which(command[0]) is not None
-
-
 def test_the_compiled_engine_runs_where_it_could_be_built():
     """`make test` installs the package, which compiles the engine where a C compiler is
     present; pure Python here means the build failed or a source changed since (the notice
     says which; `make build` shows the compiler's error)."""
-    if os.environ.get(engine.ENV_PURE) or not _compiler_present():
+    if engine.pure_requested() or not engine.compiler_found():
         pytest.skip("pure Python asked for, or no C compiler")
     assert engine.name() == "compiled", engine.describe()
 
