@@ -31,12 +31,7 @@ test: $(STAMP) lint
 
 # Compiles the engine again (after a change to one of its sources); mypy first, so that a type
 # error is shown here rather than turned into a pure Python install.
-build: $(STAMP)
-	rm -rf build/mypyc-check && mkdir -p build/mypyc-check/chancespiel
-	ln -s ../../../games ../../../agents build/mypyc-check/chancespiel/
-	touch build/mypyc-check/chancespiel/__init__.py
-	cd build/mypyc-check && ../../$(BIN)/mypy --ignore-missing-imports --follow-imports=silent \
-		$(addprefix chancespiel/,$(ENGINE))
+build: typecheck
 	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/chancespiel --version
 
