@@ -41,20 +41,6 @@ def child_key(key: int, action: int) -> int:
     return hash((key, action))
 
 
-def _clone_and_apply(state: Any, action: int) -> Any:
-    child = state.clone()
-    child.apply(action)
-    return child
-
-
-def child_maker(state: Any) -> Callable[[Any, int], Any]:
-    """`make(state, action)`, a copy of `state` with `action` applied, for states of
-    `state`'s type: their own `child` method (a core may build a child in one step) if they
-    have one, else clone then apply."""
-    child = getattr(type(state), "child", None)
-    return child if callable(child) else _clone_and_apply
-
-
 MAX_CACHED_TABLES = 512  # distinct shared outcome tuples whose cumulative tables are kept
 _TABLES: dict[int, tuple[Sequence[tuple[int, float]], list[int], list[float]]] = {}
 

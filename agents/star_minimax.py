@@ -84,7 +84,6 @@ from chancespiel.agents.search_common import (
     check_budget,
     check_two_player_zero_sum,
     child_key,
-    child_maker,
     clock_named,
     deepen,
     mix64,
@@ -208,8 +207,9 @@ class _Search(MoveOrderingMixin):
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
         self.evaluations = 0
         self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
-        # make_child(state, action): set by root_search for the root's type (search_common).
-        self.make_child: Callable[[Any, int], Any] = child_maker(None)
+        # make_child(state, action): the `child` method of the root's type, set by root_search
+        # (looked up once: every state of a search has the root's type).
+        self.make_child: Callable[[Core, int], Core] = Core.child
 
     # Shared helpers -----------------------------------------------------------------------
 
@@ -504,9 +504,8 @@ class _Search(MoveOrderingMixin):
             low, up = lower[i], upper[i]
             if low == up:
                 continue  # known exactly (a terminal child found while probing)
-            child = children[i]
-            if child is None:
-                child = make_child(state, outcome)
+            kept = children[i]  # made while probing, or not yet
+            child = kept if kept is not None else make_child(state, outcome)
             child_alpha = (alpha - opti + prob * up) / prob
             if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
                 child_alpha = vmin
@@ -560,7 +559,7 @@ class _Search(MoveOrderingMixin):
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1
         shared_ckey = self.root  # no chance node yet, the root player moved last
-        self.make_child = child_maker(state)
+        self.make_child = type(state).child
         self.by_state = self.table == "state" and state.has_state_key()
         table_key = state.state_key() if self.by_state else 0
         vmin, vmax = self.vmin, self.vmax
