@@ -101,14 +101,12 @@ from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
-    Budget,
-    MoveOrderingMixin,
     check_budget,
     check_two_player_zero_sum,
-    child_key,
     clock_named,
     deepen,
 )
+from chancespiel.agents.search_core import Budget, MoveOrdering, child_key
 from chancespiel.games.core import CHANCE, TERMINAL, Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
@@ -187,7 +185,7 @@ class BabResult:
         return {a: lu[0] for a, lu in self.action_bounds.items()}
 
 
-class _Bab(MoveOrderingMixin):
+class _Bab(MoveOrdering):
     """One search from one root: the recursive procedures share this context."""
 
     def __init__(
@@ -200,14 +198,13 @@ class _Bab(MoveOrderingMixin):
         budget: Budget,
         share_slack: bool = True,
     ):
+        super().__init__(ordering)
         self.root = root_player
         self.share_slack = share_slack
         self.evaluate = evaluate
         self.vmin = vmin
         self.vmax = vmax
-        self.ordering = ordering
         self.budget = budget
-        self.best_moves: dict[int, int] = {}
         self.horizon_reached = False
         self.evaluations = 0
 

@@ -29,10 +29,11 @@ from chancespiel.agents.mcts import (
     check_mcts_params,
     fresh_seed,
 )
-from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, OutcomeTable, rollout
+from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import check_two_player_zero_sum
+from chancespiel.agents.search_core import OutcomeTable
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.registry import evaluation_for
 

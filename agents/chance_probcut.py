@@ -38,10 +38,11 @@ import pyspiel
 
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
-from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, child_key
+from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum
+from chancespiel.agents.search_core import child_key
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
-    _Search,
+    StarSearch,
     check_search_params,
     search,
 )
@@ -173,7 +174,7 @@ def fit_regression(
     return Regression(depth, shallow, a, b, sigma, len(pairs), str(game), heuristic)
 
 
-class ChanceProbCutSearch(_Search):
+class ChanceProbCutSearch(StarSearch):
     """Star2's search context with ChanceProbCut at chance nodes (module docstring)."""
 
     def __init__(self, *args: Any, regression: Regression, confidence: float, **kwargs: Any):
@@ -211,9 +212,7 @@ class ChanceProbCutSearch(_Search):
             child = state.clone()
             child.apply(outcome)
             k = child_key(key, outcome)
-            value = self.star(
-                child, shallow, vmin, vmax, k, self.chance_ckey(ckey) if self.shared else k
-            )
+            value = self.star(child, shallow, vmin, vmax, k, self.chance_ckey(ckey, k))
             if child.current_player() == TERMINAL:
                 lo = hi = value  # exact
             else:

@@ -61,7 +61,6 @@ from chancespiel.agents.mcts_core import (
     TO_THE_END,
     Evaluation,
     Node,
-    Ordering,
     TreePolicy,
     most_visited,
     run_simulations,
@@ -69,6 +68,7 @@ from chancespiel.agents.mcts_core import (
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
+from chancespiel.agents.search_core import Ordering
 from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 

@@ -2,10 +2,11 @@
 
 The shape is DeepMind's mctx: a simulation is `select` (descend by the tree policy and add one
 node), `evaluate_leaf` (its return, or a `rollout`), and `backup`; `run_simulations` repeats it
-until the budget is spent. The selection rules (`uct_select`, `sample_index`,
-`widening_limit`, `most_visited`) are pure functions. UCT and DPW are two `TreePolicy`s over the
-same steps. `agents.mcts` documents the algorithm and wraps it as bots; this module is compiled
-with the engine (see `chancespiel.engine`), and it is the code that runs and that the tests check.
+until the budget is spent. The selection rules (`uct_select`, `widening_limit`, `most_visited`,
+and search_core's `sample_index`) are pure functions. UCT and DPW are two `TreePolicy`s over
+the same steps. `agents.mcts` documents the algorithm and wraps it as bots; this module is
+compiled with the engine (see `chancespiel.engine`), and it is the code that runs and that the
+tests check.
 """
 
 from __future__ import annotations
@@ -14,25 +15,20 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Final
 
+from chancespiel.agents.search_core import Ordering, OutcomeTable, outcome_table, sample_index
 from chancespiel.games.core import CHANCE, TERMINAL, Core
 
 Evaluation = Callable[[Core, int], float]
-Ordering = Callable[[Core, Sequence[int]], Sequence[int]]
 # A core's own rollout loop (the Can't Stop, EWN and Ra cores have one until they are
 # compiled): the same rules and the same draws as `rollout`, tested equal.
 FastRollout = Callable[[Core, int, Callable[[], float], Evaluation], float]
-# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, and the tuple
-# itself (kept alive, so that its id, the cache key, is not reused).
-OutcomeTable = tuple[list[int], list[float], Sequence[tuple[int, float]]]
 
 DEFAULT_UCT_C: Final = 1.0
 DEFAULT_PW_C: Final = 4.0
 DEFAULT_PW_ALPHA: Final = 0.25
 TO_THE_END: Final = -1  # rollout_depth meaning "play random games to the end"
-MAX_CACHED_OUTCOMES: Final = 256  # distinct shared outcome tuples a cache keeps
 
 
 # Tree data -------------------------------------------------------------------------------
@@ -141,24 +137,6 @@ def widening_limit(visits: int, pw_c: float, pw_alpha: float) -> int:
     return math.ceil(pw_c * visits**pw_alpha)
 
 
-def sample_index(cum: list[float], u: float) -> int:
-    """Index i with cum[i-1] <= u * cum[-1] < cum[i]: a draw by the weights behind `cum`
-    (bisect_right of u * cum[-1], written out: compiled, it compares unboxed floats).
-
-    `cum` is strictly increasing (cumulative positive weights) and u is uniform in [0, 1).
-    """
-    x = u * cum[-1]
-    low = 0
-    high = len(cum)
-    while low < high:
-        middle = (low + high) // 2
-        if x < cum[middle]:
-            high = middle
-        else:
-            low = middle + 1
-    return low
-
-
 def most_visited(children: Sequence[Node | None], sign: float) -> int:
     """Index of the child with the most visits; ties go to the higher value for the mover."""
     best = 0
@@ -197,29 +175,6 @@ class TreePolicy:
 
 
 # Chance tables -----------------------------------------------------------------------------
-
-
-def outcome_table(
-    outcomes: Sequence[tuple[int, float]], cache: dict[int, OutcomeTable] | None
-) -> OutcomeTable:
-    """The outcomes of positive probability, their cumulative probabilities, and `outcomes`.
-
-    The cores return one shared tuple per distinct distribution (Pig's dice, Can't Stop's
-    rolls), so tables of tuples are kept in `cache` (the caller's, across a search), keyed by
-    identity; the table holds the tuple, so its id is not reused while it is cached. Other
-    sequences (fresh lists, as from Ra or the pyspiel adapter) are tabulated each time.
-    """
-    cacheable = cache is not None and type(outcomes) is tuple
-    if cache is not None and cacheable:
-        entry = cache.get(id(outcomes))
-        if entry is not None:
-            return entry
-    ids = [outcome for outcome, prob in outcomes if prob > 0.0]
-    cum = list(accumulate(prob for _, prob in outcomes if prob > 0.0))
-    table = (ids, cum, outcomes)
-    if cache is not None and cacheable and len(cache) < MAX_CACHED_OUTCOMES:
-        cache[id(outcomes)] = table
-    return table
 
 
 # The four steps ----------------------------------------------------------------------------

@@ -1,98 +1,24 @@
-"""Pieces every search family shares: budgets, path keys, chance sampling, game checks.
-
-Path keys: every node of a search tree is named by a 64-bit hash of the actions (chance
-outcomes included) from the root. Sampling a chance node from its key, not from a running
-random stream, makes the sample independent of the order in which a search visits nodes. So
-expss, star1ss and star2ss see exactly the same sampled tree, and Star2 probes and searches the
-same sample, as the MCMS paper requires.
+"""The interpreted side of what the search families share: their clocks and parameter checks,
+iterative deepening, the game check, and the reference sampler. What runs inside a search
+(budgets, path keys, sampling, move ordering) is compiled: agents.search_core.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from itertools import accumulate
-from typing import Any
 
 import pyspiel
 
 from chancespiel.agents.registry import Param, seat_problems
-
-MASK64 = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
-
-
-def mix64(x: int) -> int:
-    """SplitMix64 finaliser: a well-spread 64-bit hash of a 64-bit integer."""
-    x = (x + _GAMMA) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
-
-
-def child_key(key: int, action: int) -> int:
-    """Path key of the child reached from the node `key` by `action`.
-
-    CPython's tuple hash of ints is fast, well mixed and the same in every process (only str
-    and bytes hashes are salted); samples mix the key again before drawing.
-    """
-    return hash((key, action))
-
-
-MAX_CACHED_TABLES = 512  # distinct shared outcome tuples whose cumulative tables are kept
-_TABLES: dict[int, tuple[Sequence[tuple[int, float]], list[int], list[float]]] = {}
-
-
-def cumulative_table(outcomes: Sequence[tuple[int, float]]) -> tuple[list[int], list[float]]:
-    """The outcome ids and cumulative probabilities of a chance node's distribution.
-
-    The game cores return one shared tuple per distinct distribution (Pig's dice, Can't Stop's
-    126 rolls, EWN's die), so tables of tuples are cached by identity; the cache holds the
-    tuple, so its id cannot be reused while cached. Other sequences (lists, as from Ra or the
-    pyspiel adapter) are tabulated on each call.
-    """
-    cacheable = type(outcomes) is tuple
-    if cacheable:
-        entry = _TABLES.get(id(outcomes))
-        if entry is not None and entry[0] is outcomes:
-            return entry[1], entry[2]
-    ids = [outcome for outcome, _ in outcomes]
-    cum = list(accumulate(prob for _, prob in outcomes))
-    if cacheable:
-        if len(_TABLES) >= MAX_CACHED_TABLES:
-            _TABLES.clear()
-        _TABLES[id(outcomes)] = (outcomes, ids, cum)
-    return ids, cum
-
-
-def sample_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int
-) -> list[tuple[int, float]]:
-    """`samples` outcomes drawn with replacement by probability, duplicates merged.
-
-    Each distinct outcome gets weight count / samples; the result lists outcomes in order of
-    first draw. The draws are a pure function of `key` (uniform numbers from a generator
-    seeded by it), each found in the cumulative table by bisection (O(log n) per draw).
-    """
-    ids, cum = cumulative_table(outcomes)
-    last = len(ids) - 1
-    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
-    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
-    draw = random.Random(key).random
-    counts: dict[int, int] = {}
-    for _ in range(samples):
-        index = bisect_right(cum, draw())
-        chosen = ids[index if index <= last else last]  # rounding can leave cum[-1] <= u
-        counts[chosen] = counts.get(chosen, 0) + 1
-    return [(outcome, count / samples) for outcome, count in counts.items()]
+from chancespiel.agents.search_core import SearchTimeout
 
 
 def sample_outcomes_linear(
     outcomes: Sequence[tuple[int, float]], samples: int, key: int
 ) -> list[tuple[int, float]]:
-    """`sample_outcomes` by a linear scan of the distribution per draw (the former method).
+    """`search_core.sample_outcomes` by a linear scan of the distribution per draw.
 
     Kept as the reference of the sampling benchmark and tests: both draw the same outcomes
     but where a uniform number falls within rounding error of a cumulative boundary.
@@ -109,40 +35,6 @@ def sample_outcomes_linear(
                 break
         counts[chosen] = counts.get(chosen, 0) + 1
     return [(outcome, count / samples) for outcome, count in counts.items()]
-
-
-MAX_TABLE_SIZE = 2_000_000  # best-move entries kept before the table is cleared
-
-
-class MoveOrderingMixin:
-    """Move ordering for depth-first searches: the best move each decision node had at the
-    previous iteration (keyed by path or by state) first, then the game's static order.
-
-    Users set `self.ordering` (a static ordering or None) and `self.best_moves` (a dict).
-    """
-
-    ordering: Callable[[Any, Sequence[int]], Sequence[int]] | None
-    best_moves: dict[int, int]
-
-    def ordered_actions(self, state: Any, key: int) -> Sequence[int]:
-        """Legal actions, best move from the previous iteration first, then static order."""
-        actions = state.legal_actions()
-        if self.ordering is not None:
-            actions = self.ordering(state, actions)
-        best = self.best_moves.get(key)
-        if best is not None and best != actions[0] and best in actions:
-            actions = [best, *(a for a in actions if a != best)]
-        return actions
-
-    def remember(self, key: int, action: int) -> None:
-        """Stores the best move of the node `key` for the next iteration."""
-        if len(self.best_moves) >= MAX_TABLE_SIZE:
-            self.best_moves.clear()
-        self.best_moves[key] = action
-
-
-class SearchTimeout(Exception):  # noqa: N818  (control flow, not an error)
-    """Raised inside a search when its time or node budget runs out."""
 
 
 # What a time budget measures: wall time, as the MCMS paper's players; or the CPU time of the
@@ -166,36 +58,6 @@ def clock_named(name: str) -> Callable[[], float]:
         return CLOCKS[name]
     except KeyError:
         raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {name!r}") from None
-
-
-class Budget:
-    """A time and node budget, checked every 256 nodes (so it may overrun by that many)."""
-
-    __slots__ = ("clock", "deadline", "max_nodes", "nodes")
-
-    def __init__(
-        self,
-        time_ms: float | None,
-        max_nodes: int | None,
-        clock: Callable[[], float] = time.perf_counter,
-    ):
-        self.clock = clock
-        self.deadline = None if time_ms is None else clock() + time_ms / 1000.0
-        self.max_nodes = max_nodes
-        self.nodes = 0
-
-    def tick(self) -> None:
-        """Counts a node; raises SearchTimeout once the budget is spent."""
-        self.nodes += 1
-        if not self.nodes & 255:
-            self.check()
-
-    def check(self) -> None:
-        """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise SearchTimeout
-        if self.deadline is not None and self.clock() > self.deadline:
-            raise SearchTimeout
 
 
 def check_budget(

@@ -1,5 +1,8 @@
 """Expectimax, Star1 and Star2 (*-Minimax), and Monte Carlo *-Minimax (sampled chance nodes).
 
+This module runs the searches (iterative deepening, the sampled search's options, results) and
+wraps them as bots; the recursive procedures are agents.star_core, compiled with the engine.
+
 The specification is the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013),
 Algorithms 1 and 2 and Section 3, in its alpha-beta (not negamax) form: values are for the root
 player (the Max player); whether a node is Max or Min is read from its current player, so games
@@ -62,10 +65,9 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,30 +78,25 @@ from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
-    MASK64,
-    MAX_TABLE_SIZE,
-    Budget,
-    MoveOrderingMixin,
-    SearchTimeout,
     check_budget,
     check_two_player_zero_sum,
-    child_key,
     clock_named,
     deepen,
-    mix64,
-    sample_outcomes,
 )
-from chancespiel.games.core import CHANCE, TERMINAL, Core
+from chancespiel.agents.search_core import MASK64, Budget, SearchTimeout, mix64
+from chancespiel.agents.star_core import (
+    ALGORITHMS,
+    EXACT,
+    LOWER,
+    TABLES,
+    UPPER,
+    Evaluation,
+    StarSearch,
+)
+from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
-ALGORITHMS = ("expectimax", "star1", "star2")
-TABLES = ("state", "path")  # keys of the best-move table
-FP_SLACK = 1e-12  # sums of probabilities carry rounding error; never cut on less than a proof
-EXACT, UPPER, LOWER = "exact", "upper", "lower"  # kinds of a root action value
-_COUNT_MASK = (1 << 32) - 1
-
-Evaluation = Callable[[Any, int], float]
-Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
+__all__ = ["EXACT", "LOWER", "UPPER", "SearchResult", "StarMinimaxBot", "StarSearch", "search"]
 
 
 @dataclass(frozen=True)
@@ -162,436 +159,6 @@ class SearchResult:
     iterations: list[Iteration] = field(default_factory=list)  # every completed search
 
 
-class _Search(MoveOrderingMixin):
-    """One search from one root: the recursive procedures share this context.
-
-    Every procedure takes two keys: `key`, the path key of the node (move ordering, probes), and
-    `ckey`, the key its chance samples derive from: the same as `key`, or with shared samples
-    the packed (last mover, chance nodes after each player's moves) described below.
-    """
-
-    def __init__(
-        self,
-        algorithm: str,
-        root_player: int,
-        evaluate: Evaluation,
-        vmin: float,
-        vmax: float,
-        samples: int | None,
-        seed: int,
-        prune_min_depth: int,
-        ordering: Ordering | None,
-        budget: Budget,
-        shared_samples: bool = False,
-        table: str = "state",
-        full_root_window: bool = False,
-    ):
-        self.algorithm = algorithm
-        self.root = root_player
-        self.evaluate = evaluate
-        self.vmin = vmin
-        self.vmax = vmax
-        self.samples = samples
-        self.seed = seed
-        self.prune_min_depth = prune_min_depth
-        self.ordering = ordering
-        self.budget = budget
-        self.shared = shared_samples
-        self.table = table
-        self.full_root_window = full_root_window and samples is not None
-        # Best moves for ordering, keyed by state (a transposition table, as the MCMS paper's
-        # implementation had) or by path; `table_key` is set by root_search for the root's type.
-        self.best_moves: dict[int, int] = {}
-        self.by_state = False
-        self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
-        self.partial_sample = False  # did the current iteration omit an outcome anywhere?
-        self.evaluations = 0
-        self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
-        # make_child(state, action): the `child` method of the root's type, set by root_search
-        # (looked up once: every state of a search has the root's type).
-        self.make_child: Callable[[Core, int], Core] = Core.child
-
-    # Shared helpers -----------------------------------------------------------------------
-
-    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
-        """The chance node's outcomes, or its sample (a function of its sample key)."""
-        outcomes = state.chance_outcomes()
-        if self.samples is None:
-            return outcomes
-        if self.shared:  # (last mover, chance nodes after that player's moves so far)
-            last = ckey & 1
-            ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = sample_outcomes(outcomes, self.samples, mix64((ckey ^ self.seed) & MASK64))
-        if len(sample) < len(outcomes):
-            self.partial_sample = True
-        return sample
-
-    def leaf(self, state: Core) -> float:
-        """The heuristic value of a non-terminal node at the horizon."""
-        self.horizon_reached = True
-        self.evaluations += 1
-        return self.evaluate(state, self.root)
-
-    # Shared sample keys pack three numbers into an int: bit 0 is the last player to move,
-    # bits 1-32 count the chance nodes met after player 0's moves on the path, bits 33 and up
-    # those after player 1's. The n-th chance node after a player's moves draws the same
-    # uniform numbers wherever it is in the tree: every line sees "that player's n-th roll"
-    # alike, as dice dealt in advance to each player would be.
-
-    @staticmethod
-    def mover_ckey(ckey: int, player: int) -> int:
-        """Shared sample key of the children of `player`'s decision node."""
-        return (ckey & ~1) | player
-
-    @staticmethod
-    def chance_ckey(ckey: int) -> int:
-        """Shared sample key of the children of a chance node."""
-        return ckey + (1 << 33 if ckey & 1 else 2)
-
-    # Expectimax ---------------------------------------------------------------------------
-
-    def expectimax(self, state: Core, depth: int, key: int, ckey: int) -> float:
-        """Exact depth-limited expectimax value for the root player (no pruning).
-
-        Without pruning, move order changes nothing, so no best moves are stored; path keys
-        are only needed to sample chance nodes.
-        """
-        budget = self.budget
-        budget.nodes += 1
-        if not budget.nodes & 255:
-            budget.check()
-        player = state.current_player()
-        if player == TERMINAL:
-            return state.returns()[self.root]
-        if depth == 0:
-            return self.leaf(state)
-        sampled = self.samples is not None
-        if player == CHANCE:
-            total = 0.0
-            for outcome, prob in self.outcomes(state, ckey):
-                child = self.make_child(state, outcome)
-                if sampled:
-                    k = child_key(key, outcome)
-                    total += prob * self.expectimax(
-                        child, depth, k, self.chance_ckey(ckey) if self.shared else k
-                    )
-                else:
-                    total += prob * self.expectimax(child, depth, 0, 0)
-            return total
-        values = []
-        shared_ckey = self.mover_ckey(ckey, player) if self.shared else 0
-        for action in state.legal_actions():
-            child = self.make_child(state, action)
-            if sampled:
-                k = child_key(key, action)
-                values.append(
-                    self.expectimax(child, depth - 1, k, shared_ckey if self.shared else k)
-                )
-            else:
-                values.append(self.expectimax(child, depth - 1, 0, 0))
-        return max(values) if player == self.root else min(values)
-
-    # Star1 / Star2 ------------------------------------------------------------------------
-
-    def star(
-        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
-    ) -> float:
-        """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
-
-        Requires vmin <= alpha < beta <= vmax; every window the search derives satisfies it.
-        The root calls it; `decision_node` and `chance_node` inline it for their children.
-        """
-        self.budget.tick()
-        player = state.current_player()
-        if player == TERMINAL:
-            return state.returns()[self.root]
-        if depth == 0:
-            return self.leaf(state)
-        if player == CHANCE:
-            if depth <= self.prune_min_depth:
-                return self.chance_average(state, depth, key, ckey)
-            return self.chance_node(state, depth, alpha, beta, key, ckey)
-        return self.decision_node(state, depth, alpha, beta, key, ckey, probe=False)
-
-    def decision_node(
-        self,
-        state: Core,
-        depth: int,
-        alpha: float,
-        beta: float,
-        key: int,
-        ckey: int,
-        probe: bool,
-    ) -> float:
-        """Alpha-beta at a decision node; with `probe`, only the first ordered action.
-
-        The move ordering (`ordered_actions`), `child_key`, `star`'s prologue for the children
-        and `remember` are inlined: this loop runs at every decision node, and in Pig and EWN
-        the search's own calls cost as much as the rules.
-        """
-        player = state.current_player()
-        maximizing = player == self.root
-        shared = self.shared
-        shared_ckey = self.mover_ckey(ckey, player) if shared else 0
-        actions = state.legal_actions()
-        if self.ordering is not None:
-            actions = self.ordering(state, actions)
-        best_moves = self.best_moves
-        table_key = state.state_key() if self.by_state else key
-        best = best_moves.get(table_key)
-        # `best in actions`: a state key's hash collision must not bring in an illegal move.
-        if best is not None and best != actions[0] and best in actions:
-            actions = [best, *(a for a in actions if a != best)]
-        if probe:
-            actions = actions[:1]
-        best_value = -math.inf if maximizing else math.inf
-        best_action = actions[0]
-        probed = None if probe else self.probes.pop(key, None)
-        make_child = self.make_child
-        frontier = depth == 1  # every child is a leaf: star(child, 0, ...) is inlined
-        budget, root, evaluate = self.budget, self.root, self.evaluate
-        depth -= 1  # the children's depth
-        for action in actions:
-            if probed is not None and probed[0] == action:
-                value = probed[1]  # exact, from Star2's probe of this node
-            else:
-                child = make_child(state, action)
-                budget.nodes += 1  # star(child, ...)'s tick
-                if not budget.nodes & 255:
-                    budget.check()
-                child_player = child.current_player()
-                if child_player == TERMINAL:
-                    value = child.returns()[root]
-                elif frontier:
-                    self.horizon_reached = True
-                    self.evaluations += 1
-                    value = evaluate(child, root)
-                else:
-                    k = hash((key, action))  # child_key(key, action)
-                    ck = shared_ckey if shared else k
-                    if child_player != CHANCE:
-                        value = self.decision_node(child, depth, alpha, beta, k, ck, False)
-                    elif depth <= self.prune_min_depth:
-                        value = self.chance_average(child, depth, k, ck)
-                    else:
-                        value = self.chance_node(child, depth, alpha, beta, k, ck)
-                if probe and alpha < value < beta:
-                    self.probes[key] = (action, value)
-            if maximizing:
-                if value > best_value:
-                    best_value, best_action = value, action
-                    if value > alpha:
-                        alpha = value
-            elif value < best_value:
-                best_value, best_action = value, action
-                if value < beta:
-                    beta = value
-            if alpha >= beta:
-                break
-        if not probe:
-            if len(best_moves) >= MAX_TABLE_SIZE:  # remember(table_key, best_action)
-                best_moves.clear()
-            best_moves[table_key] = best_action
-        return best_value
-
-    def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
-        """A chance node searched without pruning (children get the full window)."""
-        total = 0.0
-        for outcome, prob in self.outcomes(state, ckey):
-            child = self.make_child(state, outcome)
-            k = child_key(key, outcome)
-            c = self.chance_ckey(ckey) if self.shared else k
-            total += prob * self.star(child, depth, self.vmin, self.vmax, k, c)
-        return total
-
-    def chance_node(
-        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
-    ) -> float:
-        """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node.
-
-        As in `decision_node`, `child_key`, `Budget.tick` and `star`'s prologue for the
-        children are inlined.
-        """
-        vmin, vmax = self.vmin, self.vmax
-        outcomes = self.outcomes(state, ckey)
-        n = len(outcomes)
-        lower = [vmin] * n
-        upper = [vmax] * n
-        pess, opti = vmin, vmax  # probabilities sum to 1
-        # Children are made when first needed (a cut may come before most are), and kept
-        # between Star2's probing and its full search.
-        children: list[Core | None] = [None] * n
-        keys = [hash((key, outcome)) for outcome, _ in outcomes]  # child_key(key, outcome)
-        ckeys = [self.chance_ckey(ckey)] * n if self.shared else keys
-        budget, root, make_child = self.budget, self.root, self.make_child
-
-        if self.algorithm == "star2":
-            # Probing phase: one action at each decision child gives a one-sided bound.
-            # At depth 1 the probe (decision_node with probe=True: the first ordered action,
-            # a leaf) is inlined: half of the nodes of a shallow search are such probes.
-            ordering, best_moves, probes = self.ordering, self.best_moves, self.probes
-            evaluate, by_state = self.evaluate, self.by_state
-            i = -1
-            for outcome, prob in outcomes:
-                i += 1
-                child = make_child(state, outcome)
-                children[i] = child
-                player = child.current_player()
-                if player == CHANCE:
-                    continue  # no single action to probe
-                if player == TERMINAL:
-                    budget.nodes += 1
-                    if not budget.nodes & 255:
-                        budget.check()
-                    value = child.returns()[root]
-                    pess += prob * (value - lower[i])
-                    opti += prob * (value - upper[i])
-                    lower[i] = upper[i] = value
-                else:
-                    if beta >= vmax if player == root else alpha <= vmin:
-                        continue  # a lower (upper) bound cannot reach beta = vmax (alpha = vmin)
-                    child_beta = (beta - pess + prob * lower[i]) / prob
-                    if not child_beta < vmax:  # min(vmax, child_beta), without the call
-                        child_beta = vmax
-                    child_alpha = (alpha - opti + prob * upper[i]) / prob
-                    if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
-                        child_alpha = vmin
-                    budget.nodes += 1
-                    if not budget.nodes & 255:
-                        budget.check()
-                    if depth == 1:
-                        k = keys[i]
-                        actions = child.legal_actions()
-                        first = best_moves.get(child.state_key() if by_state else k)
-                        if first is None or first not in actions:
-                            if ordering is not None:
-                                actions = ordering(child, actions)
-                            first = actions[0]
-                        leaf = make_child(child, first)
-                        budget.nodes += 1
-                        if not budget.nodes & 255:
-                            budget.check()
-                        if leaf.current_player() == TERMINAL:
-                            value = leaf.returns()[root]
-                        else:
-                            self.horizon_reached = True
-                            self.evaluations += 1
-                            value = evaluate(leaf, root)
-                        if child_alpha < value < child_beta:
-                            probes[k] = (first, value)
-                    else:
-                        value = self.decision_node(
-                            child, depth, child_alpha, child_beta, keys[i], ckeys[i], True
-                        )
-                    if player == root:
-                        if value > child_alpha and value > lower[i]:  # a proof: child >= value
-                            pess += prob * (value - lower[i])
-                            lower[i] = value
-                    elif value < child_beta and value < upper[i]:  # a proof: child <= value
-                        opti += prob * (value - upper[i])
-                        upper[i] = value
-                if pess >= beta - FP_SLACK:
-                    return pess
-                if opti <= alpha + FP_SLACK:
-                    return opti
-
-        # depth >= 1 here (star values chance nodes at depth 0 by the heuristic), so no child
-        # of this node is a leaf.
-        prune_min_depth = self.prune_min_depth
-        i = -1
-        for outcome, prob in outcomes:
-            i += 1
-            low, up = lower[i], upper[i]
-            if low == up:
-                continue  # known exactly (a terminal child found while probing)
-            kept = children[i]  # made while probing, or not yet
-            child = kept if kept is not None else make_child(state, outcome)
-            child_alpha = (alpha - opti + prob * up) / prob
-            if not child_alpha > vmin:  # max(vmin, child_alpha), without the call
-                child_alpha = vmin
-            child_beta = (beta - pess + prob * low) / prob
-            if not child_beta < vmax:  # min(vmax, child_beta), without the call
-                child_beta = vmax
-            budget.nodes += 1  # star(child, ...) from here on
-            if not budget.nodes & 255:
-                budget.check()
-            player = child.current_player()
-            if player == TERMINAL:
-                value = child.returns()[root]
-            elif player != CHANCE:
-                value = self.decision_node(
-                    child, depth, child_alpha, child_beta, keys[i], ckeys[i], False
-                )
-            elif depth <= prune_min_depth:
-                value = self.chance_average(child, depth, keys[i], ckeys[i])
-            else:
-                value = self.chance_node(child, depth, child_alpha, child_beta, keys[i], ckeys[i])
-            if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
-                new_lower, new_upper = (value if value > low else low), up
-            elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
-                new_lower, new_upper = low, (value if value < up else up)
-            else:
-                new_lower = new_upper = value
-            pess += prob * (new_lower - low)
-            opti += prob * (new_upper - up)
-            lower[i], upper[i] = new_lower, new_upper
-            if pess >= beta - FP_SLACK:
-                return pess
-            if opti <= alpha + FP_SLACK:
-                return opti
-        # Every outcome searched without a cut: all are exact, so pess == opti (up to rounding).
-        return sum([prob * lower[i] for i, (_, prob) in enumerate(outcomes)])
-
-    # Root ---------------------------------------------------------------------------------
-
-    def root_search(
-        self, state: Core, depth: int
-    ) -> tuple[float, int, dict[int, float], dict[int, str]]:
-        """Searches every root action at `depth`.
-
-        Returns:
-          The value, the best action, each action's value and its kind (EXACT, or UPPER for a
-          Star1/Star2 child that failed low against the best value so far).
-        """
-        maximizing = state.current_player() == self.root
-        assert maximizing, "the root player moves at the root"
-        values: dict[int, float] = {}
-        kinds: dict[int, str] = {}
-        best_value, best_action = -math.inf, -1
-        shared_ckey = self.root  # no chance node yet, the root player moved last
-        self.make_child = type(state).child
-        self.by_state = self.table == "state" and state.has_state_key()
-        table_key = state.state_key() if self.by_state else 0
-        vmin, vmax = self.vmin, self.vmax
-        for action in self.ordered_actions(state, table_key):
-            if self.algorithm == "expectimax":
-                child = self.make_child(state, action)
-                key = child_key(0, action)
-                value = self.expectimax(child, depth - 1, key, shared_ckey if self.shared else key)
-                kinds[action] = EXACT
-            else:
-                # Root pruning as in every alpha-beta search: a later child only has to be
-                # proved no better than the best so far. With `full_root_window` (implied by
-                # `resample`, whose mean of bounds would be no estimate) every sampled root
-                # child is searched exactly instead.
-                alpha = vmin if self.full_root_window else max(vmin, best_value)
-                if alpha >= vmax:
-                    # Nothing beats vmax; an empty window would return no bound at all.
-                    values[action], kinds[action] = vmax, UPPER
-                    continue
-                child = self.make_child(state, action)
-                key = child_key(0, action)
-                ckey = shared_ckey if self.shared else key
-                value = self.star(child, depth - 1, alpha, vmax, key, ckey)
-                # Fail-soft: at or below alpha (> vmin) the value only bounds the child.
-                kinds[action] = UPPER if value <= alpha and alpha > vmin else EXACT
-            values[action] = value
-            if value > best_value:
-                best_value, best_action = value, action
-        self.remember(table_key, best_action)
-        return best_value, best_action, values, kinds
-
-
 class _Average:
     """Root action values averaged over the completed searches at one depth (`resample`; all
     exact, since it implies the full root window)."""
@@ -636,7 +203,7 @@ def search(
     prune_min_depth: int = 0,
     evaluation: Evaluation | None = None,
     iterative: bool = True,
-    search_class: type[_Search] | None = None,
+    search_class: type[StarSearch] | None = None,
     search_options: dict[str, Any] | None = None,
     clock: str = "wall",
     table: str = "state",
@@ -692,7 +259,7 @@ def search(
         raise ValueError(f"search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
     budget = Budget(time_ms, max_nodes, clock_named(clock))
-    context = (search_class or _Search)(
+    context = (search_class or StarSearch)(
         algorithm,
         player,
         evaluation or evaluation_for(game),
@@ -716,7 +283,7 @@ def search(
 
 
 def run_iterations(
-    context: _Search,
+    context: StarSearch,
     state: Core,
     max_depth: int | None,
     iterative: bool,
@@ -768,7 +335,7 @@ def _store(
 
 
 def _sampled_iterations(
-    context: _Search,
+    context: StarSearch,
     state: Core,
     result: SearchResult,
     max_depth: int | None,
@@ -838,7 +405,7 @@ def _sampled_iterations(
         return False
 
 
-def _solve(context: _Search, state: Core, depth: int, result: SearchResult) -> bool:
+def _solve(context: StarSearch, state: Core, depth: int, result: SearchResult) -> bool:
     """Runs the classic search of the real tree at `depth`; True (result stored) if it finished
     without meeting the horizon, i.e. the position is solved."""
     samples = context.samples

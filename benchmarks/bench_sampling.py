@@ -1,8 +1,9 @@
-"""Chance sampling by bisection in cached cumulative tables vs a linear scan, inside star2ss.
+"""Chance sampling inside star2ss: the cost of one sampled chance node and its share of a search.
 
-Both samplers draw the same outcomes from the same uniform numbers (tests check it), so the
-two searches visit the same nodes; the ratio of their node rates is the speed-up of the
-sampling change on a whole search. Rounds alternate between the two (best of `--repeats`).
+The search runs `search_core.sample_outcomes` (bisection in cached cumulative tables, compiled
+with the engine); the linear scan it replaced (`search_common.sample_outcomes_linear`, which
+draws the same outcomes) is timed per call beside it. The share of the search is
+(sampled chance nodes x time per call) / search time.
 
     .venv/bin/python benchmarks/bench_sampling.py [--positions 100] [--depth 3] [--samples 25]
 """
@@ -11,58 +12,50 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pyspiel
 
 import chancespiel.agents  # noqa: F401
-from chancespiel.agents import search_common, search_state, star_minimax
+from chancespiel.agents import search_state
+from chancespiel.agents.search_common import sample_outcomes_linear
+from chancespiel.agents.search_core import sample_outcomes
+from chancespiel.agents.star_core import StarSearch
 from chancespiel.agents.star_minimax import search
+from chancespiel.engine import describe
 from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.games.core import Core
 
 SAMPLERS: dict[str, Callable] = {
-    "linear scan": search_common.sample_outcomes_linear,
-    "bisection": search_common.sample_outcomes,
+    "linear scan": sample_outcomes_linear,
+    "bisection": sample_outcomes,
 }
 
 
-def node_rate(game: pyspiel.Game, states: list, depth: int, samples: int, sampler: str) -> tuple:
-    """(nodes per second, nodes) of star2ss on `states` with one sampler."""
-    star_minimax.sample_outcomes = SAMPLERS[sampler]
-    return _timed(game, states, depth, samples)
+class _CountingSearch(StarSearch):
+    """Counts the chance nodes a search samples (run apart from the timed searches)."""
+
+    sampled = 0
+
+    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
+        _CountingSearch.sampled += 1
+        return super().outcomes(state, ckey)
 
 
-def chance_nodes(game: pyspiel.Game, states: list, depth: int, samples: int) -> int:
-    """Chance nodes the searches sample (the same for both samplers)."""
-    calls = 0
-    draw = search_common.sample_outcomes
-
-    def counting(outcomes, c, key):
-        nonlocal calls
-        calls += 1
-        return draw(outcomes, c, key)
-
-    star_minimax.sample_outcomes = counting
-    _timed(game, states, depth, samples)
-    return calls
+def searches(game: pyspiel.Game, states: list, depth: int, samples: int, **options) -> tuple:
+    """(seconds, nodes) of star2ss from every state."""
+    nodes = 0
+    start = time.perf_counter()
+    for seed, state in enumerate(states):
+        result = search(
+            search_state(state), game, "star2", max_depth=depth, samples=samples, seed=seed,
+            **options,
+        )  # fmt: skip
+        nodes += result.nodes
+    return time.perf_counter() - start, nodes
 
 
-def _timed(game: pyspiel.Game, states: list, depth: int, samples: int) -> tuple:
-    try:
-        nodes = 0
-        start = time.perf_counter()
-        for seed, state in enumerate(states):
-            result = search(
-                search_state(state), game, "star2", max_depth=depth, samples=samples, seed=seed
-            )
-            nodes += result.nodes
-        elapsed = time.perf_counter() - start
-    finally:
-        star_minimax.sample_outcomes = search_common.sample_outcomes
-    return nodes / elapsed, nodes
-
-
-def draws_per_second(outcomes, samples: int, sampler: str, seconds: float = 0.5) -> float:
+def calls_per_second(outcomes, samples: int, sampler: str, seconds: float = 0.5) -> float:
     """Calls of one sampler per second on one distribution (c draws per call)."""
     draw = SAMPLERS[sampler]
     calls = 0
@@ -80,40 +73,31 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=100)
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--samples", type=int, default=25)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
     states = random_decision_positions(game, args.positions, seed=1)
-    best = dict.fromkeys(SAMPLERS, 0.0)
-    nodes = {}
-    for _ in range(args.repeats):
-        for sampler in SAMPLERS:
-            rate, nodes[sampler] = node_rate(game, states, args.depth, args.samples, sampler)
-            best[sampler] = max(best[sampler], rate)
-    assert len(set(nodes.values())) == 1, nodes  # the same tree, node for node
-    roll = next(s for s in (search_state(p) for p in states) if s.current_player() >= 0)
-    roll = roll.clone()
+    seconds, nodes = min(
+        searches(game, states, args.depth, args.samples) for _ in range(args.repeats)
+    )
+    searches(game, states, args.depth, args.samples, search_class=_CountingSearch)
+    sampled = _CountingSearch.sampled
+    roll = next(s for s in (search_state(p) for p in states) if s.current_player() >= 0).clone()
     while roll.current_player() != pyspiel.PlayerId.CHANCE:
-        actions = roll.legal_actions()
-        roll.apply(actions[0])
+        roll.apply(roll.legal_actions()[0])
     outcomes = roll.chance_outcomes()
-    sampled = chance_nodes(game, states, args.depth, args.samples)
     print(
-        f"{args.game}: star2ss(samples={args.samples}) depth {args.depth}, "
-        f"{args.positions} positions, {nodes['bisection']:,} nodes of which {sampled:,} "
-        f"sampled chance nodes, best of {args.repeats}"
+        f"{args.game}: star2ss(samples={args.samples}) depth {args.depth}, {describe()}, "
+        f"{args.positions} positions, {nodes:,} nodes of which {sampled:,} sampled chance "
+        f"nodes, {nodes / seconds:,.0f} nodes/s (best of {args.repeats})"
     )
     for sampler in SAMPLERS:
-        calls = draws_per_second(outcomes, args.samples, sampler)
-        share = (sampled / calls) / (nodes[sampler] / best[sampler])
+        calls = calls_per_second(outcomes, args.samples, sampler)
+        share = sampled / calls / seconds
         print(
-            f"  {sampler:12s} {best[sampler]:10,.0f} nodes/s   "
-            f"{1e6 / calls:6.1f} us per sampled chance node ({len(outcomes)} outcomes), "
-            f"{100 * share:4.1f}% of the search"
+            f"  {sampler:12s} {1e6 / calls:6.1f} us per sampled chance node "
+            f"({len(outcomes)} outcomes): {100 * share:4.1f}% of the search"
         )
-    print(
-        f"  node rate ratio bisection / linear scan: {best['bisection'] / best['linear scan']:.2f}"
-    )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.bab import Tolerance, _Bab, bab_search
-from chancespiel.agents.search_common import Budget
+from chancespiel.agents.search_core import Budget
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.positions import random_decision_positions

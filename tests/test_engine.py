@@ -23,7 +23,9 @@ import pytest
 import chancespiel.agents
 from chancespiel import engine
 from chancespiel.agents.baselines import mc_search
+from chancespiel.agents.bab import bab_search
 from chancespiel.agents.mcts import mcts_search
+from chancespiel.agents.star_minimax import search as star_search
 
 GAMES = (
     "python_pig",
@@ -35,12 +37,26 @@ GAMES = (
     "python_einstein_wurfelt_nicht(setup=free)",
 )
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
-# heuristic, and flat Monte Carlo; rollouts through the engine's own loop.
+# heuristic, and flat Monte Carlo (rollouts through the engine's own loop); expectimax, Star1,
+# Star2 classic and sampled, with and without pruning near the horizon and shared samples;
+# bounded alpha-beta.
 SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "uct": (mcts_search, {"max_simulations": 400}),
     "uct_h": (mcts_search, {"max_simulations": 400, "rollout_depth": 0, "uct_c": 0.5}),
     "dpw": (mcts_search, {"max_simulations": 400, "rollout_depth": 5, "pw_c": 2.0}),
     "mc": (mc_search, {"max_simulations": 200, "rollout_depth": 10}),
+    "expectimax": (star_search, {"algorithm": "expectimax", "max_depth": 2}),
+    "star1": (star_search, {"algorithm": "star1", "max_depth": 3}),
+    "star2": (star_search, {"algorithm": "star2", "max_depth": 3}),
+    "star2ss": (
+        star_search,
+        {"algorithm": "star2", "max_depth": 3, "samples": 4, "prune_min_depth": 1},
+    ),
+    "star1ss_shared": (
+        star_search,
+        {"algorithm": "star1", "max_depth": 3, "samples": 3, "shared_samples": True},
+    ),
+    "bab": (bab_search, {"max_depth": 3, "epsilon": 0.05}),
 }
 
 
@@ -72,6 +88,8 @@ def fingerprint() -> dict[str, Any]:
             "searches": {
                 name: [
                     _summary(search(position, game, seed=index, **options))
+                    if search is not bab_search
+                    else _summary(search(position, game, **options))
                     for index, position in enumerate(positions)
                 ]
                 for name, (search, options) in SEARCHES.items()
@@ -81,14 +99,14 @@ def fingerprint() -> dict[str, Any]:
 
 
 def _summary(result: Any) -> list[Any]:
-    return [
-        result.action,
-        result.value,
-        sorted(result.visits.items()),
-        result.simulations,
-        result.nodes,
-        result.depth,
-    ]
+    """The fields a search result has of: move, value, MCTS visits and simulations, nodes,
+    depth, root action values."""
+    fields = ("visits", "simulations", "nodes", "depth", "action_values")
+    return [result.action, result.value, *(_plain(getattr(result, f, None)) for f in fields)]
+
+
+def _plain(value: Any) -> Any:
+    return sorted(value.items()) if isinstance(value, dict) else value
 
 
 def test_pure_python_and_compiled_engines_compute_the_same():

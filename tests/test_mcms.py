@@ -11,13 +11,10 @@ import pyspiel
 import pytest
 
 from chancespiel.agents import make_bot, search_state
-from chancespiel.agents.search_common import (
-    Budget,
-    cumulative_table,
-    sample_outcomes,
-    sample_outcomes_linear,
-)
-from chancespiel.agents.star_minimax import EXACT, LOWER, UPPER, _Search, search
+from chancespiel.agents.search_common import sample_outcomes_linear
+from chancespiel.agents.search_core import Budget, outcome_table, sample_outcomes
+from chancespiel.agents.star_core import EXACT, LOWER, UPPER, StarSearch
+from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
 
 
@@ -210,7 +207,7 @@ def test_expss_root_value_at_depth_2_is_unbiased_where_one_move_is_clearly_best(
     assert checked >= 4
 
 
-class _LoggingSearch(_Search):
+class _LoggingSearch(StarSearch):
     """Records the sample each chance node drew, with the chance outcomes above it."""
 
     def __init__(self, *args, **kwargs):
@@ -238,7 +235,7 @@ def test_shared_samples_give_siblings_the_same_outcomes(shared):
     context.root_search(state, 4)
     by_key: dict[object, list] = {}
     for ckey, _, sample in context.drawn:
-        if shared:  # (last mover, chance nodes after that player's moves): see _Search
+        if shared:  # (last mover, chance nodes after that player's moves): see StarSearch
             last = ckey & 1
             ckey = (last, ckey >> 33 if last else (ckey >> 1) & (2**32 - 1))
         by_key.setdefault(ckey, []).append(sample)
@@ -413,10 +410,12 @@ def test_bisection_sampling_equals_the_linear_scan():
     for key in range(500):
         assert sample_outcomes(outcomes, 7, key) == sample_outcomes_linear(outcomes, 7, key)
         assert sample_outcomes(skewed, 5, key) == sample_outcomes_linear(skewed, 5, key)
-    ids, cum = cumulative_table(outcomes)
-    assert cumulative_table(outcomes)[1] is cum  # cached for a shared tuple
+    cache: dict = {}
+    ids, cum, _ = outcome_table(outcomes, cache)
+    assert outcome_table(outcomes, cache)[1] is cum  # cached for a shared tuple
     assert ids[0] == 10 and cum[-1] == pytest.approx(1.0)
-    assert cumulative_table(skewed)[1] is not cumulative_table(skewed)[1]  # lists are not
+    assert outcome_table(skewed, cache)[1] is not outcome_table(skewed, cache)[1]  # lists not
+    assert outcome_table(skewed, None)[0] == [0, 7, 9, 11]  # no outcome of probability 0
     drawn = {o for key in range(300) for o, _ in sample_outcomes(skewed, 4, key)}
     assert 3 not in drawn
 

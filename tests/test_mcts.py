@@ -22,10 +22,10 @@ from chancespiel.agents.mcts_core import (
     most_visited,
     rollout,
     run_simulations,
-    sample_index,
     uct_select,
     widening_limit,
 )
+from chancespiel.agents.search_core import sample_index
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.exact import expectimax_value

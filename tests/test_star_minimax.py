@@ -15,8 +15,9 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from open_spiel.python.algorithms.minimax import expectiminimax
 
 from chancespiel.agents import PyspielAdapter, make_bot, search_common, search_state
-from chancespiel.agents.search_common import Budget, sample_outcomes
-from chancespiel.agents.star_minimax import _Search, search
+from chancespiel.agents.search_core import Budget, sample_outcomes
+from chancespiel.agents.star_core import StarSearch
+from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
 
 # Every game the family must handle: ours, and OpenSpiel's own games with chance.
@@ -123,7 +124,7 @@ def test_fail_soft_window_property_on_random_chance_trees(
             core.apply(rng.choice(core.legal_actions()))
     root = 0
     exact = _exact(core, depth, root)
-    context = _Search(
+    context = StarSearch(
         algorithm, root, hashed_evaluation, -1.0, 1.0, None, 0, 0, None, Budget(None, None)
     )
     value = context.star(core.clone(), depth, alpha, beta, 12345, 12345)

@@ -1,0 +1,181 @@
+"""Pieces every depth-first search shares, compiled with the searches: budgets, path keys,
+chance sampling and move ordering.
+
+Path keys: every node of a search tree is named by a 64-bit hash of the actions (chance
+outcomes included) from the root. Sampling a chance node from its key, not from a running
+random stream, makes the sample independent of the order in which a search visits nodes. So
+expss, star1ss and star2ss see exactly the same sampled tree, and Star2 probes and searches the
+same sample, as the MCMS paper ("Monte Carlo *-Minimax Search", section 3.1) requires.
+
+No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from itertools import accumulate
+from typing import Final
+
+from mypy_extensions import mypyc_attr
+
+from chancespiel.games.core import Core
+
+MASK64: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15
+MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is cleared
+MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
+
+Ordering = Callable[[Core, Sequence[int]], Sequence[int]]
+# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, and the tuple
+# itself (kept alive, so that its id, the cache key, is not reused while cached).
+OutcomeTable = tuple[list[int], list[float], Sequence[tuple[int, float]]]
+
+
+def mix64(x: int) -> int:
+    """SplitMix64 finaliser: a well-spread 64-bit hash of a 64-bit integer."""
+    x = (x + _GAMMA) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def child_key(key: int, action: int) -> int:
+    """Path key of the child reached from the node `key` by `action`.
+
+    CPython's tuple hash of ints is fast, well mixed and the same in every process (only str
+    and bytes hashes are salted); samples mix the key again before drawing.
+    """
+    return hash((key, action))
+
+
+# Chance tables and sampling ----------------------------------------------------------------
+
+
+def outcome_table(
+    outcomes: Sequence[tuple[int, float]], cache: dict[int, OutcomeTable] | None
+) -> OutcomeTable:
+    """The outcomes of positive probability, their cumulative probabilities, and `outcomes`.
+
+    The cores return one shared tuple per distinct distribution (Pig's dice, Can't Stop's 126
+    rolls, EWN's die), so tables of tuples are kept in `cache`, keyed by identity; the table
+    holds the tuple, so its id is not reused while it is cached. Other sequences (fresh lists,
+    as from the pyspiel adapter) are tabulated each time.
+    """
+    cacheable = cache is not None and type(outcomes) is tuple
+    if cache is not None and cacheable:
+        entry = cache.get(id(outcomes))
+        if entry is not None:
+            return entry
+    ids = [outcome for outcome, prob in outcomes if prob > 0.0]
+    cum = list(accumulate(prob for _, prob in outcomes if prob > 0.0))
+    table = (ids, cum, outcomes)
+    if cache is not None and cacheable and len(cache) < MAX_CACHED_TABLES:
+        cache[id(outcomes)] = table
+    return table
+
+
+def sample_index(cum: list[float], u: float) -> int:
+    """Index i with cum[i-1] <= u * cum[-1] < cum[i]: a draw by the weights behind `cum`
+    (bisect_right of u * cum[-1], written out: compiled, it compares unboxed floats).
+
+    `cum` is strictly increasing (cumulative positive weights) and u is uniform in [0, 1).
+    """
+    x = u * cum[-1]
+    low = 0
+    high = len(cum)
+    while low < high:
+        middle = (low + high) // 2
+        if x < cum[middle]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+_SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample_outcomes
+
+
+def sample_outcomes(
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+) -> list[tuple[int, float]]:
+    """`samples` outcomes drawn with replacement by probability, duplicates merged.
+
+    Each distinct outcome gets weight count / samples; the result lists outcomes in order of
+    first draw. The draws are a pure function of `key` (uniform numbers from a generator
+    seeded by it), each found in the cumulative table by bisection (O(log n) per draw).
+    """
+    if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
+        _SAMPLE_TABLES.clear()
+    ids, cum, _ = outcome_table(outcomes, _SAMPLE_TABLES)
+    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
+    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
+    draw = random.Random(key).random
+    counts: dict[int, int] = {}
+    for _ in range(samples):
+        chosen = ids[sample_index(cum, draw())]
+        counts[chosen] = counts.get(chosen, 0) + 1
+    return [(outcome, count / samples) for outcome, count in counts.items()]
+
+
+# Budgets and move ordering -----------------------------------------------------------------
+
+
+class SearchTimeout(Exception):  # noqa: N818  (control flow, not an error)
+    """Raised inside a search when its time or node budget runs out."""
+
+
+class Budget:
+    """A time and node budget, checked every 256 nodes (so it may overrun by that many)."""
+
+    def __init__(
+        self,
+        time_ms: float | None,
+        max_nodes: int | None,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
+        self.clock = clock
+        self.deadline: float | None = None if time_ms is None else clock() + time_ms / 1000.0
+        self.max_nodes = max_nodes
+        self.nodes = 0
+
+    def tick(self) -> None:
+        """Counts a node; raises SearchTimeout once the budget is spent."""
+        self.nodes += 1
+        if not self.nodes & 255:
+            self.check()
+
+    def check(self) -> None:
+        """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise SearchTimeout
+        if self.deadline is not None and self.clock() > self.deadline:
+            raise SearchTimeout
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class MoveOrdering:
+    """Move ordering for depth-first searches: the best move each decision node had at the
+    previous iteration (keyed by path or by state) first, then the game's static order."""
+
+    def __init__(self, ordering: Ordering | None) -> None:
+        self.ordering = ordering
+        self.best_moves: dict[int, int] = {}
+
+    def ordered_actions(self, state: Core, key: int) -> Sequence[int]:
+        """Legal actions, best move from the previous iteration first, then static order."""
+        actions = state.legal_actions()
+        if self.ordering is not None:
+            actions = self.ordering(state, actions)
+        best = self.best_moves.get(key)
+        # `best in actions`: a state key's hash collision must not bring in an illegal move.
+        if best is not None and best != actions[0] and best in actions:
+            actions = [best, *(a for a in actions if a != best)]
+        return actions
+
+    def remember(self, key: int, action: int) -> None:
+        """Stores the best move of the node `key` for the next iteration."""
+        if len(self.best_moves) >= MAX_TABLE_SIZE:
+            self.best_moves.clear()
+        self.best_moves[key] = action

@@ -1,0 +1,437 @@
+"""The procedures of expectimax, Star1, Star2 and their sampled forms (MCMS), compiled.
+
+The specification is the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013),
+Algorithms 1 and 2, in its alpha-beta (not negamax) form; agents.star_minimax describes the
+conventions (values for the root player, depth in decision plies, sample keys, probes, root
+value kinds) and runs these procedures by iterative deepening. Each procedure is written once,
+as the paper names it:
+
+- `star`: a node with a window, dispatching to the three below (terminal and horizon nodes
+  answer directly);
+- `decision_node`: alpha-beta over the ordered actions; with `probe`, Star2's probe of one
+  action;
+- `chance_node`: Star1's search of the outcomes with per-outcome bounds (Algorithm 1), after
+  Star2's probing phase (Algorithm 2), both over a `ChanceBounds`;
+- `chance_average`: a chance node without pruning (remaining depth <= prune_min_depth);
+- `expectimax`: the unpruned reference.
+
+No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from mypy_extensions import mypyc_attr
+
+from chancespiel.agents.search_core import (
+    MASK64,
+    Budget,
+    MoveOrdering,
+    Ordering,
+    child_key,
+    mix64,
+    sample_outcomes,
+)
+from chancespiel.games.core import CHANCE, TERMINAL, Core
+
+ALGORITHMS: Final = ("expectimax", "star1", "star2")
+TABLES: Final = ("state", "path")  # keys of the best-move table
+# Sums of probabilities carry rounding error: never cut on less than a proof.
+FP_SLACK: Final = 1e-12
+EXACT: Final = "exact"  # kinds of a root action value
+UPPER: Final = "upper"
+LOWER: Final = "lower"
+_COUNT_MASK: Final = (1 << 32) - 1
+
+# h(state, player): the game's heuristic, typed for its own core (hence Any).
+Evaluation = Callable[[Any, int], float]
+# A root search: its value, best action, each action's value and each value's kind.
+RootValues = tuple[float, int, dict[int, float], dict[int, str]]
+
+
+class ChanceBounds:
+    """Star1's knowledge of one chance node (MCMS paper, Algorithm 1).
+
+    Outcome i, of probability probs[i], is known to be worth within [lower[i], upper[i]]
+    (unsearched: [vmin, vmax]); pess = sum p_i lower_i and opti = sum p_i upper_i bound the
+    node. Children are made when first needed (a cut may come before most are) and kept
+    between Star2's probing and its search.
+    """
+
+    def __init__(
+        self,
+        state: Core,
+        outcomes: Sequence[tuple[int, float]],
+        key: int,
+        child_ckey: int,
+        shared: bool,
+        vmin: float,
+        vmax: float,
+    ) -> None:
+        n = len(outcomes)
+        self.state = state
+        self.outcomes = [outcome for outcome, _ in outcomes]
+        self.probs = [prob for _, prob in outcomes]
+        self.keys = [child_key(key, outcome) for outcome in self.outcomes]
+        self.ckeys = [child_ckey] * n if shared else self.keys
+        self.children: list[Core | None] = [None] * n
+        self.vmin = vmin
+        self.vmax = vmax
+        self.lower = [vmin] * n
+        self.upper = [vmax] * n
+        self.pess = vmin  # probabilities sum to 1
+        self.opti = vmax
+
+    def child(self, i: int) -> Core:
+        """The child of outcome i, made once."""
+        child = self.children[i]
+        if child is None:
+            child = self.state.child(self.outcomes[i])
+            self.children[i] = child
+        return child
+
+    def window(self, i: int, alpha: float, beta: float) -> tuple[float, float]:
+        """Outcome i's window: the values for which it could change whether the node cuts,
+        alpha' = max(vmin, (alpha - opti + p u) / p), beta' = min(vmax, (beta - pess + p l) / p)."""
+        prob = self.probs[i]
+        child_alpha = (alpha - self.opti + prob * self.upper[i]) / prob
+        if not child_alpha > self.vmin:  # max(vmin, child_alpha), without the call
+            child_alpha = self.vmin
+        child_beta = (beta - self.pess + prob * self.lower[i]) / prob
+        if not child_beta < self.vmax:
+            child_beta = self.vmax
+        return child_alpha, child_beta
+
+    def tighten(self, i: int, low: float, up: float) -> None:
+        """Outcome i is now known to lie within [low, up]."""
+        prob = self.probs[i]
+        self.pess += prob * (low - self.lower[i])
+        self.opti += prob * (up - self.upper[i])
+        self.lower[i] = low
+        self.upper[i] = up
+
+    def cut(self, alpha: float, beta: float) -> bool:
+        """Whether the bounds prove the node's value outside the window.
+
+        Tested on pess and opti (within FP_SLACK) rather than on v >= beta' as printed in the
+        paper: with windows clipped to [vmin, vmax] the printed test can fire without a proof.
+        """
+        return self.pess >= beta - FP_SLACK or self.opti <= alpha + FP_SLACK
+
+    def bound(self, beta: float) -> float:
+        """The fail-soft value after a cut: pess on a fail high, else opti."""
+        return self.pess if self.pess >= beta - FP_SLACK else self.opti
+
+    def exact(self) -> float:
+        """The value once every outcome is known exactly (pess == opti up to rounding)."""
+        return sum([prob * low for prob, low in zip(self.probs, self.lower, strict=True)])
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class StarSearch(MoveOrdering):
+    """One search from one root: the recursive procedures share this context.
+
+    Every procedure takes two keys: `key`, the path key of the node (move ordering, probes), and
+    `ckey`, the key its chance samples derive from: the same as `key`, or with shared samples
+    the packed (last mover, chance nodes after each player's moves) described below.
+    Subclasses may replace one procedure (agents.chance_probcut replaces `chance_node`).
+    """
+
+    def __init__(
+        self,
+        algorithm: str,
+        root_player: int,
+        evaluate: Evaluation,
+        vmin: float,
+        vmax: float,
+        samples: int | None,
+        seed: int,
+        prune_min_depth: int,
+        ordering: Ordering | None,
+        budget: Budget,
+        shared_samples: bool = False,
+        table: str = "state",
+        full_root_window: bool = False,
+    ) -> None:
+        super().__init__(ordering)
+        self.algorithm = algorithm
+        self.root = root_player
+        self.evaluate = evaluate
+        self.vmin = vmin
+        self.vmax = vmax
+        self.samples = samples
+        self.seed = seed
+        self.prune_min_depth = prune_min_depth
+        self.budget = budget
+        self.shared = shared_samples
+        self.table = table
+        self.full_root_window = full_root_window and samples is not None
+        # Best moves are keyed by state (a transposition table, as the MCMS paper's
+        # implementation had) or by path; root_search decides for the root's type.
+        self.by_state = False
+        self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
+        self.partial_sample = False  # did the current iteration omit an outcome anywhere?
+        self.evaluations = 0
+        self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
+
+    # Shared helpers -----------------------------------------------------------------------
+
+    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
+        """The chance node's outcomes, or its sample (a function of its sample key)."""
+        outcomes = state.chance_outcomes()
+        samples = self.samples
+        if samples is None:
+            return outcomes
+        if self.shared:  # (last mover, chance nodes after that player's moves so far)
+            last = ckey & 1
+            ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
+        sample = sample_outcomes(outcomes, samples, mix64((ckey ^ self.seed) & MASK64))
+        if len(sample) < len(outcomes):
+            self.partial_sample = True
+        return sample
+
+    def leaf(self, state: Core) -> float:
+        """The heuristic value of a non-terminal node at the horizon."""
+        self.horizon_reached = True
+        self.evaluations += 1
+        return self.evaluate(state, self.root)
+
+    # Shared sample keys pack three numbers into an int: bit 0 is the last player to move,
+    # bits 1-32 count the chance nodes met after player 0's moves on the path, bits 33 and up
+    # those after player 1's. The n-th chance node after a player's moves draws the same
+    # uniform numbers wherever it is in the tree: every line sees "that player's n-th roll"
+    # alike, as dice dealt in advance to each player would be.
+
+    def decision_ckey(self, ckey: int, player: int, key: int) -> int:
+        """Sample key of the children of `player`'s decision node, whose child's path key is
+        `key`."""
+        return (ckey & ~1) | player if self.shared else key
+
+    def chance_ckey(self, ckey: int, key: int) -> int:
+        """Sample key of a chance node's child, whose path key is `key`."""
+        if not self.shared:
+            return key
+        return ckey + (1 << 33 if ckey & 1 else 2)
+
+    # Expectimax ---------------------------------------------------------------------------
+
+    def expectimax(self, state: Core, depth: int, key: int, ckey: int) -> float:
+        """Exact depth-limited expectimax value for the root player (no pruning).
+
+        Without pruning, move order changes nothing, so no best moves are stored; path keys
+        are only needed to sample chance nodes.
+        """
+        self.budget.tick()
+        player = state.current_player()
+        if player == TERMINAL:
+            return state.returns()[self.root]
+        if depth == 0:
+            return self.leaf(state)
+        sampled = self.samples is not None
+        if player == CHANCE:
+            total = 0.0
+            for outcome, prob in self.outcomes(state, ckey):
+                k = child_key(key, outcome) if sampled else 0
+                c = self.chance_ckey(ckey, k) if sampled else 0
+                total += prob * self.expectimax(state.child(outcome), depth, k, c)
+            return total
+        values = []
+        for action in state.legal_actions():
+            k = child_key(key, action) if sampled else 0
+            c = self.decision_ckey(ckey, player, k) if sampled else 0
+            values.append(self.expectimax(state.child(action), depth - 1, k, c))
+        return max(values) if player == self.root else min(values)
+
+    # Star1 / Star2 ------------------------------------------------------------------------
+
+    def star(
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
+    ) -> float:
+        """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
+
+        Requires vmin <= alpha < beta <= vmax; every window the search derives satisfies it.
+        """
+        self.budget.tick()
+        player = state.current_player()
+        if player == TERMINAL:
+            return state.returns()[self.root]
+        if depth == 0:
+            return self.leaf(state)
+        if player != CHANCE:
+            return self.decision_node(state, depth, alpha, beta, key, ckey, False)
+        if depth <= self.prune_min_depth:
+            return self.chance_average(state, depth, key, ckey)
+        return self.chance_node(state, depth, alpha, beta, key, ckey)
+
+    def decision_node(
+        self,
+        state: Core,
+        depth: int,
+        alpha: float,
+        beta: float,
+        key: int,
+        ckey: int,
+        probe: bool,
+    ) -> float:
+        """Alpha-beta at a decision node; with `probe`, Star2's probe: the first ordered
+        action alone, whose value (a bound for the node) is kept for reuse when exact."""
+        player = state.current_player()
+        maximizing = player == self.root
+        table_key = state.state_key() if self.by_state else key
+        actions = self.ordered_actions(state, table_key)
+        if probe:
+            actions = actions[:1]
+        probed = None if probe else self.probes.pop(key, None)
+        best_value = -math.inf if maximizing else math.inf
+        best_action = actions[0]
+        for action in actions:
+            if probed is not None and probed[0] == action:
+                value = probed[1]  # exact, from Star2's probe of this node
+            else:
+                k = child_key(key, action)
+                c = self.decision_ckey(ckey, player, k)
+                value = self.star(state.child(action), depth - 1, alpha, beta, k, c)
+                if probe and alpha < value < beta:
+                    self.probes[key] = (action, value)
+            if maximizing:
+                if value > best_value:
+                    best_value, best_action = value, action
+                    if value > alpha:
+                        alpha = value
+            elif value < best_value:
+                best_value, best_action = value, action
+                if value < beta:
+                    beta = value
+            if alpha >= beta:
+                break
+        if not probe:
+            self.remember(table_key, best_action)
+        return best_value
+
+    def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
+        """A chance node searched without pruning (children get the full window)."""
+        total = 0.0
+        for outcome, prob in self.outcomes(state, ckey):
+            k = child_key(key, outcome)
+            c = self.chance_ckey(ckey, k)
+            total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
+        return total
+
+    def chance_node(
+        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
+    ) -> float:
+        """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
+        node = ChanceBounds(
+            state,
+            self.outcomes(state, ckey),
+            key,
+            self.chance_ckey(ckey, 0),
+            self.shared,
+            self.vmin,
+            self.vmax,
+        )
+        if self.algorithm == "star2" and self.probe_outcomes(node, depth, alpha, beta):
+            return node.bound(beta)
+        return self.search_outcomes(node, depth, alpha, beta)
+
+    def probe_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> bool:
+        """Star2's probing phase: one action at each decision child gives a one-sided bound
+        (a lower bound at a Max child, an upper bound at a Min child); True on a cut.
+
+        A probe bounds only if it did not fail on the other side of its window (a fail-low
+        probe of a Max child bounds nothing); one that cannot cause a cut (a Max child while
+        beta = vmax, a Min child while alpha = vmin) is skipped.
+        """
+        root, vmin, vmax = self.root, self.vmin, self.vmax
+        for i in range(len(node.probs)):
+            child = node.child(i)
+            player = child.current_player()
+            if player == CHANCE:
+                continue  # no single action to probe
+            if player == TERMINAL:
+                self.budget.tick()
+                value = child.returns()[root]
+                node.tighten(i, value, value)
+            elif beta >= vmax if player == root else alpha <= vmin:
+                continue
+            else:
+                child_alpha, child_beta = node.window(i, alpha, beta)
+                self.budget.tick()
+                value = self.decision_node(
+                    child, depth, child_alpha, child_beta, node.keys[i], node.ckeys[i], True
+                )
+                if player == root:
+                    if value > child_alpha and value > node.lower[i]:  # a proof: child >= value
+                        node.tighten(i, value, node.upper[i])
+                elif value < child_beta and value < node.upper[i]:  # a proof: child <= value
+                    node.tighten(i, node.lower[i], value)
+            if node.cut(alpha, beta):
+                return True
+        return False
+
+    def search_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> float:
+        """Star1's search of the outcomes (Algorithm 1): each child with the window in which
+        it could cause a cut; a child that fails high (low) only raises (lowers) one side of
+        its bounds, so a bound is never taken for an exact value."""
+        vmin, vmax = self.vmin, self.vmax
+        for i in range(len(node.probs)):
+            low, up = node.lower[i], node.upper[i]
+            if low == up:
+                continue  # known exactly (a terminal child found while probing)
+            child_alpha, child_beta = node.window(i, alpha, beta)
+            value = self.star(
+                node.child(i), depth, child_alpha, child_beta, node.keys[i], node.ckeys[i]
+            )
+            if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
+                node.tighten(i, value if value > low else low, up)
+            elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
+                node.tighten(i, low, value if value < up else up)
+            else:
+                node.tighten(i, value, value)
+            if node.cut(alpha, beta):
+                return node.bound(beta)
+        return node.exact()
+
+    # Root ---------------------------------------------------------------------------------
+
+    def root_search(self, state: Core, depth: int) -> RootValues:
+        """Searches every root action at `depth`.
+
+        Returns:
+          The value, the best action, each action's value and its kind (EXACT, or UPPER for a
+          Star1/Star2 child that failed low against the best value so far).
+        """
+        assert state.current_player() == self.root, "the root player moves at the root"
+        values: dict[int, float] = {}
+        kinds: dict[int, str] = {}
+        best_value, best_action = -math.inf, -1
+        self.by_state = self.table == "state" and state.has_state_key()
+        table_key = state.state_key() if self.by_state else 0
+        vmin, vmax = self.vmin, self.vmax
+        for action in self.ordered_actions(state, table_key):
+            key = child_key(0, action)
+            ckey = self.decision_ckey(0, self.root, key)  # no chance node yet
+            if self.algorithm == "expectimax":
+                value = self.expectimax(state.child(action), depth - 1, key, ckey)
+                kinds[action] = EXACT
+            else:
+                # Root pruning as in every alpha-beta search: a later child only has to be
+                # proved no better than the best so far. With `full_root_window` (implied by
+                # `resample`, whose mean of bounds would be no estimate) every sampled root
+                # child is searched exactly instead.
+                alpha = vmin if self.full_root_window else max(vmin, best_value)
+                if alpha >= vmax:
+                    # Nothing beats vmax; an empty window would return no bound at all.
+                    values[action], kinds[action] = vmax, UPPER
+                    continue
+                value = self.star(state.child(action), depth - 1, alpha, vmax, key, ckey)
+                # Fail-soft: at or below alpha (> vmin) the value only bounds the child.
+                kinds[action] = UPPER if value <= alpha and alpha > vmin else EXACT
+            values[action] = value
+            if value > best_value:
+                best_value, best_action = value, action
+        self.remember(table_key, best_action)
+        return best_value, best_action, values, kinds
