@@ -23,14 +23,15 @@ Conventions
 The paper's Algorithm 1, line by line
 -------------------------------------
 - Lines 1-2 (terminal: (V, V)) and 3-5 (L = v_min, U = v_max, best_U = v_min at MAX,
-  best_L = v_max at MIN): `_Bab.search`, `_Bab.decision`.
+  best_L = v_max at MIN): `BabSearch.search`, `BabSearch.decision` (agents.bab_core, compiled
+  with the engine; this module runs them by iterative deepening and wraps them as a bot).
 - Lines 6-7: the root gets (v_min, v_max); a child of a MAX/MIN node gets its parent's current
   window: (max(alpha, L), beta) under MAX, (alpha, min(beta, U)) under MIN (lines 22-23 update
   the parent's window after each child).
 - Lines 8-10: a child c of a chance node n gets
   alpha(c) = max(v_min, (alpha(n) - U(n)) / pi(c) + v_max) and
   beta(c) = min(v_max, (beta(n) - L(n)) / pi(c) + v_min), where L(n), U(n) are n's running
-  bounds with every unsearched child at [v_min, v_max]: Star1's window (`_Bab.chance`).
+  bounds with every unsearched child at [v_min, v_max]: Star1's window (`BabSearch.chance`).
 - Lines 12-21: MAX: L = max L(c), best_U = max U(c); MIN: U = min U(c), best_L = min L(c);
   chance: L(n) += pi(c) (L(c) - v_min), U(n) -= pi(c) (v_max - U(c)).
 - Lines 24-25 (cut when beta(n) <= alpha(n) + eps and c is not the last child) and 26-27 (a
@@ -90,12 +91,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyspiel
 
+from chancespiel.agents.bab_core import BabSearch, Evaluation, Tolerance
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
@@ -106,49 +107,9 @@ from chancespiel.agents.search_common import (
     clock_named,
     deepen,
 )
-from chancespiel.agents.search_core import Budget, MoveOrdering, child_key
-from chancespiel.games.core import CHANCE, TERMINAL, Core
+from chancespiel.agents.search_core import Budget
+from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
-
-Evaluation = Callable[[Any, int], float]
-Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """The allowed width of an interval: additive `epsilon` and/or multiplicative `gamma`."""
-
-    epsilon: float = 0.0
-    gamma: float = 0.0
-
-    def up(self, x: float) -> float:
-        """The largest U for which [x, U] is tight."""
-        u = x + self.epsilon
-        if self.gamma:
-            m = x * (1.0 + self.gamma) if x >= 0.0 else x / (1.0 + self.gamma)
-            if m > u:
-                u = m
-        return u
-
-    def down(self, y: float) -> float:
-        """The smallest L for which [L, y] is tight."""
-        d = y - self.epsilon
-        if self.gamma:
-            m = y / (1.0 + self.gamma) if y >= 0.0 else y * (1.0 + self.gamma)
-            if m < d:
-                d = m
-        return d
-
-    def min_slack(self, a: float, b: float) -> float:
-        """min of up(x) - x over x in [a, b]: the width any tight interval from there may have."""
-        g = self.gamma
-        if not g or a <= 0.0 <= b:
-            mult = 0.0
-        elif a > 0.0:
-            mult = g * a
-        else:
-            mult = -b * g / (1.0 + g)
-        return max(self.epsilon, mult)
 
 
 @dataclass
@@ -183,164 +144,6 @@ class BabResult:
     def action_values(self) -> dict[int, float]:
         """Lower bound of every searched root action (the move is the highest)."""
         return {a: lu[0] for a, lu in self.action_bounds.items()}
-
-
-class _Bab(MoveOrdering):
-    """One search from one root: the recursive procedures share this context."""
-
-    def __init__(
-        self,
-        root_player: int,
-        evaluate: Evaluation,
-        vmin: float,
-        vmax: float,
-        ordering: Ordering | None,
-        budget: Budget,
-        share_slack: bool = True,
-    ):
-        super().__init__(ordering)
-        self.root = root_player
-        self.share_slack = share_slack
-        self.evaluate = evaluate
-        self.vmin = vmin
-        self.vmax = vmax
-        self.budget = budget
-        self.horizon_reached = False
-        self.evaluations = 0
-
-    def search(
-        self,
-        state: Core,
-        depth: int,
-        alpha: float,
-        beta: float,
-        tol: Tolerance,
-        key: int,
-    ) -> tuple[float, float]:
-        """[L, U] of `state` in window (alpha, beta) under `tol` (see the module docstring)."""
-        self.budget.tick()
-        player = state.current_player()
-        if player == TERMINAL:
-            v = state.returns()[self.root]
-            return v, v
-        if depth == 0:
-            self.horizon_reached = True
-            self.evaluations += 1
-            v = self.evaluate(state, self.root)
-            return v, v
-        if player == CHANCE:
-            return self.chance(state, depth, alpha, beta, tol, key)
-        return self.decision(state, depth, alpha, beta, tol, key)
-
-    def decision(
-        self,
-        state: Core,
-        depth: int,
-        alpha: float,
-        beta: float,
-        tol: Tolerance,
-        key: int,
-        bounds: dict[int, tuple[float, float]] | None = None,
-    ) -> tuple[float, float]:
-        """Algorithm 1 at a MAX or MIN node; `bounds` collects the children's intervals."""
-        actions = self.ordered_actions(state, key)
-        last = len(actions) - 1
-        best_action = actions[0]
-        if state.current_player() == self.root:  # MAX
-            lower, best_upper = self.vmin, self.vmin
-            cut = tol.down(beta)
-            for i, action in enumerate(actions):
-                child = state.clone()
-                child.apply(action)
-                low, up = self.search(
-                    child, depth - 1, max(alpha, lower), beta, tol, child_key(key, action)
-                )
-                if bounds is not None:
-                    bounds[action] = (low, up)
-                if up > best_upper:
-                    best_upper = up
-                if low > lower:
-                    lower, best_action = low, action
-                if lower >= cut and i < last:
-                    self.remember(key, best_action)
-                    return lower, self.vmax  # cut: the unsearched children bound nothing
-            self.remember(key, best_action)
-            return lower, best_upper
-        upper, best_lower = self.vmax, self.vmax  # MIN
-        cut = tol.up(alpha)
-        for i, action in enumerate(actions):
-            child = state.clone()
-            child.apply(action)
-            low, up = self.search(
-                child, depth - 1, alpha, min(beta, upper), tol, child_key(key, action)
-            )
-            if bounds is not None:
-                bounds[action] = (low, up)
-            if low < best_lower:
-                best_lower = low
-            if up < upper:
-                upper, best_action = up, action
-            if upper <= cut and i < last:
-                self.remember(key, best_action)
-                return self.vmin, upper
-        self.remember(key, best_action)
-        return best_lower, upper
-
-    def chance(
-        self,
-        state: Core,
-        depth: int,
-        alpha: float,
-        beta: float,
-        tol: Tolerance,
-        key: int,
-    ) -> tuple[float, float]:
-        """WeightedAB at a chance node: Star1 windows, weighted bounds, shared tolerance."""
-        vmin, vmax = self.vmin, self.vmax
-        outcomes = state.chance_outcomes()
-        n = len(outcomes)
-        mass_left = [0.0] * (n + 1)  # probability of outcomes i.. (suffix sums)
-        for i in range(n - 1, -1, -1):
-            mass_left[i] = mass_left[i + 1] + outcomes[i][1]
-        up_slack = tol.up(alpha) - alpha
-        down_slack = beta - tol.down(beta)
-        cut_high = tol.down(beta)
-        lower_sum = upper_sum = spent = 0.0  # over the searched children
-        for i, (outcome, prob) in enumerate(outcomes):
-            left = mass_left[i]
-            lower = lower_sum + left * vmin  # running L(n), U(n): unsearched at [vmin, vmax]
-            upper = upper_sum + left * vmax
-            if upper <= tol.up(max(alpha, lower)) or lower >= cut_high:
-                return lower, upper  # the contract holds already (line 25)
-            child_alpha = max(vmin, (alpha - upper) / prob + vmax)
-            child_beta = min(vmax, (beta - lower) / prob + vmin)
-            if self.share_slack:
-                slack = tol.min_slack(max(alpha, lower), max(alpha, upper))
-                e = min((slack - spent) / left, up_slack / prob, down_slack / prob)
-                child_tol = _ZERO if e <= 0.0 else Tolerance(e)
-            else:
-                child_tol = tol  # the paper: every child gets the node's own epsilon
-            child = state.clone()
-            child.apply(outcome)
-            low, up = self.search(
-                child, depth, child_alpha, child_beta, child_tol, child_key(key, outcome)
-            )
-            lower_sum += prob * low
-            upper_sum += prob * up
-            spent += prob * (up - low)
-        return lower_sum, upper_sum
-
-    def root_search(
-        self, state: Core, depth: int, tol: Tolerance
-    ) -> tuple[float, float, int, dict[int, tuple[float, float]]]:
-        """The root's [L, U], the child with the highest L, and the children's intervals."""
-        bounds: dict[int, tuple[float, float]] = {}
-        lower, upper = self.decision(state, depth, self.vmin, self.vmax, tol, 0, bounds)
-        best = max(bounds, key=lambda a: bounds[a][0])  # first of the highest L in search order
-        return lower, upper, best, bounds
-
-
-_ZERO = Tolerance()
 
 
 def bab_search(
@@ -393,7 +196,7 @@ def bab_search(
     start = time.perf_counter()
     budget = Budget(time_ms, max_nodes, clock_named(clock))
     vmin, vmax = game.min_utility(), game.max_utility()
-    context = _Bab(
+    context = BabSearch(
         player,
         evaluation or evaluation_for(game),
         vmin,

@@ -35,6 +35,7 @@ COMPILED: dict[str, str] = {
     "agents/search_core.py": "chancespiel.agents.search_core",
     "agents/star_core.py": "chancespiel.agents.star_core",
     "agents/mcts_core.py": "chancespiel.agents.mcts_core",
+    "agents/bab_core.py": "chancespiel.agents.bab_core",
 }
 ENV_PURE = "CHANCESPIEL_PURE_PYTHON"
 GROUP = "chancespiel.engine_lib"  # mypyc's shared library, inside the package: GROUP + "__mypyc"

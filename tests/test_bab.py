@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from chancespiel.agents import make_bot, search_state
-from chancespiel.agents.bab import Tolerance, _Bab, bab_search
+from chancespiel.agents.bab import bab_search
+from chancespiel.agents.bab_core import BabSearch, Tolerance
 from chancespiel.agents.search_core import Budget
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import cli
@@ -174,7 +175,7 @@ def test_every_window_returns_a_true_interval_that_meets_the_contract(
         elif not core.is_terminal() and core.plies < 2:
             core.apply(rng.choice(core.legal_actions()))
     value = exact_value(core, depth)
-    context = _Bab(0, game_heuristic, -1.0, 1.0, None, Budget(None, None))
+    context = BabSearch(0, game_heuristic, -1.0, 1.0, None, Budget(None, None))
     lower, upper = context.search(core.clone(), depth, alpha, beta, Tolerance(epsilon, gamma), 1)
     assert lower - SLACK <= value <= upper + SLACK
     assert (

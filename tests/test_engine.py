@@ -22,8 +22,8 @@ import pytest
 
 import chancespiel.agents
 from chancespiel import engine
-from chancespiel.agents.baselines import mc_search
 from chancespiel.agents.bab import bab_search
+from chancespiel.agents.baselines import mc_search
 from chancespiel.agents.mcts import mcts_search
 from chancespiel.agents.star_minimax import search as star_search
 
