@@ -98,8 +98,8 @@ import pyspiel
 
 from chancespiel.agents.bab_core import BabSearch, Evaluation, Tolerance
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
     check_budget,
@@ -112,38 +112,31 @@ from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 
-@dataclass
-class BabResult:
-    """What a BAB search found.
+@dataclass(kw_only=True)
+class BabResult(SearchResult):
+    """What a BAB search found (agents.result.SearchResult's fields, and these).
 
     `lower <= V <= upper` for the value V of the root at `depth` (the game value if
     `exact_tree`), and the interval meets the bound. `action_bounds` are the children's
     intervals; a child cut off before it was searched is absent (its interval is
     [v_min, v_max]). `action_values` are their lower bounds, what the move choice ranks, and
-    `value` is the midpoint of [lower, upper].
+    `value` is the midpoint of [lower, upper] (within half the bound of the true value).
     """
 
     lower: float
     upper: float
-    action: int
-    action_bounds: dict[int, tuple[float, float]]
-    nodes: int
-    depth: int  # deepest completed iteration
-    time_s: float
-    completed: bool = True  # False if the budget ran out before max_depth
+    action_bounds: dict[int, tuple[float, float]] = field(default_factory=dict)
     exact_tree: bool = False  # True if the search never stopped at the horizon
     bounds_by_depth: list[tuple[float, float]] = field(default_factory=list)
-    evaluations: int = 0  # heuristic evaluations
 
-    @property
-    def value(self) -> float:
-        """The midpoint of [lower, upper] (within half the bound of the true value)."""
-        return 0.5 * (self.lower + self.upper)
-
-    @property
-    def action_values(self) -> dict[int, float]:
-        """Lower bound of every searched root action (the move is the highest)."""
-        return {a: lu[0] for a, lu in self.action_bounds.items()}
+    def details(self) -> dict[str, Any]:
+        """The root's interval, the children's, and whether the tree was searched to its end."""
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "action_bounds": {str(a): list(lu) for a, lu in self.action_bounds.items()},
+            "exact_tree": self.exact_tree,
+        }
 
 
 def bab_search(
@@ -207,14 +200,18 @@ def bab_search(
     )
     tol = Tolerance(float(epsilon), float(gamma))
     actions = list(state.legal_actions())
-    result = BabResult(vmin, vmax, actions[0], {}, 0, 0, 0.0)
+    result = BabResult(value=0.5 * (vmin + vmax), action=actions[0], lower=vmin, upper=vmax)
 
     def iteration(depth: int) -> bool:
         context.horizon_reached = False
+        nodes = budget.nodes
         lower, upper, action, bounds = context.root_search(state, depth, tol)
         result.lower, result.upper, result.action = lower, upper, action
+        result.value = 0.5 * (lower + upper)
         result.action_bounds = bounds
+        result.action_values = {a: lu[0] for a, lu in bounds.items()}
         result.depth = depth
+        result.iterations.append(Iteration(depth, result.value, action, budget.nodes - nodes))
         result.bounds_by_depth.append((lower, upper))
         result.exact_tree = not context.horizon_reached
         return context.horizon_reached
@@ -249,19 +246,12 @@ class BabBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None, **options: Any):
         super().__init__(game, player, seed)
         self.options = options
-        self.last_result: BabResult | None = None
 
     def choose(self, state: Core) -> int:
         """The child with the highest lower bound in the deepest search within the budget."""
         result = bab_search(state, self.game, **self.options)
         self.last_result = result
         return result.action
-
-    def analyse(self, state: pyspiel.State) -> BabResult:
-        """Runs the bot's search on `state` without playing; the result of `choose`."""
-        self.choose(search_state(state))
-        assert self.last_result is not None
-        return self.last_result
 
 
 @register_agent(

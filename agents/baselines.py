@@ -140,7 +140,6 @@ class MCBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int, **options):
         super().__init__(game, player, seed)
         self.options = options
-        self.last_result: MCTSResult | None = None
 
     def choose(self, state: Core) -> int:
         """The action with the best mean rollout value."""

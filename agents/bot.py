@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import pyspiel
 
 from chancespiel.agents.protocol import search_state
+from chancespiel.agents.result import SearchResult
 from chancespiel.games.core import Core
 
 
@@ -15,8 +16,12 @@ class PolicyBot(pyspiel.Bot):
     """A bot that picks an action from a private search-protocol copy of the state.
 
     Subclasses implement `choose(state)`. The bot owns its random generator (`self.rng`),
-    seeded from its spec; no global random state is used.
+    seeded from its spec; no global random state is used. A bot that searches keeps what its
+    last search found in `last_result` (None after a move it played without searching), which
+    the match runner reads for node counts and `analyse` returns.
     """
+
+    last_result: SearchResult | None = None
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
         pyspiel.Bot.__init__(self)
@@ -29,6 +34,18 @@ class PolicyBot(pyspiel.Bot):
     def choose(self, state: Core) -> int:
         """The action to play in `state` (a private copy the bot may change)."""
         raise NotImplementedError
+
+    def analyse(self, state: pyspiel.State) -> SearchResult:
+        """Runs the bot's search on `state` without playing; what `choose` found.
+
+        Raises:
+          ValueError: if the bot does not search.
+        """
+        self.last_result = None
+        self.choose(search_state(state))
+        if self.last_result is None:
+            raise ValueError(f"{type(self).__name__} does not search; it cannot analyse")
+        return self.last_result
 
     def check_turn(self, state: pyspiel.State) -> None:
         """Raises ValueError unless `state` is of the game this bot was made for (a Pig policy

@@ -67,6 +67,7 @@ from chancespiel.agents.mcts_core import (
 )
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
 from chancespiel.agents.search_core import Ordering
 from chancespiel.games.core import Core
@@ -78,9 +79,10 @@ DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given n
 # The search function -----------------------------------------------------------------------
 
 
-@dataclass
-class MCTSResult:
-    """What a search found, for the player to move at the root.
+@dataclass(kw_only=True)
+class MCTSResult(SearchResult):
+    """What a search found, for the player to move at the root (agents.result.SearchResult's
+    fields, and these).
 
     `action_values` and `visits` cover the root actions that were tried; `value` is the mean
     value of the chosen (most visited) action. `nodes` counts tree nodes and `depth` the
@@ -88,16 +90,16 @@ class MCTSResult:
     calls (by rollouts that stop before the end).
     """
 
-    value: float
-    action: int
-    action_values: dict[int, float]
     visits: dict[int, int]
     simulations: int
-    nodes: int
-    depth: int
-    time_s: float
     root: Node = field(repr=False)
-    evaluations: int = 0
+
+    def details(self) -> dict[str, Any]:
+        """The simulations run and each root action's visits."""
+        return {
+            "simulations": self.simulations,
+            "visits": {str(a): n for a, n in self.visits.items()},
+        }
 
 
 def check_mcts_params(
@@ -248,7 +250,6 @@ class MCTSBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None, **options: Any):
         super().__init__(game, player, seed)
         self.options = options
-        self.last_result: MCTSResult | None = None
 
     def choose(self, state: Core) -> int:
         """The most visited root action of a search within the budget."""

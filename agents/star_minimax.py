@@ -74,8 +74,8 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
     check_budget,
@@ -96,18 +96,7 @@ from chancespiel.agents.star_core import (
 from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
-__all__ = ["EXACT", "LOWER", "UPPER", "SearchResult", "StarMinimaxBot", "StarSearch", "search"]
-
-
-@dataclass(frozen=True)
-class Iteration:
-    """One completed search of iterative deepening: its depth, root value and best action, and
-    the nodes it visited."""
-
-    depth: int
-    value: float
-    action: int
-    nodes: int
+__all__ = ["EXACT", "LOWER", "UPPER", "StarMinimaxBot", "StarResult", "StarSearch", "search"]
 
 
 @dataclass(frozen=True)
@@ -133,9 +122,9 @@ class SampledOptions:
     solve_exhausted: bool = False
 
 
-@dataclass
-class SearchResult:
-    """What a search found.
+@dataclass(kw_only=True)
+class StarResult(SearchResult):
+    """What a search found (agents.result.StarResult's fields, and these).
 
     `action_values` are exact for expectimax. For star1/star2 the best action's value is exact
     and the others may be upper bounds (proved no better, not evaluated exactly):
@@ -144,19 +133,19 @@ class SearchResult:
     their `values_by_depth` has the value after every completed search.
     """
 
-    value: float
-    action: int
-    action_values: dict[int, float]
-    nodes: int
-    depth: int  # deepest completed iteration
-    time_s: float
-    completed: bool = True  # False if the budget ran out before max_depth
     values_by_depth: list[float] = field(default_factory=list)
     action_value_kinds: dict[int, str] = field(default_factory=dict)
-    evaluations: int = 0  # heuristic evaluations
     searches: int = 1  # completed searches averaged at `depth` (`resample`)
     solved: bool = False  # a classic search of the real tree finished without the horizon
-    iterations: list[Iteration] = field(default_factory=list)  # every completed search
+
+    def details(self) -> dict[str, Any]:
+        """The kind of every root action value, the searches averaged, whether solved."""
+        kinds = self.action_value_kinds
+        return {
+            "action_value_kinds": {str(a): kinds[a] for a in self.action_values},
+            "searches": self.searches,
+            "solved": self.solved,
+        }
 
 
 class _Average:
@@ -180,7 +169,7 @@ class _Average:
         """The best mean action value."""
         return max(self.sums.values()) / self.count
 
-    def store(self, result: SearchResult) -> None:
+    def store(self, result: StarResult) -> None:
         """Writes the averaged values, kinds and best action (first on ties) into `result`."""
         values = {action: total / self.count for action, total in self.sums.items()}
         best = max(values, key=values.__getitem__)  # the first maximum, in search order
@@ -211,7 +200,7 @@ def search(
     full_root_window: bool = False,
     distrust_decided: bool = False,
     solve_exhausted: bool = False,
-) -> SearchResult:
+) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
     Args:
@@ -290,10 +279,10 @@ def run_iterations(
     time_ms: float | None,
     max_nodes: int | None,
     options: SampledOptions | None = None,
-) -> SearchResult:
+) -> StarResult:
     """Iterative deepening of `context` from `state` (counters are left to the caller)."""
     actions = list(state.legal_actions())
-    result = SearchResult(0.0, actions[0], {}, 0, 0, 0.0)
+    result = StarResult(value=0.0, action=actions[0])
     forced = len(actions) == 1 and max_depth is None  # nothing to decide
     budget = context.budget
 
@@ -320,7 +309,7 @@ def run_iterations(
 
 
 def _store(
-    result: SearchResult,
+    result: StarResult,
     depth: int,
     value: float,
     action: int,
@@ -337,7 +326,7 @@ def _store(
 def _sampled_iterations(
     context: StarSearch,
     state: Core,
-    result: SearchResult,
+    result: StarResult,
     max_depth: int | None,
     iterative: bool,
     forced: bool,
@@ -405,7 +394,7 @@ def _sampled_iterations(
         return False
 
 
-def _solve(context: StarSearch, state: Core, depth: int, result: SearchResult) -> bool:
+def _solve(context: StarSearch, state: Core, depth: int, result: StarResult) -> bool:
     """Runs the classic search of the real tree at `depth`; True (result stored) if it finished
     without meeting the horizon, i.e. the position is solved."""
     samples = context.samples
@@ -464,7 +453,6 @@ class StarMinimaxBot(PolicyBot):
         super().__init__(game, player, seed)
         self.algorithm = algorithm
         self.options = options
-        self.last_result: SearchResult | None = None
 
     def choose(self, state: Core) -> int:
         """The best move of the deepest search completed within the budget."""
@@ -473,12 +461,6 @@ class StarMinimaxBot(PolicyBot):
         )
         self.last_result = result
         return result.action
-
-    def analyse(self, state: pyspiel.State) -> SearchResult:
-        """Runs the bot's search on `state` without playing; the result of `choose`."""
-        self.choose(search_state(state))
-        assert self.last_result is not None
-        return self.last_result
 
 
 _COMMON = {

@@ -20,6 +20,8 @@ from typing import Protocol
 import pyspiel
 
 from chancespiel.agents import make_bot
+from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.result import SearchResult
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -81,7 +83,7 @@ class GameRecord:
 
     `move_seconds`, `move_players`, `move_nodes` and `move_evaluations` have one entry per
     decision move; nodes and heuristic evaluations are None for a move whose bot does not report
-    them (`bot.last_result.nodes`, `.evaluations`). After a
+    them (`PolicyBot.last_result.nodes`, `.evaluations`). After a
     `failure` the game is a forfeit: `returns` are -1 for the failing player, +1 for the other.
     """
 
@@ -149,6 +151,12 @@ def _restart(bot: pyspiel.Bot, state: pyspiel.State) -> None:
         bot.restart_at(state)
 
 
+def last_result(bot: pyspiel.Bot) -> SearchResult | None:
+    """What the bot's last search found: chancespiel's bots keep it (None after a move played
+    without search); other pyspiel bots report nothing."""
+    return bot.last_result if isinstance(bot, PolicyBot) else None
+
+
 def play_game(
     game: pyspiel.Game,
     bots: Sequence[pyspiel.Bot],
@@ -188,17 +196,15 @@ def play_game(
                 action = sample_outcome(state.chance_outcomes(), rng.random())
             else:
                 culprit, bot = player, bots[player]
-                before = getattr(bot, "last_result", None)
+                before = last_result(bot)
                 start = time.perf_counter()
                 action = _watched_step(bot, state, move_timeout_s, player, watch)
                 record.move_seconds.append(time.perf_counter() - start)
                 record.move_players.append(player)
-                after = getattr(bot, "last_result", None)
-                fresh = after is not before
-                record.move_nodes.append(getattr(after, "nodes", None) if fresh else None)
-                record.move_evaluations.append(
-                    getattr(after, "evaluations", None) if fresh else None
-                )
+                after = last_result(bot)
+                fresh = after if after is not before else None  # this move's search, if any
+                record.move_nodes.append(fresh.nodes if fresh is not None else None)
+                record.move_evaluations.append(fresh.evaluations if fresh is not None else None)
                 if catch_errors and action not in state.legal_actions():
                     raise IllegalActionError(f"illegal action {action} in state {state}")
             for other, bot in enumerate(bots):

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 
 import pyspiel
 
 from chancespiel.agents import AGENTS, make_bot, parse_spec
+from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
@@ -146,36 +146,23 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         raise UsageError(f"the position after the history is {kind}, not a decision")
     checked_specs(game, [args.agent])
     bot = make_bot(args.agent, game, player, args.seed)
-    if not hasattr(bot, "analyse"):
-        raise UsageError(f"agent {args.agent!r} does not search; it cannot analyse a position")
-    result = bot.analyse(state)
+    not_searching = UsageError(f"agent {args.agent!r} does not search; it cannot analyse")
+    if not isinstance(bot, PolicyBot):
+        raise not_searching
+    try:
+        result = bot.analyse(state)
+    except ValueError as e:
+        if bot.last_result is None:
+            raise not_searching from e
+        raise
     report = {
         "game": str(game),
         "history": list(state.history()),  # as ids, however they were given
         "player": player,
         "agent": args.agent,
-        "value": result.value,
-        "action": result.action,
         "action_string": state.action_to_string(player, result.action),
-        "action_values": {str(a): v for a, v in result.action_values.items()},
-        "nodes": result.nodes,
-        "evaluations": getattr(result, "evaluations", None),
-        "depth": result.depth,
-        "time_s": result.time_s,
+        **result.report(),
     }
-    simulations = getattr(result, "simulations", None)  # MCTS
-    if simulations is not None:
-        report["simulations"] = simulations
-    iterations = getattr(result, "iterations", None)  # iterative deepening (*-Minimax)
-    if iterations is not None:
-        report["iterations"] = [dataclasses.asdict(it) for it in iterations]
-    kinds = getattr(result, "action_value_kinds", None)  # exact values or bounds (*-Minimax)
-    if kinds is not None:
-        report["action_value_kinds"] = {str(a): kinds[a] for a in result.action_values}
-    bounds = getattr(result, "action_bounds", None)  # interval searches (bab)
-    if bounds is not None:
-        report["lower"], report["upper"] = result.lower, result.upper
-        report["action_bounds"] = {str(a): list(lu) for a, lu in bounds.items()}
     if args.json:
         print(json.dumps(report))
         return
@@ -185,20 +172,22 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         f"value {result.value:+.4f}, depth {result.depth}, {result.nodes} nodes, "
         f"{result.time_s:.3f} s"
     )
-    for it in iterations or ():
+    for it in result.iterations:
         print(
             f"  depth {it.depth}: {state.action_to_string(player, it.action)} ({it.action}), "
             f"value {it.value:+.4f}, {it.nodes} nodes"
         )
+    bounds = report.get("action_bounds")  # interval searches (bab)
     if bounds is not None:
-        print(f"  interval [{result.lower:+.4f}, {result.upper:+.4f}]; children's intervals:")
+        print(f"  interval [{report['lower']:+.4f}, {report['upper']:+.4f}]; children's intervals:")
         for action, (low, up) in sorted(bounds.items(), key=lambda kv: -kv[1][0]):
-            name = state.action_to_string(player, action)
+            name = state.action_to_string(player, int(action))
             print(f"  {name:>24s} ({action}): [{low:+.4f}, {up:+.4f}]")
         return
+    kinds = report.get("action_value_kinds", {})  # exact values or bounds (*-Minimax)
     marks = {"exact": "  ", "upper": "<=", "lower": ">="}  # an upper bound: value <= shown
     for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
-        mark = marks[kinds[action]] if kinds is not None else "  "
+        mark = marks[kinds.get(str(action), "exact")]
         print(f"  {state.action_to_string(player, action):>24s} ({action}): {mark}{value:+.4f}")
 
 
