@@ -14,7 +14,9 @@ heuristic is the same before and after the die roll that decides which cube may 
 - `lookahead`: at a decision node, the best move's value for the mover, each move valued by the
   game's heuristic averaged over the chance nodes before the next decision (one ply of
   expectimax); the heuristic itself at chance and terminal nodes.
-- `heuristic`: the game's heuristic, averaged over chance nodes to the next decision.
+- `heuristic`: the game's heuristic.
+- `learned`, `learned_lookahead`: the game's learned value model (games.learned, trained on
+  other records by `chancespiel value train`), alone or under one ply of expectimax.
 - `zero`: 0 everywhere (its corrections are 0: raw scores, for comparison).
 
 The coefficient beta of `corrected = outcome - beta * correction` is fitted per pair on matches
@@ -85,10 +87,9 @@ def _expected(state: Core, h: Callable[[Any, int], float]) -> float:
     return total
 
 
-def heuristic_value(game: pyspiel.Game) -> ValueFunction:
-    """The game's heuristic for player 0; at a chance node, the heuristic itself (no averaging,
-    which for chained chance nodes such as EinStein's setups would cost millions of calls)."""
-    h = evaluation_for(game)
+def _static(h: Callable[[Any, int], float]) -> ValueFunction:
+    """h for player 0, at any state: at a chance node, h itself (no averaging, which for
+    chained chance nodes such as EinStein's setups would cost millions of calls)."""
 
     def value(state: Core) -> float:
         terminal = _terminal_or(state)
@@ -97,10 +98,10 @@ def heuristic_value(game: pyspiel.Game) -> ValueFunction:
     return value
 
 
-def lookahead_value(game: pyspiel.Game) -> ValueFunction:
-    """One ply of expectimax on the heuristic at decision nodes (player 0's view: the max over
-    player 0's moves, the min over player 1's); the heuristic at chance nodes."""
-    h = evaluation_for(game)
+def _lookahead(h: Callable[[Any, int], float]) -> ValueFunction:
+    """One ply of expectimax on h at decision nodes (player 0's view: the max over player
+    0's moves, the min over player 1's), each move's child valued by h averaged over the
+    chance nodes before the next decision; h itself at chance nodes."""
 
     def value(state: Core) -> float:
         terminal = _terminal_or(state)
@@ -117,6 +118,35 @@ def lookahead_value(game: pyspiel.Game) -> ValueFunction:
         return max(values) if player == 0 else min(values)
 
     return value
+
+
+def heuristic_value(game: pyspiel.Game) -> ValueFunction:
+    """The game's heuristic for player 0 (see _static)."""
+    return _static(evaluation_for(game))
+
+
+def lookahead_value(game: pyspiel.Game) -> ValueFunction:
+    """One ply of expectimax on the game's heuristic (see _lookahead)."""
+    return _lookahead(evaluation_for(game))
+
+
+def _learned(game: pyspiel.Game) -> Callable[[Any, int], float]:
+    from chancespiel.games.learned import ModelError, learned_heuristic
+
+    try:
+        return learned_heuristic(game)
+    except ModelError as e:
+        raise LuckError(f"value 'learned': {e}") from None
+
+
+def learned_value(game: pyspiel.Game) -> ValueFunction:
+    """The game's learned value model (games.learned) for player 0, at every state."""
+    return _static(_learned(game))
+
+
+def learned_lookahead_value(game: pyspiel.Game) -> ValueFunction:
+    """One ply of expectimax on the learned value (see _lookahead)."""
+    return _lookahead(_learned(game))
 
 
 def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
@@ -155,6 +185,8 @@ VALUES: dict[str, Callable[[pyspiel.Game], ValueFunction]] = {
     "exact": exact_pig_value,
     "lookahead": lookahead_value,
     "heuristic": heuristic_value,
+    "learned": learned_value,
+    "learned_lookahead": learned_lookahead_value,
     "zero": zero_value,
 }
 

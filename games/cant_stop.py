@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, register_game
 from chancespiel.games.cant_stop_core import (
+    CANT_STOP_FEATURES,
     ROLLING,
     CantStopCore,
     CantStopRules,
+    cant_stop_features,
     cant_stop_heuristic,
     cant_stop_progress_heuristic,
 )
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
+    register_features,
     register_heuristic,
     register_move_note,
 )
@@ -54,6 +57,7 @@ def cant_stop_move_note(core: CantStopCore, player: int, action: int) -> str | N
 register_game(_GAME_TYPE, CantStopGame)
 register_heuristic(_GAME_TYPE.short_name, cant_stop_heuristic)
 register_move_note(_GAME_TYPE.short_name, cant_stop_move_note)
+register_features(_GAME_TYPE.short_name, cant_stop_features, CANT_STOP_FEATURES)
 register_heuristic(_GAME_TYPE.short_name, cant_stop_progress_heuristic, name="progress")
 register_entry(
     GameEntry(

@@ -976,3 +976,68 @@ def cant_stop_progress_heuristic(core: CantStopCore, player: int) -> float:
     if core.phase == OVER:
         return core.returns()[player]
     return player_progress(core, player, False) - player_progress(core, 1 - player, False)
+
+
+def _column_names(side: str) -> list[str]:
+    return [f"{side}_column_{sum_}" for sum_ in range(2, 13)]
+
+
+# Two-dice columns 2..12 (the standard game); other dice sizes have other columns, and
+# cant_stop_features gives them as many column fractions as they have.
+CANT_STOP_FEATURES: Final[tuple[str, ...]] = (
+    "my_turn",
+    "rolling",
+    "choosing",
+    "deciding",
+    "runners_out",
+    "bust_probability",
+    "my_progress",
+    "their_progress",
+    "my_progress_with_runners",
+    "my_won",
+    "their_won",
+    "heuristic",
+    *_column_names("my"),
+    *_column_names("their"),
+    *_column_names("my_runner"),
+)
+
+
+def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
+    """The position as `player` sees it, for a learned value (CANT_STOP_FEATURES names them,
+    for the standard columns): whose turn and which phase it is, the turn player's runners and
+    the bust risk of their next roll, both sides' progress (`player_progress`) and won
+    columns, the heuristic, each column's banked fraction for both sides, and the turn
+    player's runner gains per column (for `player` on their own turn, else zeros)."""
+    rules = core.rules
+    if core.phase == OVER:
+        return [0.0] * (12 + 3 * len(rules.heights))
+    me = player
+    my_turn = core.player == me
+    mine = rules.player_summary(core.squares[me], core.blocked)
+    theirs = rules.player_summary(core.squares[1 - me], core.blocked)
+    with_runners = player_progress(core, me, False) if my_turn else mine.progress
+    won = core.won
+    features = [
+        1.0 if my_turn else 0.0,
+        1.0 if core.phase == ROLLING else 0.0,
+        1.0 if core.phase == CHOOSING else 0.0,
+        1.0 if core.phase == DECIDING else 0.0,
+        float(core.nrun),
+        rules.bust_probability(core.usable),
+        mine.progress,
+        theirs.progress,
+        with_runners,
+        float(won[me]),
+        float(won[1 - me]),
+        cant_stop_heuristic(core, me),
+    ]
+    features.extend(mine.fracs)
+    features.extend(theirs.fracs)
+    heights = rules.heights
+    base = core.squares[me]
+    runners = core.runners
+    for i in range(len(heights)):
+        gain = runners[i] - base[i] if my_turn and runners[i] else 0
+        features.append(gain / heights[i])
+    return features

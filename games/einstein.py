@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, register_game
 from chancespiel.games.einstein_core import (
+    EINSTEIN_FEATURES,
     EinsteinRules,
+    einstein_features,
     einstein_heuristic,
     einstein_move_ordering,
 )
 from chancespiel.games.registry import (
     GameEntry,
     register_entry,
+    register_features,
     register_heuristic,
     register_move_ordering,
 )
@@ -38,6 +41,7 @@ class EinsteinGame(CoreGame):
 register_game(_GAME_TYPE, EinsteinGame)
 register_heuristic(_GAME_TYPE.short_name, einstein_heuristic)
 register_move_ordering(_GAME_TYPE.short_name, einstein_move_ordering)
+register_features(_GAME_TYPE.short_name, einstein_features, EINSTEIN_FEATURES)
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,

@@ -559,3 +559,106 @@ def einstein_move_ordering(core: EinsteinCore, actions: Sequence[int]) -> Sequen
         return actions  # free-setup placements: no order is better than another
     # Sorting by rank is stable, as by the pair (not winning, not capture) it stands for.
     return sorted(actions, key=core.rules.order_rank.__getitem__)
+
+
+EINSTEIN_FEATURES: Final[tuple[str, ...]] = (
+    "playing",
+    "my_move_next",
+    "die_known",
+    "my_cubes",
+    "their_cubes",
+    "my_pace",
+    "their_pace",
+    "my_nearest",
+    "their_nearest",
+    "my_at_1",
+    "their_at_1",
+    "my_at_2",
+    "their_at_2",
+    "my_selected_nearest",
+    "their_selected_nearest",
+    "heuristic",
+    *(f"my_face_{face}" for face in range(1, 7)),
+    *(f"their_face_{face}" for face in range(1, 7)),
+)
+
+
+def _side_features(core: EinsteinCore, side: int) -> tuple[float, float, float, float, float]:
+    """(cubes, pace, nearest distance, cubes one step from the goal, two steps) of `side`."""
+    rules = core.rules
+    board = core.board
+    distance = rules.distance[side]
+    pace = 0.0
+    nearest = SIZE
+    at_1 = at_2 = 0
+    mobile = rules.mobile[side][core.mask(side)]
+    for index, m in mobile:
+        d = distance[board[index]]
+        pace += m / d
+        if d < nearest:
+            nearest = d
+        if d == 1:
+            at_1 += 1
+        elif d == 2:
+            at_2 += 1
+    return len(mobile) / NUM_CUBES, pace, nearest / (SIZE - 1), float(at_1), float(at_2)
+
+
+def _face_features(core: EinsteinCore, side: int, out: list[float]) -> None:
+    """For each die face, how near its goal the nearest cube of `side` that the face selects
+    stands (1 at the goal's neighbour, 0 if none): what each roll would give the side."""
+    rules = core.rules
+    board = core.board
+    distance = rules.distance[side]
+    select = rules.select[side][core.mask(side)]
+    for face in range(1, 7):
+        nearest = SIZE
+        for index in select[face]:
+            d = distance[board[index]]
+            if d < nearest:
+                nearest = d
+        out.append((SIZE - nearest) / (SIZE - 1))
+
+
+def einstein_features(core: EinsteinCore, player: int) -> list[float]:
+    """The position as `player` sees it, for a learned value (EINSTEIN_FEATURES names them):
+    each side's cubes, pace (einstein_heuristic's sum of mobility / distance), nearest
+    distance to its goal and cubes one and two steps away; whose move comes next; once the die
+    is known, how near the goal the nearest cube it selects stands (what the die gave); the
+    heuristic; and what each face would give each side. Zeros during setup."""
+    if core.stage != _PLAY or core.winner >= 0:
+        return [0.0] * len(EINSTEIN_FEATURES)
+    mine = _side_features(core, player)
+    theirs = _side_features(core, 1 - player)
+    mover = core.next_mover()
+    selected = 0.0
+    if core.die:
+        distance = core.rules.distance[mover]
+        board = core.board
+        nearest = SIZE
+        for index in core.rules.select[mover][core.mask(mover)][core.die]:
+            d = distance[board[index]]
+            if d < nearest:
+                nearest = d
+        selected = nearest / (SIZE - 1)
+    features = [
+        1.0,
+        1.0 if mover == player else 0.0,
+        1.0 if core.die else 0.0,
+        mine[0],
+        theirs[0],
+        mine[1],
+        theirs[1],
+        mine[2],
+        theirs[2],
+        mine[3],
+        theirs[3],
+        mine[4],
+        theirs[4],
+        selected if mover == player else 0.0,
+        0.0 if mover == player else selected,
+        einstein_heuristic(core, player),
+    ]
+    _face_features(core, player, features)
+    _face_features(core, 1 - player, features)
+    return features

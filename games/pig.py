@@ -19,9 +19,11 @@ from chancespiel.games._adapter import (
 from chancespiel.games.pig_core import (
     _ADD,
     _RESET,
+    PIG_FEATURES,
     PigCore,
     PigRules,
     _race_value,
+    pig_features,
     pig_heuristic,
     pig_lead_heuristic,
     pig_move_ordering,
@@ -30,6 +32,7 @@ from chancespiel.games.registry import (
     GameEntry,
     register_core_reader,
     register_entry,
+    register_features,
     register_heuristic,
     register_move_note,
     register_move_ordering,
@@ -131,6 +134,7 @@ register_move_note(_GAME_TYPE.short_name, pig_move_note)
 register_move_note("pig", pig_move_note)
 register_heuristic(_GAME_TYPE.short_name, pig_lead_heuristic, name="lead")
 register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
+register_features(_GAME_TYPE.short_name, pig_features, PIG_FEATURES)
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,

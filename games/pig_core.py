@@ -336,3 +336,42 @@ def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
     if core.turn_total >= 20 and actions == _ROLL_OR_STOP:
         return (STOP, ROLL)
     return actions
+
+
+PIG_FEATURES: Final[tuple[str, ...]] = (
+    "mine",
+    "theirs",
+    "my_turn_total",
+    "their_turn_total",
+    "my_turn",
+    "rolling",
+    "near_mine",
+    "near_theirs",
+    "race",
+)
+
+
+def pig_features(core: PigCore, player: int) -> list[float]:
+    """The position as `player` sees it, for a learned value (PIG_FEATURES names them): banked
+    scores and the turn total as fractions of the goal, whose turn it is, whether a roll is
+    pending, the square roots of the distances to the goal and the race heuristic."""
+    winscore = core.rules.winscore
+    mine = core.score(player)
+    theirs = core.score(1 - player)
+    my_turn = core.turn_player == player
+    total = core.turn_total
+    near = core.rules.near_goal
+    last = len(near)
+    with_mine = mine + total if my_turn else mine
+    with_theirs = theirs if my_turn else theirs + total
+    return [
+        mine / winscore,
+        theirs / winscore,
+        total / winscore if my_turn else 0.0,
+        0.0 if my_turn else total / winscore,
+        1.0 if my_turn else 0.0,
+        1.0 if core.rolling else 0.0,
+        near[with_mine] if with_mine < last else 0.0,
+        near[with_theirs] if with_theirs < last else 0.0,
+        pig_heuristic(core, player),
+    ]

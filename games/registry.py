@@ -41,6 +41,13 @@ GAMES: dict[str, GameEntry] = {}
 
 DEFAULT_HEURISTIC = "default"  # the game's registered heuristic (0 if it has none)
 ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
+LEARNED_HEURISTIC = "learned"  # the game's trained value model (games.learned)
+
+Features = Callable[[Any, int], list[float]]
+"""features(core, player) -> the position as `player` sees it, for learned values."""
+
+_FEATURES: dict[str, tuple[Features, tuple[str, ...]]] = {}
+_VALUE_MODELS: dict[str, str] = {}  # short name -> model file registered by a plugin
 
 
 def register_heuristic(
@@ -48,12 +55,47 @@ def register_heuristic(
 ) -> None:
     """Makes `heuristic` the evaluation agents use on the game `short_name`, or, with another
     `name`, a variant agents use when asked for it (`heuristic=NAME` in their specs)."""
-    if name == ZERO_HEURISTIC:
-        raise ValueError(f"heuristic name {ZERO_HEURISTIC!r} is reserved (0 for every game)")
+    if name in (ZERO_HEURISTIC, LEARNED_HEURISTIC):
+        raise ValueError(f"heuristic name {name!r} is reserved")
     if name == DEFAULT_HEURISTIC:
         _HEURISTICS[short_name] = heuristic
     else:
         _VARIANTS.setdefault(short_name, {})[name] = heuristic
+
+
+def register_features(short_name: str, features: Features, names: Sequence[str]) -> None:
+    """Gives the game `short_name` features for learned values: `features(core, player)`, the
+    position as `player` sees it, as many floats as `names` names. With a model trained on
+    them (`chancespiel value train`), agents take `heuristic=learned` and the luck correction
+    `--value learned`."""
+    _FEATURES[short_name] = (features, tuple(names))
+
+
+def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
+    """The registered features of a game and their names.
+
+    Raises:
+      ValueError: if the game has none.
+    """
+    try:
+        return _FEATURES[short_name]
+    except KeyError:
+        known = ", ".join(sorted(_FEATURES)) or "none"
+        raise ValueError(
+            f"game {short_name} defines no features for a learned value (register_features); "
+            f"games that do: {known}"
+        ) from None
+
+
+def register_value_model(short_name: str, path: str) -> None:
+    """Makes the model file `path` the learned value of `short_name` (instead of the one that
+    ships with the package, if any)."""
+    _VALUE_MODELS[short_name] = path
+
+
+def value_model_file(short_name: str) -> str | None:
+    """The model file registered for a game, if a plugin registered one."""
+    return _VALUE_MODELS.get(short_name)
 
 
 def heuristic_for(game: pyspiel.Game | str) -> Heuristic:
@@ -122,8 +164,11 @@ def heuristic_variants(short_name: str) -> list[str]:
 
 def heuristic_names(game: pyspiel.Game) -> list[str]:
     """The names `evaluation_for` accepts for `game`."""
+    from chancespiel.games.learned import has_learned_value
+
     short_name = game.get_type().short_name
-    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *heuristic_variants(short_name)]
+    learned = [LEARNED_HEURISTIC] if has_learned_value(game) else []
+    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *learned, *heuristic_variants(short_name)]
 
 
 def _zero_heuristic(state: Any, player: int) -> float:
@@ -174,6 +219,10 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
         found = _HEURISTICS[short_name]
     elif name == ZERO_HEURISTIC:
         return _zero_heuristic
+    elif name == LEARNED_HEURISTIC:
+        from chancespiel.games.learned import learned_heuristic
+
+        found = learned_heuristic(game)
     else:
         try:
             found = _VARIANTS[short_name][name]

@@ -2,6 +2,7 @@
 
     chancespiel games | agents | play | analyse | solve | demo        (cli/basics.py)
     chancespiel match | tournament | tune | report | plot             (cli/runs.py)
+    chancespiel value train | show                                    (cli/values.py)
     chancespiel experiment NAME ...   (one per module of chancespiel.evaluation.experiments)
 
 The work is done in the module of each command's subject (evaluation.runner, .report, .tune,
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 
 import chancespiel
 from chancespiel import engine
-from chancespiel.evaluation.cli import basics, runs
+from chancespiel.evaluation.cli import basics, runs, values
 from chancespiel.evaluation.usage import UsageError
 from chancespiel.plugins import PluginError, load_plugins
 
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     basics.add_commands(sub)
     runs.add_commands(sub)
+    values.add_commands(sub)
     _add_experiments(sub)
     return parser
 

@@ -1,0 +1,82 @@
+"""CLI commands of learned values: value train, value show."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+
+from chancespiel.evaluation.cli.common import read_all
+from chancespiel.evaluation.usage import UsageError
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def cmd_value_train(args: argparse.Namespace) -> None:
+    """Trains a game's value model on the positions of match records and writes it."""
+    from chancespiel.evaluation.values import (
+        TrainingError,
+        collect_positions,
+        describe,
+        train_value,
+        write_model,
+    )
+
+    records = read_all(args.records)
+    command = "chancespiel " + " ".join(shlex.quote(a) for a in args.command_line)
+    try:
+        positions = collect_positions(records, keep=args.keep, seed=args.seed)
+        trained = train_value(positions, seed=args.seed, command=command, records=args.records)
+        write_model(trained.data, args.out)
+    except TrainingError as e:
+        raise UsageError(str(e)) from None
+    print(describe(trained))
+    print(f"written: {args.out}")
+
+
+def cmd_value_show(args: argparse.Namespace) -> None:
+    """Prints what a model file was trained on and its held-out figures."""
+    from chancespiel.games.learned import ModelError, read_model
+
+    try:
+        found = read_model(args.model)
+    except ModelError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps({"game": found.game, "features": found.features, **found.training}))
+        return
+    t = found.training
+    print(f"{found.path}: {found.game}, {len(found.features)} features, model {t.get('model')}")
+    for key in ("games", "held_out_games", "positions", "seed", "chancespiel", "date"):
+        print(f"  {key}: {t.get(key)}")
+    chosen = t.get("candidates", {}).get(t.get("model"), {})
+    for key, value in sorted(chosen.items()):
+        print(f"  {key}: {value:.4f}")
+    print(f"  command: {t.get('command')}")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Adds `value train` and `value show`."""
+    value = sub.add_parser("value", help="learned value functions: train, show")
+    actions = value.add_subparsers(dest="value_command", required=True)
+    train = actions.add_parser(
+        "train",
+        help="train a game's value model on the positions of match records (the outcome "
+        "as target; models compared on 20%% of the games held out)",
+    )
+    train.add_argument("records", nargs="+", help="JSON Lines record files of one game")
+    train.add_argument("--out", required=True, help="model file to write (never replaced)")
+    train.add_argument("--seed", type=int, default=0, help="seed of the split and the fits")
+    train.add_argument(
+        "--keep", type=_fraction, default=1.0, help="share of the positions used (sampled)"
+    )
+    train.set_defaults(func=cmd_value_train)
+    show = actions.add_parser("show", help="what a model file was trained on, and its metrics")
+    show.add_argument("model", help="model file")
+    show.add_argument("--json", action="store_true", help="as one JSON object")
+    show.set_defaults(func=cmd_value_show)

@@ -1,0 +1,252 @@
+"""Matches needed for a +-3-point interval, raw and luck-corrected with each value function.
+
+For every game and pairing in the record files, each value function's luck correction
+(`evaluation.luck`: control variates over the chance nodes, beta cross-fitted per pairing) is
+applied to the same whole matches. Per game, the variance of a match's score is pooled over
+its pairings (weighted by matches), and the matches a 95% interval of +-3 points needs are
+(1.96 / 0.03)^2 times it; the variance ratio raw / corrected is the factor of matches saved,
+with a bootstrap interval (matches resampled within pairings).
+
+The records must not be those a learned value was trained on (the model file names its
+training records; this experiment refuses files it finds there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chancespiel.evaluation.experiments import Experiment
+from chancespiel.evaluation.luck import (
+    LuckError,
+    corrected_rates,
+    value_function,
+    whole_matches,
+)
+from chancespiel.evaluation.match import (
+    RecordFileError,
+    canonical_game,
+    package_version,
+    read_records,
+)
+from chancespiel.evaluation.stats import Z95
+from chancespiel.evaluation.usage import UsageError, fresh_output, write_text
+
+HALF_WIDTH = 0.03
+BOOTSTRAP = 1000
+DEFAULT_VALUES = ("heuristic", "lookahead", "learned", "learned_lookahead", "exact")
+
+
+def needed(variance: float) -> int:
+    """Matches for a 95% interval of +-HALF_WIDTH given one match's score variance."""
+    return math.ceil((Z95 / HALF_WIDTH) ** 2 * variance)
+
+
+def _training_records(game: str) -> set[str]:
+    """Resolved paths of the record files the game's learned model was trained on."""
+    from chancespiel.evaluation.match import load_game_cached
+    from chancespiel.games.learned import ModelError, game_model
+
+    try:
+        found = game_model(load_game_cached(game))
+    except ModelError:
+        return set()
+    return {str(Path(p).resolve()) for p in found.training.get("records", [])}
+
+
+def pairing_scores(
+    records: Sequence[dict[str, Any]], values: Sequence[str]
+) -> tuple[np.ndarray, dict[str, np.ndarray], list[str]]:
+    """A's raw score in each whole match of one pairing, the corrected scores by value
+    function, and the value functions that do not apply to the game (skipped)."""
+    matches, *_ = whole_matches(records)
+    raw = np.zeros(0)
+    corrected: dict[str, np.ndarray] = {}
+    skipped = []
+    for name in values:
+        try:
+            _, fn = value_function(canonical_game(records[0]["game"]), name)
+        except LuckError:
+            skipped.append(name)
+            continue
+        rates, fixed, _ = corrected_rates(matches, fn)
+        raw = np.asarray(rates, dtype=float)
+        corrected[name] = np.asarray(fixed, dtype=float)
+    return raw, corrected, skipped
+
+
+def pooled_ratio(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator | None = None
+) -> tuple[float, float]:
+    """Pooled raw and corrected match variances over pairings (each (raw, corrected) array
+    pair one pairing; with `rng`, matches resampled within each pairing)."""
+    raw_ss = corr_ss = 0.0
+    n = 0
+    for raw, corrected in pairs:
+        if rng is not None:
+            pick = rng.integers(0, len(raw), len(raw))
+            raw, corrected = raw[pick], corrected[pick]
+        raw_ss += float(np.sum((raw - raw.mean()) ** 2))
+        corr_ss += float(np.sum((corrected - corrected.mean()) ** 2))
+        n += len(raw) - 1
+    return raw_ss / max(n, 1), corr_ss / max(n, 1)
+
+
+def ratio_interval(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]], seed: int
+) -> tuple[float, float]:
+    """A 95% percentile bootstrap interval of the pooled variance ratio."""
+    rng = np.random.default_rng(seed)
+    ratios = []
+    for _ in range(BOOTSTRAP):
+        raw, corrected = pooled_ratio(pairs, rng)
+        if corrected > 0:
+            ratios.append(raw / corrected)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("records", nargs="+", help="record files (any games; grouped by game)")
+    parser.add_argument(
+        "--values",
+        default=",".join(DEFAULT_VALUES),
+        help="comma-separated value functions (those that do not apply to a game are skipped)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument("--out", help="directory for pairings.csv, README.md, matches_needed.png")
+
+
+def _run(args: argparse.Namespace) -> None:
+    values = [v.strip() for v in args.values.split(",") if v.strip()]
+    out = Path(args.out) if args.out else fresh_output("luck_values")
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"--out {out} is not empty: give a new directory")
+    by_game: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
+    for path in args.records:
+        try:
+            records = read_records(path)
+        except (OSError, RecordFileError) as e:
+            raise UsageError(f"{path}: {e}") from None
+        for record in records:
+            game = canonical_game(record["game"])
+            if str(Path(path).resolve()) in _training_records(game):
+                raise UsageError(f"{path} trained the learned value of {game}: use other records")
+            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
+    rows: list[dict[str, Any]] = []
+    summary: list[dict[str, Any]] = []
+    for game, pairings in by_game.items():
+        per_value: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        skipped: set[str] = set()
+        for (a, b), records in pairings.items():
+            raw, corrected, missing = pairing_scores(records, values)
+            skipped.update(missing)
+            if len(raw) < 2:
+                continue
+            for name, scores in corrected.items():
+                per_value.setdefault(name, []).append((raw, scores))
+                rows.append(
+                    {
+                        "game": game,
+                        "a": a,
+                        "b": b,
+                        "matches": len(raw),
+                        "value": name,
+                        "raw_variance": float(np.var(raw, ddof=1)),
+                        "corrected_variance": float(np.var(scores, ddof=1)),
+                    }
+                )
+        for name, pairs in per_value.items():
+            raw_var, corr_var = pooled_ratio(pairs)
+            low, high = ratio_interval(pairs, args.seed)
+            summary.append(
+                {
+                    "game": game,
+                    "value": name,
+                    "matches": sum(len(r) for r, _ in pairs),
+                    "pairings": len(pairs),
+                    "raw_needed": needed(raw_var),
+                    "corrected_needed": needed(corr_var),
+                    "ratio": raw_var / corr_var if corr_var > 0 else math.inf,
+                    "ratio_low": low,
+                    "ratio_high": high,
+                }
+            )
+        print(f"{game}: {len(pairings)} pairings; skipped (do not apply): {sorted(skipped)}")
+    if not rows:
+        raise UsageError("no pairing with two whole matches in these records")
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "pairings.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    write_text(out / "README.md", _readme(summary, args))
+    _plot(summary, out / "matches_needed.png")
+    print(f"written to {out}: pairings.csv, README.md, matches_needed.png")
+
+
+def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
+    lines = [
+        "# Matches needed for +-3 points, raw and luck-corrected",
+        "",
+        f"Made by `chancespiel {' '.join(args.command_line)}` (chancespiel "
+        f"{package_version()}, {datetime.date.today().isoformat()}); the experiment is "
+        "`evaluation/experiments/luck_values.py`. Match-score variances pooled over each "
+        "game's pairings; the ratio's interval is a 95% bootstrap over matches.",
+        "",
+        "| game | value | pairings | matches | needed raw | needed corrected | variance ratio "
+        "(95% interval) |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['game']} | {s['value']} | {s['pairings']} | {s['matches']} | "
+            f"{s['raw_needed']} | {s['corrected_needed']} | {s['ratio']:.2f} "
+            f"({s['ratio_low']:.2f}-{s['ratio_high']:.2f}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(s["game"].split("(")[0] for s in summary))
+    names = ["raw", *dict.fromkeys(s["value"] for s in summary)]
+    fig, ax = plt.subplots(figsize=(max(6, 2 * len(games)), 4))
+    width = 0.8 / len(names)
+    for k, name in enumerate(names):
+        heights = []
+        for game in games:
+            mine = [s for s in summary if s["game"].split("(")[0] == game]
+            if name == "raw":
+                heights.append(mine[0]["raw_needed"] if mine else np.nan)
+                continue
+            found = [s["corrected_needed"] for s in mine if s["value"] == name]
+            heights.append(found[0] if found else np.nan)
+        ax.bar(np.arange(len(games)) + k * width, heights, width, label=name)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(games)) + 0.4 - width / 2)
+    ax.set_xticklabels(games)
+    ax.set_ylabel("matches for a +-3-point 95% interval")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+EXPERIMENT = Experiment(
+    "luck-values",
+    "matches needed for +-3 points, raw and luck-corrected with each value function",
+    _add_arguments,
+    _run,
+)

@@ -1,0 +1,323 @@
+"""Training learned value functions from match records: the recipe for any game.
+
+1. Records of strong agents playing each other (`chancespiel match`), as many as the games
+   allow; their positions are the data, each game's outcome the target.
+2. `train_value`: every position of those games (every non-terminal node, chance nodes too,
+   since the luck correction values the children of chance nodes) is seen from both players
+   through the game's registered features (`register_features`); models are fitted on the
+   positions of 80% of the games and compared on the rest (the split is by game, as the
+   positions of one game share its outcome): a logistic regression and small networks
+   (scikit-learn), the best held-out log loss kept, with the hand-written heuristic's
+   figures beside it.
+3. The model is written as JSON (`games.learned`), with the command, seed, version, data and
+   held-out metrics, and frozen: records a correction is measured on are never records it was
+   trained on.
+
+The value of a position is then `games.value_model.LearnedValue`: the two players' logits
+combined into one zero-sum value.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+import chancespiel
+from chancespiel import engine
+from chancespiel.agents.protocol import search_state
+from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
+from chancespiel.games.learned import FORMAT, VERSION, parse_model
+from chancespiel.games.registry import evaluation_for, features_for
+
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+HELD_OUT = 0.2  # share of the games whose positions only measure
+
+
+class TrainingError(ValueError):
+    """Records or options a value cannot be trained from."""
+
+
+@dataclass
+class Positions:
+    """Features of positions seen from both players, with the outcome for that player."""
+
+    game: str
+    features: list[list[float]] = field(default_factory=list)  # rows: (position, player)
+    wins: list[int] = field(default_factory=list)  # 1 if that player won
+    heuristic: list[float] = field(default_factory=list)  # the hand-written value, per row
+    games: list[int] = field(default_factory=list)  # index of the game a row comes from
+    draws: int = 0  # games left out: a draw has no winner to learn
+    skipped: int = 0  # records left out: errors (forfeits, crashes)
+
+    @property
+    def num_games(self) -> int:
+        return len(set(self.games))
+
+
+def collect_positions(
+    records: Sequence[Record], keep: float = 1.0, seed: int = 0, max_rows: int = 2_000_000
+) -> Positions:
+    """Every non-terminal position of the records' games (each kept with probability `keep`),
+    seen from both players.
+
+    Raises:
+      TrainingError: for records of several games, a game without features, a history that
+        does not replay, or more than `max_rows` rows.
+    """
+    if not records:
+        raise TrainingError("no records")
+    games = {canonical_game(r["game"]) for r in records}
+    if len(games) != 1:
+        raise TrainingError(f"records of several games: {', '.join(sorted(games))}")
+    game_string = games.pop()
+    game = load_game_cached(game_string)
+    try:
+        features, names = features_for(game.get_type().short_name)
+    except ValueError as e:
+        raise TrainingError(str(e)) from None
+    heuristic = evaluation_for(game)
+    rng = random.Random(seed)
+    out = Positions(game_string)
+    for index, record in enumerate(records):
+        if record.get("error") is not None:
+            out.skipped += 1
+            continue
+        returns = record["returns"]
+        if returns[0] == returns[1]:
+            out.draws += 1
+            continue
+        winner = 0 if returns[0] > returns[1] else 1
+        state = search_state(game.new_initial_state())
+        for step, action in enumerate(record["history"]):
+            if state.is_terminal():
+                raise TrainingError(f"record {index}: the history goes on after the end")
+            if rng.random() < keep:
+                for player in (0, 1):
+                    row = features(state, player)
+                    if len(row) != len(names):
+                        raise TrainingError(
+                            f"{game_string}: {len(row)} features where {len(names)} are named"
+                        )
+                    out.features.append(row)
+                    out.wins.append(1 if player == winner else 0)
+                    out.heuristic.append(heuristic(state, player))
+                    out.games.append(index)
+                if len(out.features) > max_rows:
+                    raise TrainingError(f"more than {max_rows} rows: lower --keep")
+            legal = state.chance_outcomes() if state.current_player() == CHANCE else None
+            if legal is not None and all(o != action for o, _ in legal):
+                raise TrainingError(
+                    f"record {index}: outcome {action} at step {step} is impossible"
+                )
+            if legal is None and action not in state.legal_actions():
+                raise TrainingError(f"record {index}: action {action} at step {step} is illegal")
+            state.apply(action)
+    if not out.features:
+        raise TrainingError("no positions: every record was left out")
+    return out
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A model to try: hidden layer sizes (none: logistic regression) and L2 strength."""
+
+    hidden: tuple[int, ...]
+    alpha: float
+
+    @property
+    def name(self) -> str:
+        if not self.hidden:
+            return f"logistic(C={1.0 / self.alpha:g})"
+        return f"mlp({'x'.join(map(str, self.hidden))}, alpha={self.alpha:g})"
+
+
+CANDIDATES = (
+    Candidate((), 1.0),
+    Candidate((16,), 1e-4),
+    Candidate((32,), 1e-4),
+    Candidate((32, 16), 1e-4),
+)
+
+
+def _pair_metrics(logits: np.ndarray, wins: np.ndarray) -> dict[str, float]:
+    """Metrics of the zero-sum value of row pairs (player 0's row, then player 1's): the
+    combined logit (l0 - l1) / 2, as LearnedValue combines them, against player 0's outcome."""
+    z = (logits[0::2] - logits[1::2]) / 2.0
+    y = wins[0::2].astype(float)
+    p = 1.0 / (1.0 + np.exp(-z))
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    value = 2.0 * p - 1.0
+    outcome = 2.0 * y - 1.0
+    return {
+        "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
+        "mse": float(np.mean((value - outcome) ** 2)),
+        "accuracy": float(np.mean((p > 0.5) == (y > 0.5))),
+    }
+
+
+def _heuristic_metrics(values: np.ndarray, wins: np.ndarray) -> dict[str, float]:
+    """The hand-written heuristic's squared error and accuracy on the same rows (player 0's)."""
+    value = values[0::2]
+    outcome = 2.0 * wins[0::2] - 1.0
+    return {
+        "mse": float(np.mean((value - outcome) ** 2)),
+        "accuracy": float(np.mean((value > 0) == (outcome > 0))),
+    }
+
+
+def _fit(candidate: Candidate, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+
+    if not candidate.hidden:
+        return LogisticRegression(C=1.0 / candidate.alpha, max_iter=2000).fit(x, y)
+    return MLPClassifier(
+        hidden_layer_sizes=candidate.hidden,
+        activation="tanh",
+        alpha=candidate.alpha,
+        early_stopping=True,
+        n_iter_no_change=8,
+        max_iter=200,
+        random_state=seed,
+    ).fit(x, y)
+
+
+def _layers(model: Any) -> list[dict[str, list[Any]]]:
+    """The fitted model's layers as the model file stores them (weights by output unit)."""
+    if hasattr(model, "coefs_"):
+        pairs = zip(model.coefs_, model.intercepts_, strict=True)
+        return [{"weights": w.T.tolist(), "biases": b.tolist()} for w, b in pairs]
+    return [{"weights": model.coef_.tolist(), "biases": model.intercept_.tolist()}]
+
+
+@dataclass
+class Trained:
+    """The chosen model as a model file's JSON object, and every candidate's metrics."""
+
+    data: dict[str, Any]
+    results: dict[str, dict[str, float]]
+    chosen: str
+
+
+def train_value(
+    positions: Positions,
+    seed: int = 0,
+    candidates: Sequence[Candidate] = CANDIDATES,
+    command: str = "",
+    records: Sequence[str] = (),
+) -> Trained:
+    """Fits each candidate on the positions of 80% of the games and keeps the one with the
+    lowest held-out log loss of the zero-sum value.
+
+    Raises:
+      TrainingError: with fewer than 10 games.
+    """
+    game_ids = sorted(set(positions.games))
+    if len(game_ids) < 10:
+        raise TrainingError(f"{len(game_ids)} games: at least 10 are needed (20% are held out)")
+    rng = random.Random(seed)
+    held = set(rng.sample(game_ids, max(2, round(HELD_OUT * len(game_ids)))))
+    x = np.asarray(positions.features, dtype=float)
+    y = np.asarray(positions.wins, dtype=int)
+    test = np.asarray([g in held for g in positions.games])
+    mean = x[~test].mean(axis=0)
+    scale = x[~test].std(axis=0)
+    scale[scale < 1e-9] = 1.0  # a constant feature: no scaling
+    xs = (x - mean) / scale
+    results: dict[str, dict[str, float]] = {}
+    best: tuple[float, str, Any] | None = None
+    for candidate in candidates:
+        model = _fit(candidate, xs[~test], y[~test], seed)
+        logits = model.decision_function(xs) if not candidate.hidden else _mlp_logits(model, xs)
+        metrics = {
+            **{f"train_{k}": v for k, v in _pair_metrics(logits[~test], y[~test]).items()},
+            **{f"held_out_{k}": v for k, v in _pair_metrics(logits[test], y[test]).items()},
+        }
+        results[candidate.name] = metrics
+        if best is None or metrics["held_out_log_loss"] < best[0]:
+            best = (metrics["held_out_log_loss"], candidate.name, model)
+    assert best is not None
+    _, chosen, model = best
+    heuristic = np.asarray(positions.heuristic, dtype=float)
+    _, names = features_for(load_game_cached(positions.game).get_type().short_name)
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": positions.game,
+        "features": list(names),
+        "activation": "tanh",
+        "mean": mean.tolist(),
+        "scale": scale.tolist(),
+        "layers": _layers(model),
+        "training": {
+            "command": command,
+            "records": list(records),
+            "seed": seed,
+            "chancespiel": chancespiel.__version__,
+            "engine": engine.describe(),
+            "date": datetime.date.today().isoformat(),
+            "games": len(game_ids),
+            "held_out_games": len(held),
+            "draws_left_out": positions.draws,
+            "records_left_out": positions.skipped,
+            "positions": len(positions.features) // 2,
+            "model": chosen,
+            "candidates": results,
+            "heuristic_held_out": _heuristic_metrics(heuristic[test], y[test]),
+        },
+    }
+    parse_model(json.loads(json.dumps(data)), "trained model")  # what is written must read back
+    return Trained(data, results, chosen)
+
+
+def _mlp_logits(model: Any, x: np.ndarray) -> np.ndarray:
+    """The logit of a fitted MLPClassifier (its last layer before the logistic output)."""
+    h = x
+    last = len(model.coefs_) - 1
+    for k in range(last):
+        h = np.tanh(h @ model.coefs_[k] + model.intercepts_[k])
+    return (h @ model.coefs_[last] + model.intercepts_[last]).ravel()
+
+
+def write_model(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
+    """Writes the model file (refusing to replace one: a trained model is a result)."""
+    target = Path(path)
+    if target.exists():
+        raise TrainingError(f"{target} exists: a trained model is not overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, target)
+
+
+def describe(trained: Trained) -> str:
+    """The candidates' held-out figures and the chosen one, for the command's output."""
+    training = trained.data["training"]
+    lines = [
+        f"{trained.data['game']}: {training['games']} games ({training['held_out_games']} held "
+        f"out), {training['positions']} positions, {training['draws_left_out']} draws left out"
+    ]
+    for name, m in trained.results.items():
+        mark = "*" if name == trained.chosen else " "
+        lines.append(
+            f" {mark} {name:<28} held-out log loss {m['held_out_log_loss']:.4f}  "
+            f"mse {m['held_out_mse']:.4f}  accuracy {m['held_out_accuracy']:.3f}  "
+            f"(train log loss {m['train_log_loss']:.4f})"
+        )
+    h = training["heuristic_held_out"]
+    lines.append(
+        f"   hand-written heuristic       held-out mse {h['mse']:.4f}  accuracy {h['accuracy']:.3f}"
+    )
+    if not math.isfinite(trained.results[trained.chosen]["held_out_log_loss"]):
+        lines.append("warning: the chosen model's held-out loss is not finite")
+    return "\n".join(lines)

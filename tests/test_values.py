@@ -1,0 +1,290 @@
+"""Learned values: the model against scikit-learn, files read strictly, training end to end,
+the heuristic and the luck correction built on them."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+import chancespiel.games  # noqa: F401  (registers the games)
+from chancespiel.agents import make_bot
+from chancespiel.agents.protocol import search_state
+from chancespiel.evaluation.cli import main
+from chancespiel.evaluation.luck import game_correction, value_function
+from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.values import (
+    Candidate,
+    TrainingError,
+    collect_positions,
+    train_value,
+    write_model,
+)
+from chancespiel.games import learned
+from chancespiel.games.learned import ModelError, parse_model, read_model
+from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
+from chancespiel.games.registry import (
+    _VALUE_MODELS,
+    evaluation_for,
+    features_for,
+    heuristic_names,
+    register_value_model,
+)
+from chancespiel.games.value_model import ValueModel
+
+GAMES = ("python_pig", "python_einstein_wurfelt_nicht", "python_cant_stop")
+
+
+@pytest.fixture
+def registered_model(tmp_path):
+    """Registers a model file for a game for one test, and forgets it afterwards."""
+    registered = []
+
+    def register(game: str, data: dict) -> str:
+        path = tmp_path / f"{game}.json"
+        path.write_text(json.dumps(data))
+        register_value_model(game, str(path))
+        registered.append(game)
+        learned._cached_model.cache_clear()
+        value_function.cache_clear()
+        return str(path)
+
+    yield register
+    for game in registered:
+        _VALUE_MODELS.pop(game, None)
+    learned._cached_model.cache_clear()
+    value_function.cache_clear()
+
+
+def random_model(game: pyspiel.Game, hidden: int = 5, seed: int = 0, size: float = 1.0) -> dict:
+    """A model file of random weights over the game's features: a deliberately bad value."""
+    _, names = features_for(game.get_type().short_name)
+    rng = np.random.default_rng(seed)
+    n = len(names)
+    layers = []
+    inputs = n
+    for units in (hidden, 1) if hidden else (1,):
+        layers.append(
+            {
+                "weights": (size * rng.standard_normal((units, inputs))).tolist(),
+                "biases": (size * rng.standard_normal(units)).tolist(),
+            }
+        )
+        inputs = units
+    return {
+        "format": learned.FORMAT,
+        "version": learned.VERSION,
+        "game": str(game),
+        "features": list(names),
+        "activation": "tanh",
+        "mean": [0.0] * n,
+        "scale": [1.0] * n,
+        "layers": layers,
+    }
+
+
+def random_positions(game: pyspiel.Game, count: int, seed: int) -> list:
+    """Search states met in random play (chance nodes included), none terminal."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        state = search_state(game.new_initial_state())
+        while not state.is_terminal() and len(found) < count:
+            if rng.random() < 0.3:
+                found.append(state.clone())
+            if state.current_player() == pyspiel.PlayerId.CHANCE:
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply(rng.choice(list(state.legal_actions())))
+    return found
+
+
+@pytest.mark.parametrize("hidden", [(), (7,), (6, 4)])
+def test_model_equals_scikit_learn(hidden) -> None:
+    """The compiled evaluation of an exported model gives scikit-learn's probabilities."""
+    from chancespiel.evaluation.values import _fit, _layers
+
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((400, 5))
+    y = (x[:, 0] + 0.5 * x[:, 1] * x[:, 2] + rng.standard_normal(400) > 0).astype(int)
+    fitted = _fit(Candidate(hidden, 1e-3 if hidden else 1.0), x, y, seed=0)
+    layers = _layers(fitted)
+    model = ValueModel(
+        [0.0] * 5,
+        [1.0] * 5,
+        [layer["weights"] for layer in layers],
+        [layer["biases"] for layer in layers],
+    )
+    expected = fitted.predict_proba(x)[:, 1]
+    got = [(model.value(list(row)) + 1.0) / 2.0 for row in x]
+    assert got == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_learned_value_is_zero_sum_and_exact_at_the_end(game_string, registered_model) -> None:
+    game = pyspiel.load_game(game_string)
+    registered_model(game.get_type().short_name, random_model(game))
+    assert "learned" in heuristic_names(game)
+    h = evaluation_for(game, "learned")
+    values = set()
+    for state in random_positions(game, 40, seed=3):
+        v = h(state, 0)
+        assert -1.0 < v < 1.0
+        assert h(state, 1) == pytest.approx(-v, abs=1e-12)
+        values.add(round(v, 9))
+    assert len(values) > 5  # the features vary: the value is not a constant
+    state = search_state(game.new_initial_state())
+    rng = random.Random(0)
+    while not state.is_terminal():
+        if state.current_player() == pyspiel.PlayerId.CHANCE:
+            state.apply(state.chance_outcomes()[0][0])
+        else:
+            state.apply(rng.choice(list(state.legal_actions())))
+    assert h(state, 0) == state.returns()[0]
+
+
+def test_model_files_are_read_strictly(tmp_path) -> None:
+    game = pyspiel.load_game("python_pig")
+    good = random_model(game)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(good))
+    assert read_model(path).features == features_for("python_pig")[1]
+    broken = [
+        ({**good, "format": "other"}, "not a chancespiel value model"),
+        ({**good, "version": 2}, "version"),
+        ({**good, "activation": "sigmoid"}, "activation"),
+        ({**good, "mean": [0.0]}, "mean"),
+        ({**good, "scale": [0.0] * len(good["scale"])}, "scale must be positive"),
+        ({**good, "layers": []}, "layers"),
+        ({**good, "layers": good["layers"][:1]}, "last layer must have one unit"),
+        ({**good, "mean": [math.inf] * len(good["mean"])}, "not a finite number"),
+    ]
+    for data, message in broken:
+        with pytest.raises(ModelError, match=message):
+            parse_model(json.loads(json.dumps(data)))
+    with pytest.raises(ModelError, match="cannot read"):
+        read_model(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ModelError, match="not JSON"):
+        read_model(tmp_path / "bad.json")
+
+
+def test_a_model_file_larger_than_the_bound_is_refused(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(learned, "MAX_MODEL_BYTES", 100)
+    path = tmp_path / "big.json"
+    path.write_text(" " * 101)
+    with pytest.raises(ModelError, match="larger than"):
+        read_model(path)
+
+
+def test_a_model_of_other_parameters_is_refused(registered_model) -> None:
+    registered_model("python_pig", random_model(pyspiel.load_game("python_pig")))
+    other = pyspiel.load_game("python_pig(winscore=50)")
+    assert "learned" not in heuristic_names(other)
+    with pytest.raises(ModelError, match="trained on python_pig"):
+        evaluation_for(other, "learned")
+
+
+def _hold_records(n_matches: int) -> list[dict]:
+    """Records of hold(n=15) against hold(n=25) on Pig to 40, as the match runner writes
+    them (the fields training reads)."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    records = []
+    for match in range(n_matches):
+        for index in (0, 1):
+            specs = ["hold(n=15)", "hold(n=25)"] if index == 0 else ["hold(n=25)", "hold(n=15)"]
+            bots = [make_bot(s, game, p, match) for p, s in enumerate(specs)]
+            played = play_game(game, bots, match)
+            records.append(
+                {
+                    "game": str(game),
+                    "a": "hold(n=15)",
+                    "b": "hold(n=25)",
+                    "match": match,
+                    "game_index": index,
+                    "returns": list(played.returns),
+                    "history": list(played.history),
+                    "error": None,
+                }
+            )
+    return records
+
+
+def test_training_learns_pig_and_beats_a_constant(tmp_path, registered_model) -> None:
+    records = _hold_records(40)
+    positions = collect_positions(records, keep=0.5, seed=1)
+    assert positions.num_games == 80
+    trained = train_value(positions, seed=0, candidates=[Candidate((), 1.0), Candidate((4,), 1e-3)])
+    chosen = trained.results[trained.chosen]
+    # a constant value has mse about 1 (outcomes are +-1, the first player wins about half)
+    assert chosen["held_out_mse"] < 0.8
+    assert chosen["held_out_accuracy"] > 0.65
+    path = tmp_path / "pig.json"
+    write_model(trained.data, path)
+    with pytest.raises(TrainingError, match="exists"):
+        write_model(trained.data, path)
+    found = read_model(path)
+    assert found.training["games"] == 80 and found.training["model"] == trained.chosen
+    registered_model("python_pig", trained.data)
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    h = evaluation_for(game, "learned")
+    state = search_state(game.new_initial_state())
+    assert abs(h(state, 0)) < 0.5  # the first player has a small edge at most
+
+
+def test_training_refuses_what_it_cannot_use() -> None:
+    records = _hold_records(2)
+    with pytest.raises(TrainingError, match="at least 10"):
+        train_value(collect_positions(records))
+    mixed = [*records, {**records[0], "game": "python_cant_stop"}]
+    with pytest.raises(TrainingError, match="several games"):
+        collect_positions(mixed)
+    bad = [{**records[0], "history": [*records[0]["history"][:3], 99]}]
+    with pytest.raises(TrainingError, match="record 0"):
+        collect_positions(bad)
+    with pytest.raises(TrainingError, match="no features"):
+        collect_positions([{**records[0], "game": "python_chance_tree"}])
+
+
+def test_cli_train_and_show(tmp_path, capsys) -> None:
+    path = tmp_path / "records.jsonl"
+    match = ["match", "python_pig(winscore=40)", "hold(n=15)", "hold(n=25)", "--matches", "12"]
+    assert main([*match, "--workers", "1", "--no-progress", "--out", str(path)]) == 0
+    out = tmp_path / "model.json"
+    assert main(["value", "train", str(path), "--out", str(out), "--keep", "0.5"]) == 0
+    assert "written" in capsys.readouterr().out
+    assert main(["value", "show", str(out), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["games"] == 24 and shown["command"].startswith("chancespiel value train")
+    assert main(["value", "train", str(path), "--out", str(out)]) == 2
+    assert "exists" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("[]")
+    assert main(["value", "show", str(tmp_path / "bad.json")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "not a chancespiel value model" in err
+
+
+def test_a_bad_learned_value_leaves_the_correction_unbiased(registered_model) -> None:
+    """hold(n=8) against hold(n=12) on Pig to 30 (exact win probability known), corrected
+    with a learned value of random weights: the mean stays the truth, only the variance may
+    not shrink."""
+    game = pyspiel.load_game("python_pig(winscore=30)")
+    registered_model("python_pig", random_model(game, hidden=4, seed=7, size=2.0))
+    exact = policy_win_probability(
+        hold_at_policy(8, 30), hold_at_policy(12, 30), dice=2, winscore=30
+    )
+    _, value = value_function(str(game), "learned")
+    corrected = []
+    for seed in range(300):
+        bots = [make_bot("hold(n=8)", game, 0, seed), make_bot("hold(n=12)", game, 1, seed)]
+        played = play_game(game, bots, seed)
+        correction = game_correction(game, played.history, value)
+        assert correction != 0.0 or not played.history
+        corrected.append((played.returns[0] + 1.0) / 2.0 - correction / 2.0)
+    se = np.std(corrected, ddof=1) / math.sqrt(len(corrected))
+    assert abs(np.mean(corrected) - exact) < 4 * se
