@@ -65,8 +65,6 @@ the last one. Fewer epochs give shorter games for tests and search.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -508,63 +506,6 @@ class RaCore(Core):
             else:
                 self.pending_monuments -= 1
             self._settle_discards()
-
-    def random_rollout(
-        self, max_moves: int, rand: Callable[[], float], evaluate: Callable[[Any, int], float]
-    ) -> float:
-        """Player 0's value after up to `max_moves` uniformly random decision moves (-1: to the
-        end): the return at the end, else `evaluate(self, 0)`.
-
-        The fast path of agents.mcts.rollout: the same draws from `rand` (one per decision,
-        forced ones included; a tile by scanning the bag's kinds in order, as the general loop
-        scans `chance_outcomes()`), without building the outcome list at every draw. A bid or
-        a plain turn (no god held) is chosen without listing the actions: the suns above the
-        high bid are a suffix of the sorted suns, and a turn is draw or invoke.
-        """
-        apply = self.apply
-        legal_actions = self.legal_actions
-        made = 0
-        while True:
-            phase = self.phase
-            if phase == OVER:
-                return self.returns()[0]
-            if phase == DRAWING:
-                size = self.bag_size
-                u = rand()
-                kind = -1
-                for k, count in enumerate(self.bag):
-                    if count:
-                        kind = k  # the last kind left if rounding leaves u >= 0
-                        u -= count / size
-                        if u < 0.0:
-                            break
-                self._draw(kind)
-                continue
-            if made == max_moves:
-                return evaluate(self, 0)
-            made += 1
-            if phase == AUCTION:  # legal_actions: [PASS] unless forced, then the higher suns
-                p = self.to_move
-                high = self.high_bid
-                up = self.up[p]
-                start = bisect_right(up, high)
-                if high == 0 and self.auction_kind == VOLUNTARY and p == self.turn_player:
-                    apply(_BID_BASE + up[start + int(rand() * (len(up) - start))])
-                else:
-                    index = int(rand() * (len(up) - start + 1))
-                    apply(PASS if index == 0 else _BID_BASE + up[start + index - 1])
-            elif phase == TURN and not self.tiles[self.to_move][GOD]:
-                if len(self.track) < TRACK_SIZE:  # (DRAW, INVOKE): u * 2 < 1 is u < 0.5
-                    if rand() < 0.5:
-                        self.phase = DRAWING
-                    else:
-                        apply(INVOKE)
-                else:  # (INVOKE,), drawn as any forced move is
-                    rand()
-                    apply(INVOKE)
-            else:
-                actions = legal_actions()
-                apply(actions[int(rand() * len(actions))])
 
     def returns(self) -> tuple[float, float]:
         """(+1, -1) or (-1, +1) by fame at the end, (0, 0) on a tie or before the end."""
