@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import copy
-import math
 import random
 
 import pyspiel
@@ -27,7 +26,6 @@ from chancespiel.games.einstein_core import (
     einstein_move_ordering,
 )
 from chancespiel.games.pig_core import PigCore, _race_value, pig_heuristic
-from chancespiel.games.ra import HEURISTIC_SCALE, projected_fame, ra_heuristic
 
 GAMES = [
     "python_cant_stop",
@@ -200,15 +198,3 @@ def test_einstein_heuristic_and_ordering_equal_their_definition(game_string):
             table = core.rules.move_table
             expected = sorted(actions, key=lambda a: (not table[a][2], not a & 1))
             assert einstein_move_ordering(core, actions) == expected
-
-
-def test_ra_heuristic_equals_its_definition():
-    game = pyspiel.load_game("python_ra")
-    for core in random_cores(game, 400, seed=17):
-        for player in (0, 1):
-            if core.is_terminal():
-                expected = core.returns()[player]
-            else:
-                lead = projected_fame(core, player) - projected_fame(core, 1 - player)
-                expected = math.tanh(lead / HEURISTIC_SCALE)
-            assert ra_heuristic(core, player) == expected, str(core)
