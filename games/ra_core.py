@@ -248,6 +248,14 @@ def sun_total_points(mine: int, theirs: int) -> int:
     return 0
 
 
+def sun_sum(suns: tuple[int, ...]) -> int:
+    """The total of the suns `suns` (a loop: compiled, the builtin `sum` is a generic call)."""
+    total = 0
+    for v in suns:
+        total += v
+    return total
+
+
 def _tiles_text(tiles: list[int]) -> str:
     parts = []
     for k in range(NUM_KINDS):
@@ -763,8 +771,8 @@ class RaCore(Core):
         down0, down1 = self.down
         last = self.epoch == self.rules.epochs
         if last:
-            total0 = sum(up0) + sum(down0)
-            total1 = sum(up1) + sum(down1)
+            total0 = sun_sum(up0) + sun_sum(down0)
+            total1 = sun_sum(up1) + sun_sum(down1)
             gain0 += monument_points(t0) + sun_total_points(total0, total1)
             gain1 += monument_points(t1) + sun_total_points(total1, total0)
         # Fame never drops below 0 (nbogie's reading; fame is physical tablets).
@@ -837,8 +845,8 @@ def projected_fame(core: RaCore, player: int) -> float:
     """Fame plus what the player's tiles and suns are worth if the epoch ended now."""
     mine = core.tiles[player]
     up = core.up[player]
-    held = sum(up) + sum(core.down[player])
-    other = sum(core.up[1 - player]) + sum(core.down[1 - player])
+    held = sun_sum(up) + sun_sum(core.down[player])
+    other = sun_sum(core.up[1 - player]) + sun_sum(core.down[1 - player])
     face_up = 0.0
     for v in up:
         face_up += SUN_BASE + SUN_RANK * (v - 5)
