@@ -21,9 +21,6 @@ from chancespiel.agents.search_core import Ordering, OutcomeTable, outcome_table
 from chancespiel.games.core import CHANCE, TERMINAL, Core
 
 Evaluation = Callable[[Core, int], float]
-# A core's own rollout loop (the Can't Stop, EWN and Ra cores have one until they are
-# compiled): the same rules and the same draws as `rollout`, tested equal.
-FastRollout = Callable[[Core, int, Callable[[], float], Evaluation], float]
 
 DEFAULT_UCT_C: Final = 1.0
 DEFAULT_PW_C: Final = 4.0
@@ -274,7 +271,6 @@ class Simulator:
         self.evaluations = 0  # heuristic calls (by rollouts that stop before the end)
         self.plies = 0  # decision plies the last selection passed
         self.rollout_cache: dict[int, OutcomeTable] = {}
-        self.fast_rollout: FastRollout | None = None
         self.tree_cache: dict[int, OutcomeTable] = {}
 
     def select(self, root: Node) -> tuple[list[Node], Core]:
@@ -366,10 +362,7 @@ class Simulator:
         else a rollout from its state (which the rollout uses up)."""
         if leaf.player == TERMINAL:
             return leaf.value
-        if self.fast_rollout is not None:
-            value = self.fast_rollout(state, self.rollout_depth, self.rng.random, self.evaluate)
-        else:
-            value = rollout(state, self.rollout_depth, self.rng, self.evaluate, self.rollout_cache)
+        value = rollout(state, self.rollout_depth, self.rng, self.evaluate, self.rollout_cache)
         if not state.is_terminal():  # the rollout stopped early: the heuristic valued it
             self.evaluations += 1
         return value
@@ -407,7 +400,6 @@ def run_simulations(
         root.state = root_state.clone()
     simulator = Simulator(policy, rollout_depth, evaluate, ordering, rng)
     simulator.nodes = count_nodes(root) if root.children else 1
-    simulator.fast_rollout = getattr(type(root.state), "random_rollout", None)
     simulations = 0
     deepest = 0
     while True:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -68,8 +67,16 @@ def outcome_table(
         entry = cache.get(id(outcomes))
         if entry is not None:
             return entry
-    ids = [outcome for outcome, prob in outcomes if prob > 0.0]
-    cum = list(accumulate(prob for _, prob in outcomes if prob > 0.0))
+    # One typed loop (compiled, a generator under `accumulate` boxes every partial sum); the
+    # running sum is accumulate's: the first probability, then each partial sum plus the next.
+    ids: list[int] = []
+    cum: list[float] = []
+    total = 0.0
+    for outcome, prob in outcomes:
+        if prob > 0.0:
+            total += prob
+            ids.append(outcome)
+            cum.append(total)
     table = (ids, cum, outcomes)
     if cache is not None and cacheable and len(cache) < MAX_CACHED_TABLES:
         cache[id(outcomes)] = table

@@ -32,6 +32,7 @@ COMPILED: dict[str, str] = {
     "games/pig_core.py": "chancespiel.games.pig_core",
     "games/einstein_core.py": "chancespiel.games.einstein_core",
     "games/cant_stop_core.py": "chancespiel.games.cant_stop_core",
+    "games/ra_core.py": "chancespiel.games.ra_core",
     "games/value_model.py": "chancespiel.games.value_model",
     "agents/search_core.py": "chancespiel.agents.search_core",
     "agents/star_core.py": "chancespiel.agents.star_core",

@@ -35,6 +35,8 @@ GAMES = (
     "python_cant_stop",
     "python_einstein_wurfelt_nicht",
     "python_einstein_wurfelt_nicht(setup=free)",
+    "python_ra(epochs=1)",
+    "python_ra",
 )
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
 # heuristic, and flat Monte Carlo (rollouts through the engine's own loop); expectimax, Star1,

@@ -1,7 +1,5 @@
 """Fast paths of the game cores agree exactly with the general code they stand in for.
 
-- `random_rollout` (a core's own random-play loop) against agents.mcts.rollout over the plain
-  search protocol: the same value, the same final state, the same draws from the generator.
 - Cached and incremental evaluation terms against a direct reading of their definition.
 - A core's one-step `child` against clone then apply.
 """
@@ -9,17 +7,15 @@
 from __future__ import annotations
 
 import copy
-import math
 import random
 
 import pyspiel
 import pytest
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
-from chancespiel.agents.mcts_core import rollout
 from chancespiel.games.cant_stop_core import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop_core import player_progress as fast_progress
-from chancespiel.games.core import Core, fields_of
+from chancespiel.games.core import fields_of
 from chancespiel.games.einstein_core import _PLAY as EINSTEIN_PLAY
 from chancespiel.games.einstein_core import _POS as EINSTEIN_POS
 from chancespiel.games.einstein_core import _TEMPO as EINSTEIN_TEMPO
@@ -30,8 +26,6 @@ from chancespiel.games.einstein_core import (
     einstein_move_ordering,
 )
 from chancespiel.games.pig_core import PigCore, _race_value, pig_heuristic
-from chancespiel.games.ra import HEURISTIC_SCALE, projected_fame, ra_heuristic
-from chancespiel.games.registry import evaluation_for
 
 GAMES = [
     "python_cant_stop",
@@ -45,28 +39,6 @@ GAMES = [
     "python_einstein_wurfelt_nicht(setup=free)",
     "python_ra",
 ]
-
-
-class Plain(Core):
-    """The search protocol of a core without its fast paths (so the general code runs)."""
-
-    def __init__(self, core):
-        self.core = core
-
-    def current_player(self):
-        return self.core.current_player()
-
-    def legal_actions(self):
-        return self.core.legal_actions()
-
-    def chance_outcomes(self):
-        return self.core.chance_outcomes()
-
-    def apply(self, action):
-        self.core.apply(action)
-
-    def returns(self):
-        return self.core.returns()
 
 
 def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
@@ -90,30 +62,6 @@ def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
 
 def fields(core) -> dict:
     return {name: getattr(core, name) for name in fields_of(type(core)) if name != "rules"}
-
-
-@pytest.mark.parametrize("game_string", GAMES)
-def test_random_rollout_equals_the_general_rollout(game_string):
-    game = pyspiel.load_game(game_string)
-    heuristic = evaluation_for(game)
-
-    def evaluate(state, player):
-        return heuristic(getattr(state, "core", state), player)
-
-    cores = random_cores(game, 60, seed=len(game_string))
-    if not hasattr(cores[0], "random_rollout"):
-        pytest.skip("no fast rollout")
-    for index, core in enumerate(cores):
-        before = copy.deepcopy(fields(core))
-        for max_moves in (-1, 0, 1, 3, 10):
-            fast_rng, plain_rng = random.Random(index), random.Random(index)
-            fast_core, plain_core = core.clone(), core.clone()
-            fast = fast_core.random_rollout(max_moves, fast_rng.random, evaluate)
-            plain = rollout(Plain(plain_core), max_moves, plain_rng, evaluate, {})
-            assert fast == plain, (str(core), max_moves)
-            assert fields(fast_core) == fields(plain_core), (str(core), max_moves)
-            assert fast_rng.random() == plain_rng.random()
-        assert fields(core) == before, "a rollout of a clone changed the original"
 
 
 def reference_progress(core: CantStopCore, player: int, risk: bool = True) -> float:
@@ -250,15 +198,3 @@ def test_einstein_heuristic_and_ordering_equal_their_definition(game_string):
             table = core.rules.move_table
             expected = sorted(actions, key=lambda a: (not table[a][2], not a & 1))
             assert einstein_move_ordering(core, actions) == expected
-
-
-def test_ra_heuristic_equals_its_definition():
-    game = pyspiel.load_game("python_ra")
-    for core in random_cores(game, 400, seed=17):
-        for player in (0, 1):
-            if core.is_terminal():
-                expected = core.returns()[player]
-            else:
-                lead = projected_fame(core, player) - projected_fame(core, 1 - player)
-                expected = math.tanh(lead / HEURISTIC_SCALE)
-            assert ra_heuristic(core, player) == expected, str(core)

@@ -12,7 +12,7 @@ from golden import PLAYTHROUGHS, replay
 
 import chancespiel.games  # noqa: F401
 from chancespiel.games import heuristic_for
-from chancespiel.games.ra import (
+from chancespiel.games.ra_core import (
     AUCTION,
     CIVS,
     DISCARD,
