@@ -4,8 +4,13 @@ and the heuristic are in `games.ra_core`."""
 from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, register_game
-from chancespiel.games.ra_core import RaRules, ra_heuristic
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.ra_core import RA_FEATURES, RaRules, ra_features, ra_heuristic
+from chancespiel.games.registry import (
+    GameEntry,
+    register_entry,
+    register_features,
+    register_heuristic,
+)
 
 _DEFAULTS = {"epochs": 3}
 
@@ -26,6 +31,7 @@ class RaGame(CoreGame):
 
 register_game(_GAME_TYPE, RaGame)
 register_heuristic(_GAME_TYPE.short_name, ra_heuristic)
+register_features(_GAME_TYPE.short_name, ra_features, RA_FEATURES)
 register_entry(
     GameEntry(
         short_name=_GAME_TYPE.short_name,

@@ -867,3 +867,108 @@ def ra_heuristic(core: RaCore, player: int) -> float:
         return core.returns()[player]
     lead = projected_fame(core, player) - projected_fame(core, 1 - player)
     return math.tanh(lead / HEURISTIC_SCALE)
+
+
+_GROUPS: Final[tuple[tuple[str, tuple[int, ...]], ...]] = (
+    ("gods", (GOD,)),
+    ("gold", (GOLD,)),
+    ("pharaohs", (PHARAOH,)),
+    ("niles", (NILE,)),
+    ("floods", (FLOOD,)),
+    ("civilizations", CIVS),
+    ("monuments", MONUMENTS),
+    ("disasters", (FUNERAL, DROUGHT, UNREST, EARTHQUAKE)),
+)
+_PHASES: Final[tuple[int, ...]] = (TURN, GODS, DRAWING, AUCTION, DISCARD)
+
+RA_FEATURES: Final[tuple[str, ...]] = (
+    "my_turn",
+    "my_move",
+    "epochs_left",
+    "ra_track",
+    "track_length",
+    *(f"phase_{_PHASE_NAMES[p]}" for p in _PHASES),
+    "my_fame",
+    "their_fame",
+    "my_projected",
+    "their_projected",
+    "heuristic",
+    "my_track_gain",
+    "their_track_gain",
+    "my_suns_up",
+    "their_suns_up",
+    "my_sun_total_up",
+    "their_sun_total_up",
+    "my_best_sun",
+    "their_best_sun",
+    "centre_sun",
+    "high_bid",
+    "my_high_bid",
+    "their_high_bid",
+    *(f"track_{name}" for name, _ in _GROUPS),
+    *(f"my_{name}" for name, _ in _GROUPS),
+    *(f"their_{name}" for name, _ in _GROUPS),
+)
+
+
+def _track_gain(core: RaCore, player: int) -> float:
+    """What winning the auction track would add to `player`'s epoch and monument points as if
+    the epoch ended now (disasters left out: their losses depend on the winner's choices)."""
+    mine = core.tiles[player]
+    theirs = core.tiles[1 - player]
+    taken = mine.copy()
+    for kind in core.track:
+        taken[kind] += 1
+    before = epoch_points(mine, theirs) + monument_points(mine)
+    return float(epoch_points(taken, theirs) + monument_points(taken) - before)
+
+
+def ra_features(core: RaCore, player: int) -> list[float]:
+    """The position as `player` sees it, for a learned value (RA_FEATURES names them): whose
+    turn and move it is, the epoch and the Ra track, the phase, fame and projected fame
+    (`projected_fame`), the heuristic, what the auction track would add to each side, both
+    sides' face-up suns, the sun in the centre and the standing bid, and tile counts by group
+    on the track and in each side's hand."""
+    other = 1 - player
+    mine_up = core.up[player]
+    theirs_up = core.up[other]
+    features = [
+        1.0 if core.turn_player == player else 0.0,
+        1.0 if core.to_move == player else 0.0,
+        float(core.rules.epochs - core.epoch),
+        core.ra_count / RA_PER_EPOCH,
+        len(core.track) / TRACK_SIZE,
+    ]
+    for phase in _PHASES:
+        features.append(1.0 if core.phase == phase else 0.0)
+    features.extend(
+        [
+            core.fame[player] / 50.0,
+            core.fame[other] / 50.0,
+            projected_fame(core, player) / 50.0,
+            projected_fame(core, other) / 50.0,
+            ra_heuristic(core, player),
+            _track_gain(core, player) / 10.0,
+            _track_gain(core, other) / 10.0,
+            float(len(mine_up)),
+            float(len(theirs_up)),
+            sun_sum(mine_up) / 16.0,
+            sun_sum(theirs_up) / 16.0,
+            (max(mine_up) if mine_up else 0) / 16.0,
+            (max(theirs_up) if theirs_up else 0) / 16.0,
+            core.centre / 16.0,
+            core.high_bid / 16.0,
+            1.0 if core.high_bid and core.high_bidder == player else 0.0,
+            1.0 if core.high_bid and core.high_bidder == other else 0.0,
+        ]
+    )
+    counts = [0] * NUM_KINDS
+    for kind in core.track:
+        counts[kind] += 1
+    for tiles in (counts, core.tiles[player], core.tiles[other]):
+        for _, kinds in _GROUPS:
+            total = 0
+            for kind in kinds:
+                total += tiles[kind]
+            features.append(float(total))
+    return features

@@ -36,7 +36,7 @@ from chancespiel.games.registry import (
 )
 from chancespiel.games.value_model import ValueModel
 
-GAMES = ("python_pig", "python_einstein_wurfelt_nicht", "python_cant_stop")
+GAMES = ("python_pig", "python_einstein_wurfelt_nicht", "python_cant_stop", "python_ra")
 
 
 @pytest.fixture
