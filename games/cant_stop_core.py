@@ -374,14 +374,14 @@ class CantStopRules(SharedRules):
     def _new_summary(self, squares: int, blocked: int) -> PlayerSummary:
         """`player_summary` computed and cached, for a key not in the cache."""
         rows = self.fraction_rows
-        heights = self.unpack(squares)
-        fracs = [rows[i][h] for i, h in enumerate(heights)]
-        bits = blocked
-        while bits:
-            low = bits & -bits
+        bits, cell = self.cell_bits, self.cell_mask
+        fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
+        won = blocked
+        while won:
+            low = won & -won
             i = low.bit_length() - 1
-            bits ^= low
-            fracs[i] = 1.0 if heights[i] == self.heights[i] else 0.0
+            won ^= low
+            fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
         if len(self.summaries) >= MAX_CACHED:
             self.summaries.clear()
         summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
