@@ -78,9 +78,10 @@ def choice_value(core: CantStopCore, action: int) -> int:
     middle = rules.sides + 1
     value = 0
     new: set[int] = set()
+    runners = core.runners
     for i in rules.action_columns[action]:
         value += rules.sides - abs(middle - (i + 2))
-        if not core.runners[i]:
+        if not runners[i]:
             new.add(i)
     return value - NEW_RUNNER_COST * len(new)
 
@@ -91,8 +92,9 @@ def wants_to_roll(core: CantStopCore, threshold: int) -> bool:
         return False  # stopping wins
     if core.nrun < NUM_RUNNERS:
         # Keep rolling while another runner could still be placed.
+        runners = core.runners
         for i in range(core.rules.num_columns):
-            if not core.runners[i] and not core.blocked >> i & 1:
+            if not runners[i] and not core.blocked >> i & 1:
                 return True
     return rule_of_28_progress(turn_advances(core), core.rules.sides) < threshold
 

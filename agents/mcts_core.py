@@ -17,7 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from chancespiel.agents.search_core import Ordering, OutcomeTable, outcome_table, sample_index
+from chancespiel.agents.search_core import (
+    Ordering,
+    OutcomeTable,
+    outcome_table,
+    sample_guided,
+    sample_index,
+)
 from chancespiel.games.core import CHANCE, TERMINAL, Core
 
 Evaluation = Callable[[Core, int], float]
@@ -196,6 +202,7 @@ def rollout(
     last: Sequence[tuple[int, float]] = ()  # the outcomes of the last chance node, tabulated
     ids: list[int] = []
     cum: list[float] = []
+    guide: list[int] = []
     while True:
         player = state.current_player()
         if player >= 0:
@@ -207,8 +214,8 @@ def rollout(
         elif player == CHANCE:
             outcomes = state.chance_outcomes()
             if outcomes is not last:  # most games share one tuple for every roll
-                ids, cum, last = outcome_table(outcomes, cache)
-            state.apply(ids[sample_index(cum, rand())])
+                ids, cum, guide, last = outcome_table(outcomes, cache)
+            state.apply(ids[sample_guided(cum, guide, rand())])
         else:
             return state.returns()[0]
 
@@ -237,7 +244,7 @@ def expand_chance(
 ) -> list[float]:
     """Lists the node's outcomes of positive probability and their cumulative probabilities
     (shared with every node of the same outcome tuple through `cache`; only read)."""
-    ids, cum, _ = outcome_table(state.chance_outcomes(), cache)
+    ids, cum, _, _ = outcome_table(state.chance_outcomes(), cache)
     node.actions = ids
     node.cum = cum
     node.children = [None] * len(ids)

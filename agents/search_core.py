@@ -27,9 +27,10 @@ MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is 
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
 
 Ordering = Callable[[Core, Sequence[int]], Sequence[int]]
-# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, and the tuple
-# itself (kept alive, so that its id, the cache key, is not reused while cached).
-OutcomeTable = tuple[list[int], list[float], Sequence[tuple[int, float]]]
+# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, their guide table
+# (see `guide_table`; empty for a table that is not cached), and the tuple itself (kept alive,
+# so that its id, the cache key, is not reused while cached).
+OutcomeTable = tuple[list[int], list[float], list[int], Sequence[tuple[int, float]]]
 
 
 def mix64(x: int) -> int:
@@ -55,12 +56,13 @@ def child_key(key: int, action: int) -> int:
 def outcome_table(
     outcomes: Sequence[tuple[int, float]], cache: dict[int, OutcomeTable] | None
 ) -> OutcomeTable:
-    """The outcomes of positive probability, their cumulative probabilities, and `outcomes`.
+    """The outcomes of positive probability, their cumulative probabilities and guide table,
+    and `outcomes`.
 
     The cores return one shared tuple per distinct distribution (Pig's dice, Can't Stop's 126
     rolls, EWN's die), so tables of tuples are kept in `cache`, keyed by identity; the table
     holds the tuple, so its id is not reused while it is cached. Other sequences (fresh lists,
-    as from the pyspiel adapter) are tabulated each time.
+    as from the pyspiel adapter) are tabulated each time, without a guide table.
     """
     cacheable = cache is not None and type(outcomes) is tuple
     if cache is not None and cacheable:
@@ -77,10 +79,11 @@ def outcome_table(
             total += prob
             ids.append(outcome)
             cum.append(total)
-    table = (ids, cum, outcomes)
     if cache is not None and cacheable and len(cache) < MAX_CACHED_TABLES:
+        table = (ids, cum, guide_table(cum), outcomes)
         cache[id(outcomes)] = table
-    return table
+        return table
+    return (ids, cum, [], outcomes)
 
 
 def sample_index(cum: list[float], u: float) -> int:
@@ -101,6 +104,29 @@ def sample_index(cum: list[float], u: float) -> int:
     return low
 
 
+def guide_table(cum: list[float]) -> list[int]:
+    """Where `sample_guided` starts its scan: entry b is `sample_index(cum, b / G)` for G (the
+    table's length, a power of two) about twice the outcomes, the draw of the smallest u that
+    falls into bucket b."""
+    size = 1 << (2 * len(cum) - 1).bit_length()
+    return [sample_index(cum, b / size) for b in range(size)]
+
+
+def sample_guided(cum: list[float], guide: list[int], u: float) -> int:
+    """`sample_index(cum, u)` in about one step instead of a bisection: the scan starts at the
+    guide's entry for u's bucket, which is at most the answer (u >= b / G exactly, as G is a
+    power of two, and rounding u * cum[-1] keeps the order), and stops at the same comparison
+    `x < cum[i]`. An empty `guide` bisects."""
+    if not guide:
+        return sample_index(cum, u)
+    x = u * cum[-1]
+    i = guide[int(u * float(len(guide)))]  # float(): an int operand is a generic multiply
+    n = len(cum)
+    while i < n and x >= cum[i]:
+        i += 1
+    return i
+
+
 _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample_outcomes
 
 
@@ -115,13 +141,13 @@ def sample_outcomes(
     """
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
-    ids, cum, _ = outcome_table(outcomes, _SAMPLE_TABLES)
+    ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
     # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
     # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
     draw = random.Random(key).random
     counts: dict[int, int] = {}
     for _ in range(samples):
-        chosen = ids[sample_index(cum, draw())]
+        chosen = ids[sample_guided(cum, guide, draw())]
         counts[chosen] = counts.get(chosen, 0) + 1
     return [(outcome, count / samples) for outcome, count in counts.items()]
 

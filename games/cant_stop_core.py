@@ -112,8 +112,8 @@ class PlayerSummary:
 
     `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
     of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
-    player's runners, by runner tuple, the runners counted in full or discounted by the bust
-    risk of a pending roll. Shared through the rules' cache: do not mutate `fracs`.
+    player's runners, by packed runner heights, the runners counted in full or discounted by
+    the bust risk of a pending roll. Shared through the rules' cache: do not mutate `fracs`.
     """
 
     __slots__ = ("fracs", "full", "progress", "risky")
@@ -121,8 +121,8 @@ class PlayerSummary:
     def __init__(self, fracs: list[float], progress: float) -> None:
         self.fracs = fracs
         self.progress = progress
-        self.full: dict[tuple[int, ...], float] = {}
-        self.risky: dict[tuple[int, ...], float] = {}
+        self.full: dict[int, float] = {}
+        self.risky: dict[int, float] = {}
 
 
 class CantStopRules(SharedRules):
@@ -155,6 +155,13 @@ class CantStopRules(SharedRules):
         self.max_height = max(self.heights)
         self.no_runners: tuple[int, ...] = (0,) * n
         self.no_squares: tuple[int, ...] = (0,) * n
+        # A core packs a row of heights (a player's squares, the runners) into one int, column
+        # i's height in `cell_bits` bits at bit i * cell_bits (44 bits in the real game): a
+        # move or a stop changes a few bits of a machine integer, where tuples of heights were
+        # rebuilt, and a clone copies no containers.
+        self.cell_bits = self.max_height.bit_length()
+        self.cell_mask = (1 << self.cell_bits) - 1
+        self.all_columns = (1 << n) - 1
 
         # Actions: singles, then unordered pairs (i <= j) in lexicographic order.
         cols: list[tuple[int, ...]] = [(), (), ()]
@@ -226,14 +233,13 @@ class CantStopRules(SharedRules):
         self.class_moves: dict[int, tuple[int, ...]] = {}
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.class_bits = len(classes).bit_length()
-        self.summaries: dict[tuple[tuple[int, ...], int], PlayerSummary] = {}
-        # The two summaries last asked for, by the identity of their squares tuple (held here,
-        # so that its id is not reused): every core of a turn shares its players' squares
-        # tuples, so that most lookups of a tree search match one of them without hashing.
-        self._last_squares: tuple[int, ...] = ()
+        self.summaries: dict[int, PlayerSummary] = {}
+        # The two summaries last asked for: the cores of a turn share both players' squares,
+        # so most lookups of a tree search match one of them without hashing.
+        self._last_squares = -1
         self._last_blocked = -1
         self._last = PlayerSummary([], 0.0)
-        self._other_squares: tuple[int, ...] = ()
+        self._other_squares = -1
         self._other_blocked = -1
         self._other = self._last
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
@@ -279,6 +285,18 @@ class CantStopRules(SharedRules):
         if not 2 <= column <= 2 * self.sides:
             raise ValueError(f"no column {column}; columns are 2..{2 * self.sides}")
         return column - 2
+
+    def pack(self, heights: Sequence[int]) -> int:
+        """The heights by column index packed into one int (see `cell_bits`)."""
+        word = 0
+        for i, h in enumerate(heights):
+            word |= h << i * self.cell_bits
+        return word
+
+    def unpack(self, word: int) -> tuple[int, ...]:
+        """The heights by column index of the packed `word`."""
+        bits, cell = self.cell_bits, self.cell_mask
+        return tuple(word >> i * bits & cell for i in range(self.num_columns))
 
     # --- Cached facts the rules and the heuristic read -----------------------------------
 
@@ -329,20 +347,20 @@ class CantStopRules(SharedRules):
             )
         return columns
 
-    def player_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
-        """The `PlayerSummary` of a player with banked `squares` when the columns in `blocked`
-        are won.
+    def player_summary(self, squares: int, blocked: int) -> PlayerSummary:
+        """The `PlayerSummary` of a player with banked (packed) `squares` when the columns in
+        `blocked` are won.
 
         The progress changes only when someone stops, so it is cached by (squares, blocked)
         instead of being recomputed at every leaf. The runners alone decide the rest (the
         usable columns, hence the bust risk, follow from them, the squares and the won
         columns), so a search's many leaves with the same runners share one value.
         """
-        if squares is self._last_squares and blocked == self._last_blocked:
+        if squares == self._last_squares and blocked == self._last_blocked:
             return self._last
-        if squares is self._other_squares and blocked == self._other_blocked:
+        if squares == self._other_squares and blocked == self._other_blocked:
             return self._other
-        summary = self.summaries.get((squares, blocked))
+        summary = self.summaries.get(squares << self.num_columns | blocked)
         if summary is None:
             summary = self._new_summary(squares, blocked)
         self._other_squares, self._other_blocked, self._other = (
@@ -353,20 +371,21 @@ class CantStopRules(SharedRules):
         self._last_squares, self._last_blocked, self._last = squares, blocked, summary
         return summary
 
-    def _new_summary(self, squares: tuple[int, ...], blocked: int) -> PlayerSummary:
+    def _new_summary(self, squares: int, blocked: int) -> PlayerSummary:
         """`player_summary` computed and cached, for a key not in the cache."""
         rows = self.fraction_rows
-        fracs = [rows[i][h] for i, h in enumerate(squares)]
-        bits = blocked
-        while bits:
-            low = bits & -bits
+        bits, cell = self.cell_bits, self.cell_mask
+        fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
+        won = blocked
+        while won:
+            low = won & -won
             i = low.bit_length() - 1
-            bits ^= low
-            fracs[i] = 1.0 if squares[i] == self.heights[i] else 0.0
+            won ^= low
+            fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
         if len(self.summaries) >= MAX_CACHED:
             self.summaries.clear()
         summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
-        self.summaries[(squares, blocked)] = summary
+        self.summaries[squares << self.num_columns | blocked] = summary
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -423,10 +442,12 @@ class CantStopRules(SharedRules):
             raise ValueError(f"at most {NUM_RUNNERS} runners, got {nrun}")
         core = CantStopCore(
             self,
-            squares=(tuple(rows[0]), tuple(rows[1])),
-            won=(won[0], won[1]),
+            squares0=self.pack(rows[0]),
+            squares1=self.pack(rows[1]),
+            won0=won[0],
+            won1=won[1],
             blocked=blocked,
-            runners=tuple(marks),
+            marks=self.pack(marks),
             nrun=nrun,
             player=player,
             phase=ROLLING,
@@ -434,7 +455,8 @@ class CantStopRules(SharedRules):
             options=_NO_ACTIONS,
             moves=check_int_param("moves", moves, 0, self.horizon - 1),
             winner=-1,
-            starts=(),  # the derived fields, filled by `derive`
+            start0=0,  # the derived fields, filled by `derive`
+            start1=0,
             usable=0,
             two_steps=0,
             rmask=0,
@@ -473,10 +495,11 @@ class CantStopRules(SharedRules):
     ) -> None:
         """Writes the one-hot encoding of `core` into the zeroed `views`."""
         cols = np.arange(self.num_columns)
+        squares = core.squares
         for p in (0, 1):
-            views["squares"][p, cols, core.squares[p]] = 1.0
+            views["squares"][p, cols, squares[p]] = 1.0
             for i in range(self.num_columns):
-                if core.blocked >> i & 1 and core.squares[p][i] == self.heights[i]:
+                if core.blocked >> i & 1 and squares[p][i] == self.heights[i]:
                     views["won"][p, i] = 1.0
         views["runners"][cols, core.runners] = 1.0
         views["turn_player"][core.player] = 1.0
@@ -493,18 +516,22 @@ class CantStopRules(SharedRules):
 class CantStopCore(Core):
     """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
 
-    Squares and runners are tuples indexed by column index (sum - 2) holding heights in cells
-    (0 = not on the board); a player's square at the column's height means the column is won.
-    Every field is immutable, so a clone shares them. The derived fields are kept up to date
-    by `apply`, so that move generation and the heuristic read them instead of scanning the
-    columns: `starts` (for each player, the usable and two-step masks a turn of theirs starts
-    with), and for the turn player `usable` (columns a sum can be used in now), `two_steps`
-    (columns with two free cells above the marker) and `rmask` (columns with a runner; a
-    runner column is usable until the runner reaches the top).
+    Every field is an int (or a shared tuple), so a clone copies no containers. Heights are
+    packed by the rules (`CantStopRules.pack`): `squares0` and `squares1` hold each player's
+    squares and `marks` the turn player's runners, column i's height (0 = not on the board) at
+    bit i * cell_bits; a player's square at the column's height means the column is won. The
+    `squares`, `runners` and `won` properties read them as tuples. The derived fields are kept
+    up to date by `apply`, so that move generation and the heuristic read them instead of
+    scanning the columns: `start0` and `start1` (the usable and two-step masks a turn of that
+    player starts with, as usable | two_steps << num_columns), and for the turn player `usable`
+    (columns a sum can be used in now), `two_steps` (columns with two free cells above the
+    marker) and `rmask` (columns with a runner; a runner column is usable until the runner
+    reaches the top).
     """
 
     __slots__ = (
         "blocked",
+        "marks",
         "moves",
         "nrun",
         "options",
@@ -513,22 +540,26 @@ class CantStopCore(Core):
         "rmask",
         "roll",
         "rules",
-        "runners",
-        "squares",
-        "starts",
+        "squares0",
+        "squares1",
+        "start0",
+        "start1",
         "two_steps",
         "usable",
         "winner",
-        "won",
+        "won0",
+        "won1",
     )
 
     def __init__(
         self,
         rules: CantStopRules,
-        squares: tuple[tuple[int, ...], ...],
-        won: tuple[int, ...],
+        squares0: int,
+        squares1: int,
+        won0: int,
+        won1: int,
         blocked: int,
-        runners: tuple[int, ...],
+        marks: int,
         nrun: int,
         player: int,
         phase: int,
@@ -536,7 +567,8 @@ class CantStopCore(Core):
         options: tuple[int, ...],
         moves: int,
         winner: int,
-        starts: tuple[int, ...],
+        start0: int,
+        start1: int,
         usable: int,
         two_steps: int,
         rmask: int,
@@ -544,10 +576,12 @@ class CantStopCore(Core):
         """Every field, as `clone` copies them: the rules' `position` and `initial_core` make
         a consistent core from readable facts."""
         self.rules = rules
-        self.squares = squares  # each player's squares
-        self.won = won  # columns won by each player
+        self.squares0 = squares0  # player 0's squares, packed
+        self.squares1 = squares1
+        self.won0 = won0  # columns won by player 0
+        self.won1 = won1
         self.blocked = blocked  # bitmask of won column indices
-        self.runners = runners
+        self.marks = marks  # the runners, packed
         self.nrun = nrun  # runners out this turn
         self.player = player  # whose turn it is
         self.phase = phase
@@ -555,47 +589,74 @@ class CantStopCore(Core):
         self.options = options  # legal actions at decision nodes
         self.moves = moves  # decision moves made, for the horizon
         self.winner = winner  # 0 or 1 once someone has won, else -1
-        self.starts = starts
+        self.start0 = start0
+        self.start1 = start1
         self.usable = usable
         self.two_steps = two_steps
         self.rmask = rmask
 
+    @property
+    def squares(self) -> tuple[tuple[int, ...], ...]:
+        """Each player's square heights by column index (0 = none)."""
+        return (self.rules.unpack(self.squares0), self.rules.unpack(self.squares1))
+
+    @property
+    def runners(self) -> tuple[int, ...]:
+        """The runner heights by column index (0 = none)."""
+        return self.rules.unpack(self.marks)
+
+    @property
+    def won(self) -> tuple[int, ...]:
+        """The number of columns each player has won."""
+        return (self.won0, self.won1)
+
+    def squares_of(self, player: int) -> int:
+        """`player`'s packed squares."""
+        return self.squares0 if player == 0 else self.squares1
+
     def derive(self) -> None:
         """Recomputes the derived fields from squares, blocked, runners and the player."""
-        heights = self.rules.heights
+        rules = self.rules
+        heights = rules.heights
+        bits, cell, n = rules.cell_bits, rules.cell_mask, rules.num_columns
         blocked = self.blocked
         starts: list[int] = []
-        for base in self.squares:
+        for base in (self.squares0, self.squares1):
             usable = two_steps = 0
             for i, h in enumerate(heights):
                 if not blocked >> i & 1:
-                    if base[i] < h:
+                    x = base >> i * bits & cell
+                    if x < h:
                         usable |= 1 << i
-                    if base[i] + 2 <= h:
+                    if x + 2 <= h:
                         two_steps |= 1 << i
-            starts += (usable, two_steps)
-        self.starts = tuple(starts)
-        usable, two_steps = starts[2 * self.player], starts[2 * self.player + 1]
+            starts.append(usable | two_steps << n)
+        self.start0, self.start1 = starts[0], starts[1]
+        start = starts[self.player]
+        usable, two_steps = start & rules.all_columns, start >> n
         rmask = 0
-        for i, h in enumerate(self.runners):
-            if h:
+        for i, h in enumerate(heights):
+            x = self.marks >> i * bits & cell
+            if x:
                 rmask |= 1 << i
-                if h >= heights[i]:
+                if x >= h:
                     usable &= ~(1 << i)
-                if h + 2 > heights[i]:
+                if x + 2 > h:
                     two_steps &= ~(1 << i)
         if self.nrun >= NUM_RUNNERS:
             usable &= rmask
         self.usable, self.two_steps, self.rmask = usable, two_steps, rmask
 
     def clone(self) -> CantStopCore:
-        """An independent copy sharing the rules (every other field is immutable)."""
+        """An independent copy sharing the rules (every other field is an int or immutable)."""
         return CantStopCore(
             self.rules,
-            self.squares,
-            self.won,
+            self.squares0,
+            self.squares1,
+            self.won0,
+            self.won1,
             self.blocked,
-            self.runners,
+            self.marks,
             self.nrun,
             self.player,
             self.phase,
@@ -603,7 +664,8 @@ class CantStopCore(Core):
             self.options,
             self.moves,
             self.winner,
-            self.starts,
+            self.start0,
+            self.start1,
             self.usable,
             self.two_steps,
             self.rmask,
@@ -615,9 +677,9 @@ class CantStopCore(Core):
         """A hash of the fields that define the state (the others follow from these)."""
         return hash(
             (
-                self.squares,
-                self.won,
-                self.runners,
+                self.squares0,
+                self.squares1,
+                self.marks,
                 self.player,
                 self.phase,
                 self.roll,
@@ -710,31 +772,35 @@ class CantStopCore(Core):
         above the player's squares."""
         rules = self.rules
         heights = rules.heights
-        base = self.squares[self.player]
-        marks = list(self.runners)
+        bits, cell = rules.cell_bits, rules.cell_mask
+        base = self.squares0 if self.player == 0 else self.squares1
+        marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
         for i in rules.action_columns[action]:
-            h = marks[i]
+            shift = i * bits
+            h = marks >> shift & cell
             if h:
                 h += 1
+                marks += 1 << shift
             else:
-                h = base[i] + 1
+                h = (base >> shift & cell) + 1
+                marks += h << shift
                 nrun += 1
                 rmask |= 1 << i
-            marks[i] = h
             if h >= heights[i]:
                 usable &= ~(1 << i)
             if h + 2 > heights[i]:
                 two_steps &= ~(1 << i)
         if nrun >= NUM_RUNNERS:
             usable &= rmask
-        self.runners = tuple(marks)
+        self.marks = marks
         self.nrun, self.rmask, self.usable, self.two_steps = nrun, rmask, usable, two_steps
         self.roll = -1
         self.phase = DECIDING
         # Stopping wins once the columns won and the runners on top (runner columns no longer
         # usable) reach the goal.
-        if self.won[self.player] + bits_set(rmask & ~usable) >= rules.columns_to_win:
+        won = self.won0 if self.player == 0 else self.won1
+        if won + bits_set(rmask & ~usable) >= rules.columns_to_win:
             self.options = _STOP_ONLY
         else:
             self.options = _ROLL_OR_STOP
@@ -745,41 +811,43 @@ class CantStopCore(Core):
         p = self.player
         rules = self.rules
         heights = rules.heights
-        mine = list(self.squares[p])
-        theirs = self.squares[1 - p]
-        won = self.won[p]
+        bits, cell, n = rules.cell_bits, rules.cell_mask, rules.num_columns
+        if p == 0:
+            mine, theirs, won, start = self.squares0, self.squares1, self.won0, self.start0
+        else:
+            mine, theirs, won, start = self.squares1, self.squares0, self.won1, self.start1
+        usable, two_steps = start & rules.all_columns, start >> n
+        marks = self.marks
         blocked = self.blocked
-        starts = self.starts
-        usable, two_steps = starts[2 * p], starts[2 * p + 1]
         rmask = self.rmask
-        runners = self.runners
         while rmask:
             low = rmask & -rmask
             i = low.bit_length() - 1
             rmask ^= low
-            h = mine[i] = runners[i]
+            shift = i * bits
+            h = marks >> shift & cell
+            mine += (h - (mine >> shift & cell)) << shift
             if h == heights[i]:
                 won += 1
                 blocked |= low
                 usable &= ~low
-                if theirs[i]:  # the opponent's square leaves a won column
-                    theirs = (*theirs[:i], 0, *theirs[i + 1 :])
+                theirs &= ~(cell << shift)  # the opponent's square leaves a won column
             if h + 2 > heights[i]:
                 two_steps &= ~low
-        mine_t = tuple(mine)
-        # Columns won now are closed to the opponent too.
-        closed = ~(blocked ^ self.blocked)
+        # Columns won now are closed to the opponent too (both masks of their turn start).
+        newly = blocked ^ self.blocked
+        closed = ~(newly | newly << n)
         self.blocked = blocked
         if p == 0:
-            self.squares = (mine_t, theirs)
-            self.won = (won, self.won[1])
-            self.starts = (usable, two_steps, starts[2] & closed, starts[3] & closed)
+            self.squares0, self.squares1, self.won0 = mine, theirs, won
+            self.start0 = usable | two_steps << n
+            self.start1 &= closed
         else:
-            self.squares = (theirs, mine_t)
-            self.won = (self.won[0], won)
-            self.starts = (starts[0] & closed, starts[1] & closed, usable, two_steps)
+            self.squares1, self.squares0, self.won1 = mine, theirs, won
+            self.start1 = usable | two_steps << n
+            self.start0 &= closed
         if won >= rules.columns_to_win:
-            self.runners = rules.no_runners
+            self.marks = 0
             self.nrun = 0
             self.rmask = 0
             self.winner = p
@@ -791,31 +859,32 @@ class CantStopCore(Core):
     def _end_turn(self) -> None:
         """The runners come off and the other player's turn starts at a roll."""
         p = 1 - self.player
-        starts = self.starts
-        self.runners = self.rules.no_runners
+        start = self.start0 if p == 0 else self.start1
+        self.marks = 0
         self.nrun = 0
         self.roll = -1
         self.player = p
         self.phase = ROLLING
         self.options = _NO_ACTIONS
-        self.usable = starts[2 * p]
-        self.two_steps = starts[2 * p + 1]
+        self.usable = start & self.rules.all_columns
+        self.two_steps = start >> self.rules.num_columns
         self.rmask = 0
 
     def __str__(self) -> str:
         rules = self.rules
         n = rules.num_columns
+        squares = self.squares
         owners = []
         for i in range(n):
             if self.blocked >> i & 1:
-                owners.append("0" if self.squares[0][i] == rules.heights[i] else "1")
+                owners.append("0" if squares[0][i] == rules.heights[i] else "1")
             else:
                 owners.append(".")
         lines = [
             _row("column", [str(a) for a in range(2, n + 2)]),
             _row("height", [str(h) for h in rules.heights]),
-            _row("p0", _marks(self.squares[0])),
-            _row("p1", _marks(self.squares[1])),
+            _row("p0", _marks(squares[0])),
+            _row("p1", _marks(squares[1])),
             _row("runners", _marks(self.runners)),
             _row("won by", owners),
         ]
@@ -831,8 +900,7 @@ class CantStopCore(Core):
         else:
             status = f"Player {p} rolled {rules.roll_names[self.roll][5:]}: bust, must pass"
         lines.append(
-            f"{status}. Columns won: {self.won[0]}-{self.won[1]}. "
-            f"Moves: {self.moves}/{rules.horizon}"
+            f"{status}. Columns won: {self.won0}-{self.won1}. Moves: {self.moves}/{rules.horizon}"
         )
         return "\n".join(lines) + "\n"
 
@@ -898,7 +966,9 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     weighted by the chance of not busting when the next roll is pending. The
     `columns_to_win` best columns are averaged.
     """
-    summary = core.rules.player_summary(core.squares[player], core.blocked)
+    # The field picked here rather than by `squares_of`: a call per leaf costs the interpreter.
+    squares = core.squares0 if player == 0 else core.squares1
+    summary = core.rules.player_summary(squares, core.blocked)
     if player != core.player or not core.nrun:
         return summary.progress
     return _with_runners(core, summary, risk and core.phase == ROLLING)
@@ -908,13 +978,13 @@ def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> 
     """`player_progress` of the turn player with runners out, cached in `summary` by the
     runners; with `rolling`, the runners count with the weight of not busting on the roll."""
     cache = summary.risky if rolling else summary.full
-    progress = cache.get(core.runners)
+    progress = cache.get(core.marks)
     if progress is None:
         keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
         progress = _ranked_with_runners(core, summary, keep) if keep else summary.progress
         if len(cache) >= MAX_RUNNER_VALUES:
             cache.clear()
-        cache[core.runners] = progress
+        cache[core.marks] = progress
     return progress
 
 
@@ -928,16 +998,19 @@ def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float
     """
     rules = core.rules
     values = summary.fracs.copy()
-    runners = core.runners
+    marks = core.marks
+    bits, cell = rules.cell_bits, rules.cell_mask
     if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
         rows = rules.fraction_rows
         for i in rules.columns_of(core.rmask):
-            values[i] = rows[i][runners[i]]
+            values[i] = rows[i][marks >> i * bits & cell]
     else:
         heights = rules.heights
-        base = core.squares[core.player]
+        base = core.squares_of(core.player)
         for i in rules.columns_of(core.rmask):
-            values[i] = (float(base[i]) + keep * (runners[i] - base[i])) / heights[i]
+            runner = marks >> i * bits & cell
+            square = base >> i * bits & cell
+            values[i] = (float(square) + keep * (runner - square)) / heights[i]
     return best_mean(values, rules.columns_to_win)
 
 
@@ -963,7 +1036,8 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
         return core.returns()[player]
     mover = core.player
     ours = player_progress(core, mover)
-    theirs = core.rules.player_summary(core.squares[1 - mover], core.blocked).progress
+    squares = core.squares1 if mover == 0 else core.squares0
+    theirs = core.rules.player_summary(squares, core.blocked).progress
     return ours - theirs if player == mover else theirs - ours
 
 
@@ -1014,8 +1088,8 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
         return [0.0] * (12 + 3 * len(rules.heights))
     me = player
     my_turn = core.player == me
-    mine = rules.player_summary(core.squares[me], core.blocked)
-    theirs = rules.player_summary(core.squares[1 - me], core.blocked)
+    mine = rules.player_summary(core.squares_of(me), core.blocked)
+    theirs = rules.player_summary(core.squares_of(1 - me), core.blocked)
     with_runners = player_progress(core, me, False) if my_turn else mine.progress
     won = core.won
     features = [
@@ -1035,7 +1109,7 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
     features.extend(mine.fracs)
     features.extend(theirs.fracs)
     heights = rules.heights
-    base = core.squares[me]
+    base = rules.unpack(core.squares_of(me))
     runners = core.runners
     for i in range(len(heights)):
         gain = runners[i] - base[i] if my_turn and runners[i] else 0

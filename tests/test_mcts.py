@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -25,7 +26,7 @@ from chancespiel.agents.mcts_core import (
     uct_select,
     widening_limit,
 )
-from chancespiel.agents.search_core import sample_index
+from chancespiel.agents.search_core import guide_table, sample_guided, sample_index
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.exact import expectimax_value
@@ -116,6 +117,26 @@ def test_sample_index_boundaries():
     assert sample_index(cum, 0.999999) == 2
     assert sample_index([2.0, 3.0], 0.6) == 0  # weights 2 and 1 need not sum to 1
     assert sample_index([2.0, 3.0], 0.7) == 1
+
+
+def test_guided_sampling_equals_bisection():
+    rng = random.Random(3)
+    rolls = pyspiel.load_game("python_cant_stop").rules.outcomes
+    tables = [
+        list(itertools.accumulate(p for _, p in rolls)),
+        [0.25, 0.75, 1.0],
+        [2.0, 3.0],
+        [0.1],
+        list(itertools.accumulate(rng.random() for _ in range(37))),
+    ]
+    for cum in tables:
+        guide = guide_table(cum)
+        edges = [b / len(guide) for b in range(len(guide))]
+        us = edges + [math.nextafter(u, 0.0) for u in edges[1:]] + [math.nextafter(1.0, 0.0)]
+        us += [rng.random() for _ in range(5000)] + [c / cum[-1] for c in cum[:-1]]
+        for u in us:
+            assert sample_guided(cum, guide, u) == sample_index(cum, u), (cum, u)
+        assert sample_guided(cum, [], 0.5) == sample_index(cum, 0.5)
 
 
 # Chance sampling frequencies ---------------------------------------------------------------
