@@ -15,8 +15,9 @@ heuristic is the same before and after the die roll that decides which cube may 
   game's heuristic averaged over the chance nodes before the next decision (one ply of
   expectimax); the heuristic itself at chance and terminal nodes.
 - `heuristic`: the game's heuristic.
-- `learned`, `learned_lookahead`: the game's learned value model (games.learned, trained on
-  other records by `chancespiel value train`), alone or under one ply of expectimax.
+- `learned`, `learned_lookahead`, `learned_lookahead2`: the game's learned value model
+  (games.learned, trained on other records by `chancespiel value train`), alone or under one
+  or two plies of expectimax.
 - `zero`: 0 everywhere (its corrections are 0: raw scores, for comparison).
 
 The coefficient beta of `corrected = outcome - beta * correction` is fitted per pair on matches
@@ -72,18 +73,27 @@ def _terminal_or(state: Core) -> float | None:
     return float(state.returns()[0]) if state.is_terminal() else None
 
 
-def _expected(state: Core, h: Callable[[Any, int], float]) -> float:
-    """h for player 0 at the next decision or terminal node, averaged over chance nodes."""
+def _expected(state: Core, h: Callable[[Any, int], float], depth: int = 0) -> float:
+    """Player 0's expectimax value of `state` with `depth` decision plies searched and h at
+    the decision nodes below them (h at the next decision for depth 0), chance nodes averaged."""
     if state.is_terminal():
         return float(state.returns()[0])
-    if state.current_player() != CHANCE:
-        return h(state, 0)
+    player = state.current_player()
+    if player != CHANCE:
+        if depth == 0:
+            return h(state, 0)
+        values = []
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            values.append(_expected(child, h, depth - 1))
+        return max(values) if player == 0 else min(values)
     total = 0.0
     for outcome, prob in state.chance_outcomes():
         if prob > 0.0:
             child = state.clone()
             child.apply(outcome)
-            total += prob * _expected(child, h)
+            total += prob * _expected(child, h, depth)
     return total
 
 
@@ -98,24 +108,18 @@ def _static(h: Callable[[Any, int], float]) -> ValueFunction:
     return value
 
 
-def _lookahead(h: Callable[[Any, int], float]) -> ValueFunction:
-    """One ply of expectimax on h at decision nodes (player 0's view: the max over player
-    0's moves, the min over player 1's), each move's child valued by h averaged over the
-    chance nodes before the next decision; h itself at chance nodes."""
+def _lookahead(h: Callable[[Any, int], float], depth: int = 1) -> ValueFunction:
+    """`depth` plies of expectimax on h at decision nodes (player 0's view: the max over
+    player 0's moves, the min over player 1's), chance nodes averaged up to the leaves; h
+    itself at chance nodes."""
 
     def value(state: Core) -> float:
         terminal = _terminal_or(state)
         if terminal is not None:
             return terminal
-        player = state.current_player()
-        if player == CHANCE:
+        if state.current_player() == CHANCE:
             return h(state, 0)
-        values = []
-        for action in state.legal_actions():
-            child = state.clone()
-            child.apply(action)
-            values.append(_expected(child, h))
-        return max(values) if player == 0 else min(values)
+        return _expected(state, h, depth)
 
     return value
 
@@ -147,6 +151,12 @@ def learned_value(game: pyspiel.Game) -> ValueFunction:
 def learned_lookahead_value(game: pyspiel.Game) -> ValueFunction:
     """One ply of expectimax on the learned value (see _lookahead)."""
     return _lookahead(_learned(game))
+
+
+def learned_lookahead2_value(game: pyspiel.Game) -> ValueFunction:
+    """Two plies of expectimax on the learned value (see _lookahead): the chance node between
+    the plies averaged exactly, at about the branching factor squared times the cost."""
+    return _lookahead(_learned(game), 2)
 
 
 def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
@@ -187,6 +197,7 @@ VALUES: dict[str, Callable[[pyspiel.Game], ValueFunction]] = {
     "heuristic": heuristic_value,
     "learned": learned_value,
     "learned_lookahead": learned_lookahead_value,
+    "learned_lookahead2": learned_lookahead2_value,
     "zero": zero_value,
 }
 

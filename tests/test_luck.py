@@ -13,6 +13,7 @@ import pytest
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
 from chancespiel.agents.protocol import search_state
+from chancespiel.evaluation import luck
 from chancespiel.evaluation.luck import (
     LuckError,
     chance_terms,
@@ -25,6 +26,7 @@ from chancespiel.evaluation.luck import (
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95, match_interval
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
+from chancespiel.games.registry import evaluation_for
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -67,7 +69,8 @@ def test_corrected_expectation_equals_raw_by_enumeration(seed: int) -> None:
     paths = all_paths(game)
     assert math.isclose(sum(p for p, _, _ in paths), 1.0, abs_tol=1e-12)
     raw = sum(p * r for p, _, r in paths)
-    for value in (hashed_value, lookahead_value(game)):
+    deeper = luck._lookahead(evaluation_for(game), 2)
+    for value in (hashed_value, lookahead_value(game), deeper):
         corrections = [game_correction(game, h, value) for _, h, _ in paths]
         assert any(abs(c) > 1e-6 for c in corrections)  # the oracle is not trivial
         corrected = sum(p * (r - c) for (p, _, r), c in zip(paths, corrections, strict=True))
