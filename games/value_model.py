@@ -45,32 +45,42 @@ class ValueModel:
         self.weights = weights
         self.biases = biases
         self.activation = activation
-        self.inputs = len(mean)
+        # What runs: the standardisation folded into the first layer (w / scale, and the bias
+        # less w . mean / scale), so a call allocates no standardised copy of its input, and
+        # each layer's weights in one flat row-major list (one index per weight).
+        first: list[list[float]] = []
+        first_bias: list[float] = []
+        for row, bias in zip(weights[0], biases[0], strict=True):
+            folded = [row[i] / scale[i] for i in range(len(mean))]
+            first.append(folded)
+            first_bias.append(bias - sum(folded[i] * mean[i] for i in range(len(mean))))
+        layers = [first, *weights[1:]]
+        self.flat: list[list[float]] = [[w for row in layer for w in row] for layer in layers]
+        self.flat_biases: list[list[float]] = [first_bias, *biases[1:]]
 
     def logit(self, x: list[float]) -> float:
         """The logit of winning for the player whose features `x` are."""
-        mean = self.mean
-        scale = self.scale
-        h = [(x[i] - mean[i]) / scale[i] for i in range(self.inputs)]
-        last = len(self.weights) - 1
+        h = x
+        last = len(self.flat) - 1
         for k in range(last):
-            h = self._layer(self.weights[k], self.biases[k], h)
-        out = self.biases[last][0]
-        w = self.weights[last][0]
+            h = self._layer(self.flat[k], self.flat_biases[k], h)
+        w = self.flat[last]
+        out = self.flat_biases[last][0]
         for i in range(len(h)):
             out += w[i] * h[i]
         return out
 
-    def _layer(
-        self, weights: list[list[float]], biases: list[float], h: list[float]
-    ) -> list[float]:
+    def _layer(self, weights: list[float], biases: list[float], h: list[float]) -> list[float]:
+        """One hidden layer: the activations of its units for the inputs `h`."""
+        n = len(h)
         out: list[float] = []
         relu = self.activation == RELU
-        for j in range(len(weights)):
-            w = weights[j]
+        base = 0
+        for j in range(len(biases)):
             z = biases[j]
-            for i in range(len(h)):
-                z += w[i] * h[i]
+            for i in range(n):
+                z += weights[base + i] * h[i]
+            base += n
             out.append((z if z > 0.0 else 0.0) if relu else math.tanh(z))
         return out
 
