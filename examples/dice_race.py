@@ -22,6 +22,7 @@ import pyspiel
 from chancespiel.agents import register_agent
 from chancespiel.agents.registry import Param
 from chancespiel.games import register_heuristic
+from chancespiel.games.registry import register_features
 
 ROLL, STOP = 0, 1
 FACES = 4
@@ -152,6 +153,26 @@ def race_heuristic(state: DiceRaceState, player: int) -> float:
 
 
 register_heuristic(_GAME_TYPE.short_name, race_heuristic)
+
+
+def race_features(state: DiceRaceState, player: int) -> list[float]:
+    """The position as `player` sees it, for a learned value (`chancespiel value train`):
+    both scores and the turn's total as fractions of the goal, and whose turn it is."""
+    mine = state.mover == player
+    return [
+        state.scores[player] / state.goal,
+        state.scores[1 - player] / state.goal,
+        state.turn_total / state.goal if mine else 0.0,
+        0.0 if mine else state.turn_total / state.goal,
+        1.0 if mine else 0.0,
+    ]
+
+
+register_features(
+    _GAME_TYPE.short_name,
+    race_features,
+    ["mine", "theirs", "my_turn_total", "their_turn_total", "my_turn"],
+)
 
 
 class HoldBot(pyspiel.Bot):

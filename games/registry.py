@@ -78,13 +78,15 @@ def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
       ValueError: if the game has none.
     """
     try:
-        return _FEATURES[short_name]
+        features, names = _FEATURES[short_name]
     except KeyError:
         known = ", ".join(sorted(_FEATURES)) or "none"
         raise ValueError(
             f"game {short_name} defines no features for a learned value (register_features); "
             f"games that do: {known}"
         ) from None
+    # a game without one of our cores gets its own state objects, as its heuristics do
+    return (features if _has_core(short_name) else _on_own_states(features)), names
 
 
 def register_value_model(short_name: str, path: str) -> None:

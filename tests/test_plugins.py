@@ -66,6 +66,42 @@ def test_the_example_plugin_runs_through_every_command(tmp_path):
     assert "round robin of 3 agents" in tournament.stdout
 
 
+def test_a_plugins_learned_value_is_trained_and_searched_with(tmp_path):
+    """The example registers features: a model trained on its records (value train with
+    --import) is a heuristic its searches use in every worker, once a plugin registers it."""
+    imported = ["--import", str(EXAMPLE)]
+    records = tmp_path / "selfplay.jsonl"
+    played = _chancespiel(
+        *imported, "match", GAME, "example_hold", "example_hold(n=8)", "--matches", "20",
+        "--workers", "2", "--no-progress", "--out", str(records),
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    model = tmp_path / "race_value.json"
+    trained = _chancespiel(*imported, "value", "train", str(records), "--out", str(model))
+    assert trained.returncode == 0, trained.stderr
+    assert "written" in trained.stdout
+    plugin = tmp_path / "race_model.py"
+    plugin.write_text(
+        "from chancespiel.games.registry import register_value_model\n"
+        f"register_value_model({GAME!r}, {str(model)!r})\n"
+    )
+    out = tmp_path / "learned.jsonl"
+    match = _chancespiel(
+        *imported, "--import", str(plugin), "match", GAME,
+        "star2(heuristic=learned,max_depth=2)", "example_hold", "--matches", "2",
+        "--workers", "2", "--no-progress", "--out", str(out),
+    )  # fmt: skip
+    assert match.returncode == 0, match.stderr
+    assert all(r["error"] is None for r in read_records(out))
+    # without the model's plugin, the heuristic is refused in one line, before any game
+    refused = _chancespiel(
+        *imported, "match", GAME, "star2(heuristic=learned,max_depth=2)", "example_hold",
+        "--matches", "1", "--no-progress", "--out", str(tmp_path / "none.jsonl"),
+    )  # fmt: skip
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "learned" in refused.stderr
+
+
 def test_an_unknown_plugin_is_one_line():
     for name in ("no_such_module_here", "missing/file.py"):
         done = _chancespiel("--import", name, "games")
