@@ -214,20 +214,25 @@ def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _short(game: str) -> str:
+    """A game's name for the figure: python_pig(dice=2,...) -> pig."""
+    return game.split("(")[0].removeprefix("python_")
+
+
 def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    games = list(dict.fromkeys(s["game"].split("(")[0] for s in summary))
+    games = list(dict.fromkeys(_short(s["game"]) for s in summary))
     names = ["raw", *dict.fromkeys(s["value"] for s in summary)]
-    fig, ax = plt.subplots(figsize=(max(6, 2 * len(games)), 4))
+    fig, ax = plt.subplots(figsize=(max(7, 2.2 * len(games) + 2), 4))
     width = 0.8 / len(names)
     for k, name in enumerate(names):
         heights = []
         for game in games:
-            mine = [s for s in summary if s["game"].split("(")[0] == game]
+            mine = [s for s in summary if _short(s["game"]) == game]
             if name == "raw":
                 heights.append(mine[0]["raw_needed"] if mine else np.nan)
                 continue
@@ -235,10 +240,10 @@ def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
             heights.append(found[0] if found else np.nan)
         ax.bar(np.arange(len(games)) + k * width, heights, width, label=name)
     ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(games)) + 0.4 - width / 2)
+    ax.set_xticks(np.arange(len(games)) + (len(names) - 1) * width / 2)
     ax.set_xticklabels(games)
     ax.set_ylabel("matches for a +-3-point 95% interval")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,0 +1,57 @@
+"""luck-values: matches needed per value function, pooled ratios by hand, training files refused."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.experiments.luck_values import needed, pooled_ratio
+from chancespiel.evaluation.luck import value_function
+from chancespiel.games import learned
+from chancespiel.games.registry import _VALUE_MODELS, register_value_model
+
+
+def test_pooled_ratio_by_hand() -> None:
+    a = (np.array([0.0, 1.0, 0.5, 0.5]), np.array([0.25, 0.75, 0.5, 0.5]))
+    b = (np.array([1.0, 0.0]), np.array([0.5, 0.5]))
+    raw, corrected = pooled_ratio([a, b])
+    # sums of squares about each pairing's own mean, over (4 - 1) + (2 - 1) degrees of freedom
+    assert raw == pytest.approx((0.5 + 0.5) / 4)
+    assert corrected == pytest.approx(0.125 / 4)
+    assert needed(0.25) == 1068  # (1.96 / 0.03)^2 / 4, rounded up
+
+
+def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, capsys):
+    records = tmp_path / "pig.jsonl"
+    match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "12"]
+    assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    out = tmp_path / "out"
+    args = ["experiment", "luck-values", str(records), "--values", "heuristic,exact,zero"]
+    assert cli.main([*args, "--out", str(out)]) == 0
+    with open(out / "pairings.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["value"] for r in rows} == {"heuristic", "exact", "zero"}
+    zero = next(r for r in rows if r["value"] == "zero")
+    assert float(zero["raw_variance"]) == pytest.approx(float(zero["corrected_variance"]))
+    readme = (out / "README.md").read_text()
+    assert "| exact |" in readme and (out / "matches_needed.png").stat().st_size > 0
+    # a model trained on these records may not be measured on them
+    model = tmp_path / "m.json"
+    assert cli.main(["value", "train", str(records), "--out", str(model)]) == 0
+    data = json.loads(model.read_text())
+    register_value_model("python_pig", str(model))
+    learned._cached_model.cache_clear()
+    value_function.cache_clear()
+    try:
+        capsys.readouterr()
+        assert cli.main([*args, "--out", str(tmp_path / "again")]) == 2
+        assert "trained the learned value" in capsys.readouterr().err
+        assert data["training"]["records"] == [str(records)]
+    finally:
+        _VALUE_MODELS.pop("python_pig", None)
+        learned._cached_model.cache_clear()
+        value_function.cache_clear()
