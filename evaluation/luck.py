@@ -204,14 +204,18 @@ VALUES: dict[str, Callable[[pyspiel.Game], ValueFunction]] = {
 
 def default_value_name(game: pyspiel.Game) -> str:
     """The best value function available for `game`: Pig's solver if it applies, else the
-    one-ply lookahead."""
+    one-ply lookahead on the game's learned value if it has one (on held-out records of EWN
+    and Can't Stop it saves more matches than the lookahead on the hand-written heuristic;
+    results/values/luck_held_out), else the lookahead on the heuristic."""
+    from chancespiel.games.learned import has_learned_value
+
     if game.get_type().short_name == "python_pig":
         try:
             exact_pig_value(game)
             return "exact"
         except LuckError:
             pass
-    return "lookahead"
+    return "learned_lookahead" if has_learned_value(game) else "lookahead"
 
 
 @functools.lru_cache(maxsize=16)

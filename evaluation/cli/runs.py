@@ -163,8 +163,9 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--value",
         metavar="NAME",
-        help="value function of --luck: exact (Pig's solver), lookahead, heuristic, zero "
-        "(default: exact on Pig, else lookahead)",
+        help="value function of --luck: exact (Pig's solver), lookahead, heuristic, learned, "
+        "learned_lookahead, learned_lookahead2, zero (default: exact on Pig, else "
+        "learned_lookahead where the game has a learned value, else lookahead)",
     )
 
 
