@@ -158,9 +158,9 @@ def test_unknown_heuristics_are_refused_with_the_known_names():
     game = pyspiel.load_game("python_pig")
     for spec in [*SEARCHERS, "greedy"]:
         with pytest.raises(ValueError, match="no heuristic 'nosuch' for python_pig; known: "
-                                             "default, zero, lead"):  # fmt: skip
+                                             "default, zero, learned, lead"):  # fmt: skip
             make_bot(with_heuristic(spec, "nosuch"), game, 0)
-    with pytest.raises(ValueError, match=r"known: default, zero, progress$"):
+    with pytest.raises(ValueError, match=r"known: default, zero, learned, progress$"):
         make_bot("star2(heuristic=lead)", pyspiel.load_game("python_cant_stop"), 0)
     with pytest.raises(ValueError, match="reserved"):
         register_heuristic("python_pig", lambda state, player: 0.0, name="zero")

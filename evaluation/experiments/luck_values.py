@@ -1,5 +1,9 @@
 """Matches needed for a +-3-point interval, raw and luck-corrected with each value function.
 
+Explains what a value function is worth to the luck correction (the control variates of
+gnubg's variance-reduced rollouts and of AIVAT), as a Figure: per game, the matches a +-3-point
+interval needs without correction and with each value function, on the same records.
+
 For every game and pairing in the record files, each value function's luck correction
 (`evaluation.luck`: control variates over the chance nodes, beta cross-fitted per pairing) is
 applied to the same whole matches. Per game, the variance of a match's score is pooled over

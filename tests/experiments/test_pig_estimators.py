@@ -70,7 +70,7 @@ def test_another_heuristic_reaches_every_estimator(tmp_path, capsys):
     bad = [*args]
     bad[bad.index("lead")] = "nosuch"
     assert cli.main(bad) == 2
-    assert "known: default, zero, lead" in capsys.readouterr().err
+    assert "known: default, zero, learned, lead" in capsys.readouterr().err
 
 
 def test_paired_differences_by_hand():

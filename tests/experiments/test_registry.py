@@ -14,6 +14,7 @@ STUDIES = {
     "bab-nodes",
     "chance-probcut",
     "figure2",
+    "luck-values",
     "node-counts",
     "pig-estimators",
     "pig-regret",
