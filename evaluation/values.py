@@ -38,6 +38,7 @@ from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
+from chancespiel.games.value_model import ValueModel
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 HELD_OUT = 0.2  # share of the games whose positions only measure
@@ -242,7 +243,8 @@ def train_value(
     best: tuple[float, str, Any] | None = None
     for candidate in candidates:
         model = _fit(candidate, xs[~test], y[~test], seed)
-        logits = model.decision_function(xs) if not candidate.hidden else _mlp_logits(model, xs)
+        # measured through the evaluation searches run, on the exported weights
+        logits = _exported_logits(_layers(model), mean, scale, x)
         metrics = {
             **{f"train_{k}": v for k, v in _pair_metrics(logits[~test], y[~test]).items()},
             **{f"held_out_{k}": v for k, v in _pair_metrics(logits[test], y[test]).items()},
@@ -284,13 +286,18 @@ def train_value(
     return Trained(data, results, chosen)
 
 
-def _mlp_logits(model: Any, x: np.ndarray) -> np.ndarray:
-    """The logit of a fitted MLPClassifier (its last layer before the logistic output)."""
-    h = x
-    last = len(model.coefs_) - 1
-    for k in range(last):
-        h = np.tanh(h @ model.coefs_[k] + model.intercepts_[k])
-    return (h @ model.coefs_[last] + model.intercepts_[last]).ravel()
+def _exported_logits(
+    layers: list[dict[str, list[Any]]], mean: np.ndarray, scale: np.ndarray, x: np.ndarray
+) -> np.ndarray:
+    """The logits of the rows of `x` by the model as a file stores it, evaluated by
+    games.value_model (what agents and the luck correction run)."""
+    model = ValueModel(
+        mean.tolist(),
+        scale.tolist(),
+        [layer["weights"] for layer in layers],
+        [layer["biases"] for layer in layers],
+    )
+    return np.asarray([model.logit(row) for row in x.tolist()])
 
 
 def write_model(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
