@@ -137,8 +137,8 @@ def _run(args: argparse.Namespace) -> None:
     for path in args.records:
         try:
             records = read_records(path)
-        except (OSError, RecordFileError) as e:
-            raise UsageError(f"{path}: {e}") from None
+        except RecordFileError as e:  # it names the file
+            raise UsageError(str(e)) from None
         for record in records:
             game = canonical_game(record["game"])
             if str(Path(path).resolve()) in _training_records(game):
