@@ -26,6 +26,8 @@ from chancespiel.agents.bab import bab_search
 from chancespiel.agents.baselines import mc_search
 from chancespiel.agents.mcts import mcts_search
 from chancespiel.agents.star_minimax import search as star_search
+from chancespiel.games.learned import has_learned_value
+from chancespiel.games.registry import evaluation_for
 
 GAMES = (
     "python_pig",
@@ -71,17 +73,19 @@ def fingerprint() -> dict[str, Any]:
         rng = random.Random(7)
         core = game.new_initial_state().core
         keys, texts = [], []
-        positions = []
+        choices = []  # decision nodes with more than one move
         while not core.is_terminal():
             if core.current_player() < 0:
                 outcomes = core.chance_outcomes()
                 core.apply(outcomes[rng.randrange(len(outcomes))][0])
             else:
-                if len(core.legal_actions()) > 1 and len(positions) < 3 and rng.random() < 0.1:
-                    positions.append(core.clone())
+                if len(core.legal_actions()) > 1:
+                    choices.append(core.clone())
                 core.apply(rng.choice(list(core.legal_actions())))
             keys.append(core.state_key())
             texts.append(str(core))
+        # a quarter, half and three quarters into the game, where values are not all equal
+        positions = [choices[len(choices) * k // 4] for k in (1, 2, 3)] if choices else []
         restored = pickle.loads(pickle.dumps(core))
         out[game_string] = {
             "keys": keys,
@@ -96,8 +100,24 @@ def fingerprint() -> dict[str, Any]:
                 ]
                 for name, (search, options) in SEARCHES.items()
             },
+            "learned": _learned(game, positions),
         }
     return out
+
+
+def _learned(game: pyspiel.Game, positions: list[Any]) -> dict[str, Any]:
+    """The game's learned value (the compiled network) at the positions, for both players,
+    and a Star2 search on it; empty for a game without a model."""
+    if not has_learned_value(game):
+        return {}
+    h = evaluation_for(game, "learned")
+    return {
+        "values": [[h(position, 0), h(position, 1)] for position in positions],
+        "star2": [
+            _summary(star_search(position, game, "star2", max_depth=2, evaluation=h))
+            for position in positions
+        ],
+    }
 
 
 def _summary(result: Any) -> list[Any]:
