@@ -44,7 +44,6 @@ import pyspiel
 import tqdm
 from numpy.typing import ArrayLike
 
-from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.match import (
     Record,
     a_score,
@@ -53,6 +52,7 @@ from chancespiel.evaluation.match import (
     load_game_cached,
     rules_digest,
 )
+from chancespiel.evaluation.positions import ReplayError, replay
 from chancespiel.evaluation.stats import MatchInterval, match_interval
 from chancespiel.games.core import Core
 from chancespiel.games.pig_core import PigCore
@@ -244,14 +244,12 @@ def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunctio
     Raises:
       LuckError: if the history is not a legal sequence of actions of the game.
     """
-    state = search_state(game.new_initial_state())
     terms = []
-    for step, action in enumerate(history):
-        if state.is_terminal():
-            raise LuckError(f"history continues after the end of the game at step {step}")
-        if state.current_player() == CHANCE:
-            drawn = None
-            mean = 0.0
+    try:
+        for _, state, action in replay(game, history):
+            if state.current_player() != CHANCE:
+                continue
+            drawn = mean = 0.0
             for outcome, prob in state.chance_outcomes():
                 child = state.clone()
                 child.apply(outcome)
@@ -259,12 +257,9 @@ def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunctio
                 mean += prob * v
                 if outcome == action:
                     drawn = v
-            if drawn is None:
-                raise LuckError(f"chance outcome {action} at step {step} is not possible")
             terms.append(drawn - mean)
-        elif action not in state.legal_actions():
-            raise LuckError(f"action {action} at step {step} is not legal")
-        state.apply(action)
+    except ReplayError as e:
+        raise LuckError(str(e)) from None
     return terms
 
 

@@ -1,10 +1,19 @@
-"""Positions to test and measure searches on: decision nodes met in random games."""
+"""Positions to test and measure searches on: decision nodes met in random games, and the
+states of a recorded game replayed."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator, Sequence
 
 import pyspiel
+
+from chancespiel.agents.protocol import search_state
+from chancespiel.games.core import CHANCE, Core
+
+
+class ReplayError(ValueError):
+    """A recorded history that is not a legal sequence of actions of its game."""
 
 
 def random_decision_positions(
@@ -32,3 +41,25 @@ def random_decision_positions(
             stop_after -= 1
             state.apply_action(rng.choice(state.legal_actions()))
     return positions
+
+
+def replay(game: pyspiel.Game, history: Sequence[int]) -> Iterator[tuple[int, Core, int]]:
+    """(step, state, action) for each action of a recorded game: the search state before the
+    action, which is checked to be legal there (an outcome of the chance node, or a legal
+    move) before it is yielded. The state is applied in place after the yield: read it then,
+    or clone it.
+
+    Raises:
+      ReplayError: naming the step where the history stops being legal.
+    """
+    state = search_state(game.new_initial_state())
+    for step, action in enumerate(history):
+        if state.is_terminal():
+            raise ReplayError(f"history continues after the end of the game at step {step}")
+        if state.current_player() == CHANCE:
+            if all(outcome != action for outcome, _ in state.chance_outcomes()):
+                raise ReplayError(f"chance outcome {action} at step {step} is not possible")
+        elif action not in state.legal_actions():
+            raise ReplayError(f"action {action} at step {step} is not legal")
+        yield step, state, action
+        state.apply(action)

@@ -30,17 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyspiel
 
 import chancespiel
 from chancespiel import engine
-from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
+from chancespiel.evaluation.positions import ReplayError, replay
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
 from chancespiel.games.value_model import ValueModel
 
-CHANCE = int(pyspiel.PlayerId.CHANCE)
 HELD_OUT = 0.2  # share of the games whose positions only measure
 
 
@@ -55,7 +53,9 @@ class Positions:
     game: str
     features: list[list[float]] = field(default_factory=list)  # rows: (position, player)
     wins: list[int] = field(default_factory=list)  # 1 if that player won
-    heuristic: list[float] = field(default_factory=list)  # the hand-written value, per row
+    heuristic: list[float] = field(
+        default_factory=list
+    )  # player 0's hand-written value, per position
     games: list[int] = field(default_factory=list)  # index of the game a row comes from
     draws: int = 0  # games left out: a draw has no winner to learn
     skipped: int = 0  # records left out: errors (forfeits, crashes)
@@ -98,11 +98,10 @@ def collect_positions(
             out.draws += 1
             continue
         winner = 0 if returns[0] > returns[1] else 1
-        state = search_state(game.new_initial_state())
-        for step, action in enumerate(record["history"]):
-            if state.is_terminal():
-                raise TrainingError(f"record {index}: the history goes on after the end")
-            if rng.random() < keep:
+        try:
+            for _, state, _ in replay(game, record["history"]):
+                if rng.random() >= keep:
+                    continue
                 for player in (0, 1):
                     row = features(state, player)
                     if len(row) != len(names):
@@ -111,18 +110,12 @@ def collect_positions(
                         )
                     out.features.append(row)
                     out.wins.append(1 if player == winner else 0)
-                    out.heuristic.append(heuristic(state, player))
                     out.games.append(index)
+                out.heuristic.append(heuristic(state, 0))
                 if len(out.features) > max_rows:
                     raise TrainingError(f"more than {max_rows} rows: lower --keep")
-            legal = state.chance_outcomes() if state.current_player() == CHANCE else None
-            if legal is not None and all(o != action for o, _ in legal):
-                raise TrainingError(
-                    f"record {index}: outcome {action} at step {step} is impossible"
-                )
-            if legal is None and action not in state.legal_actions():
-                raise TrainingError(f"record {index}: action {action} at step {step} is illegal")
-            state.apply(action)
+        except ReplayError as e:
+            raise TrainingError(f"record {index}: {e}") from None
     if not out.features:
         raise TrainingError("no positions: every record was left out")
     return out
@@ -171,8 +164,9 @@ def _pair_metrics(logits: np.ndarray, wins: np.ndarray) -> dict[str, float]:
 
 
 def _heuristic_metrics(values: np.ndarray, wins: np.ndarray) -> dict[str, float]:
-    """The hand-written heuristic's squared error and accuracy on the same rows (player 0's)."""
-    value = values[0::2]
+    """The hand-written heuristic's squared error and accuracy: player 0's values of the
+    positions against the wins of their row pairs (player 0's row first)."""
+    value = values
     outcome = 2.0 * wins[0::2] - 1.0
     return {
         "mse": float(np.mean((value - outcome) ** 2)),
@@ -240,20 +234,21 @@ def train_value(
     scale[scale < 1e-9] = 1.0  # a constant feature: no scaling
     xs = (x - mean) / scale
     results: dict[str, dict[str, float]] = {}
-    best: tuple[float, str, Any] | None = None
+    best: tuple[float, str, list[dict[str, list[Any]]]] | None = None
     for candidate in candidates:
         model = _fit(candidate, xs[~test], y[~test], seed)
         # measured through the evaluation searches run, on the exported weights
-        logits = _exported_logits(_layers(model), mean, scale, x)
+        layers = _layers(model)
+        logits = _exported_logits(layers, mean, scale, x)
         metrics = {
             **{f"train_{k}": v for k, v in _pair_metrics(logits[~test], y[~test]).items()},
             **{f"held_out_{k}": v for k, v in _pair_metrics(logits[test], y[test]).items()},
         }
         results[candidate.name] = metrics
         if best is None or metrics["held_out_log_loss"] < best[0]:
-            best = (metrics["held_out_log_loss"], candidate.name, model)
+            best = (metrics["held_out_log_loss"], candidate.name, layers)
     assert best is not None
-    _, chosen, model = best
+    _, chosen, chosen_layers = best
     heuristic = np.asarray(positions.heuristic, dtype=float)
     _, names = features_for(load_game_cached(positions.game).get_type().short_name)
     data = {
@@ -264,7 +259,7 @@ def train_value(
         "activation": "tanh",
         "mean": mean.tolist(),
         "scale": scale.tolist(),
-        "layers": _layers(model),
+        "layers": chosen_layers,
         "training": {
             "command": command,
             "records": list(records),
@@ -279,7 +274,7 @@ def train_value(
             "positions": len(positions.features) // 2,
             "model": chosen,
             "candidates": results,
-            "heuristic_held_out": _heuristic_metrics(heuristic[test], y[test]),
+            "heuristic_held_out": _heuristic_metrics(heuristic[test[0::2]], y[test]),
         },
     }
     parse_model(json.loads(json.dumps(data)), "trained model")  # what is written must read back
@@ -305,10 +300,13 @@ def write_model(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
     target = Path(path)
     if target.exists():
         raise TrainingError(f"{target} exists: a trained model is not overwritten")
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(target.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, target)
+    except OSError as e:
+        raise TrainingError(f"cannot write {target}: {e.strerror}") from None
 
 
 def describe(trained: Trained) -> str:

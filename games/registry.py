@@ -13,6 +13,8 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games.value_model import Features
+
 Heuristic = Callable[[Any, int], float]
 """h(state, player) -> value in [-1, 1] for `player`, exact (+1/-1/0) at terminal states."""
 
@@ -42,9 +44,6 @@ GAMES: dict[str, GameEntry] = {}
 DEFAULT_HEURISTIC = "default"  # the game's registered heuristic (0 if it has none)
 ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
 LEARNED_HEURISTIC = "learned"  # the game's trained value model (games.learned)
-
-Features = Callable[[Any, int], list[float]]
-"""features(core, player) -> the position as `player` sees it, for learned values."""
 
 _FEATURES: dict[str, tuple[Features, tuple[str, ...]]] = {}
 _VALUE_MODELS: dict[str, str] = {}  # short name -> model file registered by a plugin

@@ -40,14 +40,10 @@ class ValueModel:
     ) -> None:
         """`weights[k][j]` are the input weights of unit j of layer k (the last layer has one
         unit, the logit); `biases[k][j]` its bias. Shapes are checked by the loader."""
-        self.mean = mean
-        self.scale = scale
-        self.weights = weights
-        self.biases = biases
         self.activation = activation
-        # What runs: the standardisation folded into the first layer (w / scale, and the bias
-        # less w . mean / scale), so a call allocates no standardised copy of its input, and
-        # each layer's weights in one flat row-major list (one index per weight).
+        # Kept as it runs: the standardisation folded into the first layer (w / scale, and the
+        # bias less w . mean / scale), so a call allocates no standardised copy of its input,
+        # and each layer's weights in one flat row-major list (one index per weight).
         first: list[list[float]] = []
         first_bias: list[float] = []
         for row, bias in zip(weights[0], biases[0], strict=True):

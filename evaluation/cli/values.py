@@ -7,7 +7,7 @@ import json
 import shlex
 
 from chancespiel.evaluation.cli.common import read_all
-from chancespiel.evaluation.usage import UsageError
+from chancespiel.evaluation.usage import UsageError, seed_arg
 
 
 def _fraction(text: str) -> float:
@@ -71,7 +71,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     train.add_argument("records", nargs="+", help="JSON Lines record files of one game")
     train.add_argument("--out", required=True, help="model file to write (never replaced)")
-    train.add_argument("--seed", type=int, default=0, help="seed of the split and the fits")
+    train.add_argument("--seed", type=seed_arg, default=0, help="seed of the split and the fits")
     train.add_argument(
         "--keep", type=_fraction, default=1.0, help="share of the positions used (sampled)"
     )

@@ -41,7 +41,7 @@ from chancespiel.evaluation.match import (
     read_records,
 )
 from chancespiel.evaluation.stats import Z95
-from chancespiel.evaluation.usage import UsageError, fresh_output, write_text
+from chancespiel.evaluation.usage import UsageError, fresh_output, seed_arg, write_text
 
 HALF_WIDTH = 0.03
 BOOTSTRAP = 1000
@@ -124,7 +124,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(DEFAULT_VALUES),
         help="comma-separated value functions (those that do not apply to a game are skipped)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap")
     parser.add_argument("--out", help="directory for pairings.csv, README.md, matches_needed.png")
 
 
@@ -139,11 +139,14 @@ def _run(args: argparse.Namespace) -> None:
             records = read_records(path)
         except RecordFileError as e:  # it names the file
             raise UsageError(str(e)) from None
+        games = set()
         for record in records:
             game = canonical_game(record["game"])
+            games.add(game)
+            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
+        for game in sorted(games):
             if str(Path(path).resolve()) in _training_records(game):
                 raise UsageError(f"{path} trained the learned value of {game}: use other records")
-            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
     rows: list[dict[str, Any]] = []
     summary: list[dict[str, Any]] = []
     for game, pairings in by_game.items():
