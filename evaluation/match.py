@@ -14,18 +14,22 @@ order as games finish:
      "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=20)", "pig_optimal"],
      "returns": [-1.0, 1.0], "moves": 14, "history": [...],
      "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null],
-     "evaluations": [null, null], "limit_ms": [null, null],
-     "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002}
+     "evaluations": [null, null], "depths": [null, null], "limit_ms": [null, null],
+     "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002,
+     "engine": "compiled", "load": 1.92}
 
-`move_ms`, `nodes` and `evaluations` (heuristic calls) hold one list per seat (null when the
-agent reports none; records written before evaluations were counted lack the field),
+`move_ms`, `nodes`, `evaluations` (heuristic calls) and `depths` (the deepest completed
+iteration; MCTS: the deepest decision ply of its tree) hold one list per seat (null when the
+agent reports none; records written before a field was counted lack it),
 `limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
 of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
 "message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
 even be built) or exceeded the hard move limit ('MoveTimeoutError'; the record of a worker
 killed for it has no moves or history): the game is then a forfeit, with returns -1 for the
 failing seat and +1 for the other. When the worker process died ('Crash'), "seat" and returns
-are null: the game is counted but not scored. `seconds` is the game's wall time.
+are null: the game is counted but not scored. `seconds` is the game's wall time, `engine` the
+engine that played it ('compiled' or 'pure Python') and `load` the machine's one-minute load
+average when it started (what a millisecond of search bought depends on both).
 
 Resume: the unit is the game, not the match (the two games of a match depend only on the match
 seed, so either can be replayed alone, and games are also the unit of parallel work). A run
@@ -57,6 +61,7 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel import engine
 from chancespiel.agents import make_bot
 from chancespiel.agents.registry import parse_spec, resolve_spec
 from chancespiel.evaluation.play import (
@@ -70,7 +75,9 @@ from chancespiel.files import open_regular
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
 
-FORMAT_VERSION = 2  # 2 adds "version" and "rules"; version 1 records read the same otherwise
+# 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load". Older records read the
+# same otherwise.
+FORMAT_VERSION = 3
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
@@ -206,6 +213,14 @@ def rules_digest(game_string: str) -> str:
     return hashlib.sha256(json.dumps(info).encode()).hexdigest()[:16]
 
 
+def machine_load() -> float | None:
+    """The one-minute load average (None where the system has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def _base_record(task: GameTask) -> Record:
     return {
         "v": FORMAT_VERSION,
@@ -227,6 +242,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
     `watch` is told when each bot move starts and ends (see play_game).
     """
     start = time.perf_counter()
+    load = machine_load()
     try:
         load_plugins(task.plugins)
         game = load_game_cached(task.game)
@@ -256,16 +272,19 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
     move_ms: list[list[float]] = [[], []]
     nodes: list[list[int | None]] = [[], []]
     evaluations: list[list[int | None]] = [[], []]
-    for player, seconds, count, calls in zip(
+    depths: list[list[int | None]] = [[], []]
+    for player, seconds, count, calls, depth in zip(
         played.move_players,
         played.move_seconds,
         played.move_nodes,
         played.move_evaluations,
+        played.move_depths,
         strict=True,
     ):
         move_ms[player].append(round(seconds * 1000.0, 3))
         nodes[player].append(count)
         evaluations[player].append(calls)
+        depths[player].append(depth)
     overruns = [
         0 if limit is None else sum(ms > limit + task.overrun_ms for ms in times)
         for limit, times in zip(limits, move_ms, strict=True)
@@ -286,11 +305,14 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
         "move_ms": move_ms,
         "nodes": [None if all(n is None for n in seat) else seat for seat in nodes],
         "evaluations": [None if all(n is None for n in seat) else seat for seat in evaluations],
+        "depths": [None if all(d is None for d in seat) else seat for seat in depths],
         "limit_ms": limits,
         "overrun_ms": task.overrun_ms,
         "overruns": overruns,
         "error": error,
         "seconds": round(time.perf_counter() - start, 4),
+        "engine": engine.name(),
+        "load": load,
     }
 
 
@@ -327,6 +349,7 @@ def crash_record(
         "move_ms": [[], []],
         "nodes": [None, None],
         "evaluations": [None, None],
+        "depths": [None, None],
         "limit_ms": [None, None],
         "overrun_ms": task.overrun_ms,
         "overruns": [0, 0],
@@ -337,6 +360,8 @@ def crash_record(
             "message": message,
         },
         "seconds": 0.0,
+        "engine": engine.name(),
+        "load": machine_load(),
     }
 
 

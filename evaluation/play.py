@@ -81,9 +81,10 @@ class BotFailure:
 class GameRecord:
     """The result of one game.
 
-    `move_seconds`, `move_players`, `move_nodes` and `move_evaluations` have one entry per
-    decision move; nodes and heuristic evaluations are None for a move whose bot does not report
-    them (`PolicyBot.last_result.nodes`, `.evaluations`). After a
+    `move_seconds`, `move_players`, `move_nodes`, `move_evaluations` and `move_depths` have one
+    entry per decision move; nodes, heuristic evaluations and the depth reached are None for a
+    move whose bot does not report them (`PolicyBot.last_result.nodes`, `.evaluations`,
+    `.depth`). After a
     `failure` the game is a forfeit: `returns` are -1 for the failing player, +1 for the other.
     """
 
@@ -94,6 +95,7 @@ class GameRecord:
     move_players: list[int] = field(default_factory=list)
     move_nodes: list[int | None] = field(default_factory=list)
     move_evaluations: list[int | None] = field(default_factory=list)
+    move_depths: list[int | None] = field(default_factory=list)
     failure: BotFailure | None = None
 
 
@@ -205,6 +207,7 @@ def play_game(
                 fresh = after if after is not before else None  # this move's search, if any
                 record.move_nodes.append(fresh.nodes if fresh is not None else None)
                 record.move_evaluations.append(fresh.evaluations if fresh is not None else None)
+                record.move_depths.append(fresh.depth if fresh is not None else None)
                 if catch_errors and action not in state.legal_actions():
                     raise IllegalActionError(f"illegal action {action} in state {state}")
             for other, bot in enumerate(bots):

@@ -137,6 +137,8 @@ class AgentStats:
     move_ms: list[float] = field(default_factory=list, repr=False)
     node_moves: int = 0
     total_nodes: int = 0
+    depth_moves: int = 0
+    total_depth: int = 0
     limit_ms: float | None = None
     overrun_ms: float | None = None  # the tolerance of the records
     overruns: int = 0
@@ -170,6 +172,7 @@ class AgentStats:
             "p99_ms": float(np.percentile(times, 99)) if times is not None else None,
             "max_ms": self.max_ms,
             "mean_nodes": self.total_nodes / self.node_moves if self.node_moves else None,
+            "mean_depth": self.total_depth / self.depth_moves if self.depth_moves else None,
             "limit_ms": self.limit_ms,
             "overrun_ms": self.overrun_ms,
             "overruns": self.overruns,
@@ -225,6 +228,11 @@ class Tally:
                 counted = [n for n in record["nodes"][seat] if n is not None]
                 entry.node_moves += len(counted)
                 entry.total_nodes += sum(counted)
+            depths = record.get("depths", [None, None])[seat]  # format 3 on
+            if depths is not None:
+                reached = [d for d in depths if d is not None]
+                entry.depth_moves += len(reached)
+                entry.total_depth += sum(reached)
             limit = record["limit_ms"][seat]
             if limit is not None:
                 entry.limit_ms = limit
@@ -264,11 +272,12 @@ def format_pair(summary: PairSummary) -> str:
 
 
 def format_agent_stats(stats: Sequence[AgentStats]) -> str:
-    """A table of per-move times and nodes, then the failures of each agent."""
+    """A table of per-move times, nodes and depths, then the failures of each agent."""
     width = max([len(s.spec) for s in stats] + [5])
     lines = [
         f"  {'agent':<{width}}  {'moves':>7}  {'mean ms':>9}  {'p99 ms':>9}  {'max ms':>9}  "
-        f"{'limit ms':>8}  {'overruns':>8}  {'worst overrun ms':>16}  {'mean nodes':>10}"
+        f"{'limit ms':>8}  {'overruns':>8}  {'worst overrun ms':>16}  {'mean nodes':>10}  "
+        f"{'mean depth':>10}"
     ]
     for s in stats:
         d = s.as_dict()
@@ -280,7 +289,8 @@ def format_agent_stats(stats: Sequence[AgentStats]) -> str:
             f"  {s.spec:<{width}}  {d['moves']:>7}  {num(d['mean_ms']):>9}  "
             f"{num(d['p99_ms']):>9}  {num(d['max_ms']):>9}  {num(s.limit_ms, 'g'):>8}  "
             f"{s.overruns if s.limit_ms is not None else '-':>8}  "
-            f"{num(s.worst_overrun_ms):>16}  {num(d['mean_nodes'], '.0f'):>10}"
+            f"{num(s.worst_overrun_ms):>16}  {num(d['mean_nodes'], '.0f'):>10}  "
+            f"{num(d['mean_depth']):>10}"
         )
     tolerances = {s.overrun_ms for s in stats if s.overrun_ms is not None}
     if tolerances:

@@ -155,10 +155,18 @@ def run_games(config: RunConfig) -> RunResult:
 
 
 def speed_line(result: RunResult) -> str:
+    """What a run played, how fast, and what it left for the next run."""
+    left = (
+        f"; {result.unstarted} games left at the time limit (the same command resumes)"
+        if result.unstarted
+        else ""
+    )
     if not result.played:
+        if result.unstarted:
+            return f"  played nothing{left}"
         return f"  nothing to play: all {result.resumed} games were in the file"
     found = f"; {result.resumed} games were already in the file" if result.resumed else ""
     return (
         f"  played {result.played} games in {result.seconds:.1f} s on {result.executor} "
-        f"({result.matches_per_second:.2f} matches/s){found}"
+        f"({result.matches_per_second:.2f} matches/s){found}{left}"
     )

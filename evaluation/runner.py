@@ -94,6 +94,7 @@ class RunResult:
     sprt: SprtResult | None = None
     extra: list[Record] = field(default_factory=list)  # file records of matches >= matches
     tally: Tally = field(default_factory=Tally)
+    unstarted: int = 0  # games of the plan left unplayed because config.stop_at had passed
 
     @property
     def matches_per_second(self) -> float:
@@ -227,6 +228,8 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         start = time.perf_counter()
         description = "nothing to play"
         played = 0
+        if source.left() and config.stop_at is not None and time.monotonic() > config.stop_at:
+            source.pop()  # past the stop already: nothing starts, and no workers either
         if source.left():
             # games run in worker processes even with one worker, never in this process: only
             # a process apart can stop a move stuck in native code, and a crash kills a worker,
@@ -261,6 +264,7 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         sprt=tracker.test.result() if tracker is not None else None,
         extra=extra,
         tally=tally,
+        unstarted=source.unstarted,
     )
 
 
@@ -318,6 +322,7 @@ class _TaskSource:
         self.started = started  # kept only for the SPRT
         self.tracking = tracker is not None
         self.partners: deque[GameTask] | None = None
+        self.unstarted = 0  # games not started because stop_at had passed
         if tracker is not None and tracker.test.decision is not None:
             self.decided()
 
@@ -329,6 +334,7 @@ class _TaskSource:
     def pop(self) -> GameTask | None:
         """The next game to play, or None (also once `stop_at` has passed)."""
         if self.stop_at is not None and time.monotonic() > self.stop_at:
+            self.unstarted += self.count
             self.count = 0
             return None
         if self.partners is not None:

@@ -28,6 +28,7 @@ from chancespiel.evaluation.match import (
     read_records,
 )
 from chancespiel.evaluation.play import bot_seed, play_game, play_match
+from chancespiel.evaluation.report import agent_stats
 from chancespiel.evaluation.runner import RunConfig
 
 GAME = "python_pig(winscore=20)"
@@ -65,7 +66,7 @@ def test_record_fields_and_seat_swap():
     assert first["seats"] == [SEARCHER, "hold(n=20)"]
     assert second["seats"] == ["hold(n=20)", SEARCHER]
     for record in (first, second):
-        assert record["error"] is None and record["v"] == 2
+        assert record["error"] is None and record["v"] == 3
         assert record["version"] and len(record["rules"]) == 16
         assert record["moves"] == len(record["move_ms"][0]) + len(record["move_ms"][1])
         searcher = record["seats"].index(SEARCHER)
@@ -78,6 +79,11 @@ def test_record_fields_and_seat_swap():
             for e, n in zip(record["evaluations"][searcher], record["nodes"][searcher], strict=True)
         )
         assert record["evaluations"][1 - searcher] is None
+        assert all(d >= 1 for d in record["depths"][searcher])
+        assert len(record["depths"][searcher]) == len(record["move_ms"][searcher])
+        assert record["depths"][1 - searcher] is None
+        assert record["engine"] in ("compiled", "pure Python")
+        assert record["load"] is None or record["load"] >= 0
         json.dumps(record)  # JSON-serializable
     # the record replays: the history is a legal game with these returns
     state = pyspiel.load_game(GAME).new_initial_state()
@@ -444,6 +450,20 @@ def test_overruns_are_counted_per_agent(tmp_path, capsys):
     row = next(line.split() for line in text.splitlines() if line.split()[:2] == [spec, str(total)])
     assert row[6] == str(total)  # moves, mean, p99, max, limit, overruns
     assert "an overrun is a move longer than limit + 10 ms" in text
+
+
+def test_the_report_gives_each_agents_mean_depth(tmp_path, capsys):
+    out = tmp_path / "depth.jsonl"
+    spec = "star2(max_depth=3)"  # every search completes depth 3, or ends the game earlier
+    assert _match(out, 2, a=spec, b="hold(n=20)") == 0
+    depths = [d for r in read_records(out) for d in r["depths"][r["seats"].index(spec)] or []]
+    assert depths and set(depths) <= {1, 2, 3} and 3 in depths
+    [stats] = [s for s in agent_stats(read_records(out)) if s.spec == spec]
+    assert stats.as_dict()["mean_depth"] == pytest.approx(sum(depths) / len(depths))
+    text = capsys.readouterr().out
+    moves = str(len(depths))
+    row = next(ln.split() for ln in text.splitlines() if ln.split()[:2] == [spec, moves])
+    assert float(row[-1]) == pytest.approx(sum(depths) / len(depths), abs=0.005)
 
 
 def test_star_bots_report_their_default_budget():

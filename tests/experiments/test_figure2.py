@@ -146,6 +146,18 @@ def test_tiny_run_resumes_and_refuses_another_setup(tmp_path, capsys):
     assert "known: pig, ewn, cant_stop, ra" in err and "ExpSS-Exp" in err
 
 
+def test_a_run_past_its_time_limit_starts_nothing_and_resumes(tmp_path, capsys):
+    args = ["experiment", "figure2", "--games", "ewn", "--pairings", "ExpSS-Exp",
+            "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path)]  # fmt: skip
+    for sequential in ([], ["--sequential", "--matches", "2", "--min-matches", "2"]):
+        assert cli.main([*args, *sequential, "--max-minutes", "1e-9"]) == 0
+        assert "stopped after 1e-09 minutes; the same command resumes" in capsys.readouterr().out
+    assert not (tmp_path / "ewn.jsonl").exists() or not (tmp_path / "ewn.jsonl").read_text()
+    assert cli.main(args) == 0
+    assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == 2
+
+
 def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     run = ["experiment", "figure2", "--games", "ewn", "--pairings", "Star2SS-Star2",
            "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",

@@ -176,11 +176,15 @@ def _run(args: argparse.Namespace) -> None:
             write_answers(out, answers, rule)
             print(answers_markdown(answers, rule))
         elif not args.summarise_only:
-            play_all(plans)
+            play_all(plans, args.max_minutes)
         records = load_records(out, setups)
     except RecordFileError as e:
         raise UsageError(str(e)) from None
-    rows = write_outputs(out, records, setups)
+    try:
+        rows = write_outputs(out, records, setups)
+    except ValueError as e:  # no scored game yet: a run stopped before its first
+        print(f"{out}: {e}; the same command plays them")
+        return
     print(markdown(rows))
     print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
 

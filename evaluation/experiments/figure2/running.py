@@ -14,11 +14,16 @@ from chancespiel.evaluation.run_options import run_games, speed_line
 from chancespiel.evaluation.sequential import SequentialRule
 
 
-def play_all(plans: Sequence[GamePlan]) -> None:
-    """Plays the matches of every planned pairing, one game after the other."""
+def play_all(plans: Sequence[GamePlan], max_minutes: float | None = None) -> None:
+    """Plays the matches of every planned pairing, one game after the other; no game starts
+    after `max_minutes`, and the same command resumes."""
+    stop_at = None if max_minutes is None else time.monotonic() + 60 * max_minutes
     for setup, chosen, config in plans:
+        if stop_at is not None and time.monotonic() > stop_at:
+            print(f"stopped after {max_minutes:g} minutes; the same command resumes")
+            return
         print(f"{setup.title} ({setup.game}): {', '.join(p.label for p in chosen)}")
-        print(speed_line(run_games(config)), flush=True)
+        print(speed_line(run_games(dataclasses.replace(config, stop_at=stop_at))), flush=True)
 
 
 def play_sequential(
