@@ -292,7 +292,7 @@ def _exported_logits(
         [layer["weights"] for layer in layers],
         [layer["biases"] for layer in layers],
     )
-    return np.asarray([model.logit(row) for row in x.tolist()])
+    return np.asarray(model.logits(x))
 
 
 def write_model(data: dict[str, Any], path: str | os.PathLike[str]) -> None:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
+import numpy as np
 from mypy_extensions import mypyc_attr
 
 Features = Callable[[Any, int], list[float]]
@@ -40,45 +41,38 @@ class ValueModel:
     ) -> None:
         """`weights[k][j]` are the input weights of unit j of layer k (the last layer has one
         unit, the logit); `biases[k][j]` its bias. Shapes are checked by the loader."""
-        self.activation = activation
-        # Kept as it runs: the standardisation folded into the first layer (w / scale, and the
-        # bias less w . mean / scale), so a call allocates no standardised copy of its input,
-        # and each layer's weights in one flat row-major list (one index per weight).
-        first: list[list[float]] = []
-        first_bias: list[float] = []
-        for row, bias in zip(weights[0], biases[0], strict=True):
-            folded = [row[i] / scale[i] for i in range(len(mean))]
-            first.append(folded)
-            first_bias.append(bias - sum(folded[i] * mean[i] for i in range(len(mean))))
-        layers = [first, *weights[1:]]
-        self.flat: list[list[float]] = [[w for row in layer for w in row] for layer in layers]
-        self.flat_biases: list[list[float]] = [first_bias, *biases[1:]]
+        self.relu = activation == RELU
+        # Kept as it runs: each layer as an (inputs, units) matrix, the standardisation folded
+        # into the first (w / scale, and the bias less w . mean / scale), so that a call makes
+        # no standardised copy of its input. numpy, not a loop over floats: a compiled loop
+        # unboxes every weight from its list (about 14 ns a multiply-add, 38 us for both views
+        # of an EWN position through a 32x16 network, against 10 us here).
+        layers = [np.asarray(w, dtype=np.float64).T for w in weights]
+        layers[0] = layers[0] / np.asarray(scale, dtype=np.float64)[:, None]
+        first_bias = np.asarray(biases[0], dtype=np.float64) - np.asarray(mean) @ layers[0]
+        self.layers: list[tuple[Any, Any]] = [
+            (np.ascontiguousarray(w), np.asarray(b, dtype=np.float64))
+            for w, b in zip(layers, [first_bias, *biases[1:]], strict=True)
+        ]
+
+    def logits(self, rows: Any) -> Any:
+        """The logit of winning of each row of `rows` (features of one player each; a 2-d
+        array or a list of rows), as a 1-d array."""
+        h = np.asarray(rows, dtype=np.float64)
+        last = len(self.layers) - 1
+        for k, (weights, bias) in enumerate(self.layers):
+            h = h @ weights
+            h += bias
+            if k < last:
+                if self.relu:
+                    np.maximum(h, 0.0, out=h)
+                else:
+                    np.tanh(h, out=h)
+        return h[:, 0]
 
     def logit(self, x: list[float]) -> float:
         """The logit of winning for the player whose features `x` are."""
-        h = x
-        last = len(self.flat) - 1
-        for k in range(last):
-            h = self._layer(self.flat[k], self.flat_biases[k], h)
-        w = self.flat[last]
-        out = self.flat_biases[last][0]
-        for i in range(len(h)):
-            out += w[i] * h[i]
-        return out
-
-    def _layer(self, weights: list[float], biases: list[float], h: list[float]) -> list[float]:
-        """One hidden layer: the activations of its units for the inputs `h`."""
-        n = len(h)
-        out: list[float] = []
-        relu = self.activation == RELU
-        base = 0
-        for j in range(len(biases)):
-            z = biases[j]
-            for i in range(n):
-                z += weights[base + i] * h[i]
-            base += n
-            out.append((z if z > 0.0 else 0.0) if relu else math.tanh(z))
-        return out
+        return float(self.logits([x])[0])
 
     def value(self, x: list[float]) -> float:
         """The expected return 2 P(win) - 1 of the player whose features `x` are."""
@@ -97,7 +91,9 @@ class LearnedValue:
     def __call__(self, state: Any, player: int) -> float:
         if state.is_terminal():
             return float(state.returns()[player])
-        mine = self.model.logit(self.features(state, player))
-        theirs = self.model.logit(self.features(state, 1 - player))
+        # both views through the network at once: one pass of numpy calls instead of two
+        mine, theirs = self.model.logits(
+            (self.features(state, player), self.features(state, 1 - player))
+        ).tolist()
         # each logit is half the evidence: (mine - theirs) / 2 is the logit of the pair
         return math.tanh(0.25 * (mine - theirs))
