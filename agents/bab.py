@@ -102,6 +102,7 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
+    Limits,
     check_budget,
     check_two_player_zero_sum,
     clock_named,
@@ -179,7 +180,7 @@ def bab_search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
     """
-    check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes, clock)
+    limits = check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes, clock)
     if not share_slack and gamma:
         raise ValueError("share_slack=False (the paper's per-child epsilon) needs gamma = 0")
     check_two_player_zero_sum(game, "bab")
@@ -187,7 +188,7 @@ def bab_search(
     if player < 0:
         raise ValueError(f"bab_search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(time_ms, max_nodes, clock_named(clock))
+    budget = Budget(limits.time_ms, limits.max_nodes, clock_named(limits.clock))
     vmin, vmax = game.min_utility(), game.max_utility()
     context = BabSearch(
         player,
@@ -231,13 +232,17 @@ def check_bab_params(
     time_ms: float | None,
     max_nodes: int | None,
     clock: str = "wall",
-) -> None:
-    """Raises ValueError naming the first bad BAB parameter."""
+) -> Limits:
+    """The search's limits, after checking every BAB parameter.
+
+    Raises:
+      ValueError: naming the first bad parameter.
+    """
     if not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon < 0:
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not isinstance(gamma, (int, float)) or not 0.0 <= gamma < 1.0:
         raise ValueError(f"gamma must be in [0, 1), got {gamma!r}")
-    check_budget(max_depth, time_ms, max_nodes, clock)
+    return check_budget(max_depth, time_ms, max_nodes, clock)
 
 
 class BabBot(PolicyBot):
@@ -246,6 +251,7 @@ class BabBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None, **options: Any):
         super().__init__(game, player, seed)
         self.options = options
+        self.limits = Limits.of(options)
 
     def choose(self, state: Core) -> int:
         """The child with the highest lower bound in the deepest search within the budget."""

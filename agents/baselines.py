@@ -32,7 +32,7 @@ from chancespiel.agents.mcts import (
 from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
-from chancespiel.agents.search_common import check_two_player_zero_sum
+from chancespiel.agents.search_common import Limits, check_two_player_zero_sum, clock_named
 from chancespiel.agents.search_core import OutcomeTable
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.registry import evaluation_for
@@ -82,7 +82,7 @@ def mc_search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision.
     """
-    check_mcts_params(
+    limits = check_mcts_params(
         uct_c=0.0, rollout_depth=rollout_depth, max_simulations=max_simulations, time_ms=time_ms
     )
     check_two_player_zero_sum(game, "mc")
@@ -90,7 +90,8 @@ def mc_search(
     if player < 0:
         raise ValueError(f"mc needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    deadline = None if time_ms is None else start + time_ms / 1000.0
+    now = clock_named(limits.clock)
+    deadline = limits.deadline()
     limit = math.inf if max_simulations is None else max_simulations
     rng = random.Random(seed)
     evaluate = evaluation or evaluation_for(game)
@@ -115,7 +116,7 @@ def mc_search(
         root.visits += 1
         root.total += value
         simulations += 1
-        if simulations >= limit or (deadline is not None and time.perf_counter() >= deadline):
+        if simulations >= limit or (deadline is not None and now() >= deadline):
             break
     root.children = [*children]
     sign = 1.0 if player == 0 else -1.0
@@ -140,6 +141,7 @@ class MCBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int, **options):
         super().__init__(game, player, seed)
         self.options = options
+        self.limits = Limits.of(options)
 
     def choose(self, state: Core) -> int:
         """The action with the best mean rollout value."""

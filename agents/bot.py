@@ -9,6 +9,7 @@ import pyspiel
 
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.result import SearchResult
+from chancespiel.agents.search_common import Limits
 from chancespiel.games.core import Core
 
 
@@ -18,10 +19,12 @@ class PolicyBot(pyspiel.Bot):
     Subclasses implement `choose(state)`. The bot owns its random generator (`self.rng`),
     seeded from its spec; no global random state is used. A bot that searches keeps what its
     last search found in `last_result` (None after a move it played without searching), which
-    the match runner reads for node counts and `analyse` returns.
+    the match runner reads for node counts and `analyse` returns. A bot that searches under
+    a budget keeps it in `limits` (None: the bot does not search, or has no budget).
     """
 
     last_result: SearchResult | None = None
+    limits: Limits | None = None
 
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
         pyspiel.Bot.__init__(self)

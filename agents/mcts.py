@@ -68,7 +68,12 @@ from chancespiel.agents.mcts_core import (
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import SearchResult
-from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum, clock_named
+from chancespiel.agents.search_common import (
+    CLOCK,
+    Limits,
+    check_two_player_zero_sum,
+    clock_named,
+)
 from chancespiel.agents.search_core import Ordering
 from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
@@ -112,8 +117,12 @@ def check_mcts_params(
     pw_alpha: float = DEFAULT_PW_ALPHA,
     max_nodes: int | None = None,
     clock: str = "wall",
-) -> None:
-    """Raises ValueError naming the first bad parameter of mcts / dpw / mc."""
+) -> Limits:
+    """The search's limits, after checking every parameter of mcts / dpw / mc.
+
+    Raises:
+      ValueError: naming the first bad parameter, or if no budget is given.
+    """
     if not uct_c >= 0.0:  # also rejects NaN
         raise ValueError(f"uct_c must be >= 0, got {uct_c}")
     if rollout_depth is not None and rollout_depth < TO_THE_END:
@@ -121,19 +130,16 @@ def check_mcts_params(
             f"rollout_depth must be >= 0, or -1 / none for random games to the end, "
             f"got {rollout_depth}"
         )
-    if max_simulations is not None and max_simulations < 1:
-        raise ValueError(f"max_simulations must be >= 1, got {max_simulations}")
-    if time_ms is not None and not time_ms > 0:
-        raise ValueError(f"time_ms must be > 0, got {time_ms}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
-    if max_simulations is None and time_ms is None and max_nodes is None:
+    limits = Limits(
+        max_simulations=max_simulations, max_nodes=max_nodes, time_ms=time_ms, clock=clock
+    )
+    if limits.unlimited:
         raise ValueError("give a budget: max_simulations, time_ms, max_nodes or several")
     if pw_c is not None and not pw_c > 0:
         raise ValueError(f"pw_c must be > 0, got {pw_c}")
     if not 0.0 < pw_alpha <= 1.0:
         raise ValueError(f"pw_alpha must be in (0, 1], got {pw_alpha}")
-    clock_named(clock)
+    return limits
 
 
 def mcts_search(
@@ -178,7 +184,7 @@ def mcts_search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision.
     """
-    check_mcts_params(
+    limits = check_mcts_params(
         uct_c=uct_c,
         rollout_depth=rollout_depth,
         max_simulations=max_simulations,
@@ -193,8 +199,7 @@ def mcts_search(
     if player < 0:
         raise ValueError(f"MCTS needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    now = clock_named(clock)
-    deadline = None if time_ms is None else now() + time_ms / 1000.0
+    deadline = limits.deadline()
     root = Node(player)
     policy = TreePolicy(uct_c, pw_c, pw_alpha)
     counts = run_simulations(
@@ -208,7 +213,7 @@ def mcts_search(
         max_simulations=max_simulations,
         deadline=deadline,
         max_nodes=max_nodes,
-        clock=now,
+        clock=clock_named(limits.clock),
     )
     result = _result(
         root, counts.simulations, counts.depth, time.perf_counter() - start, counts.nodes
@@ -250,6 +255,7 @@ class MCTSBot(PolicyBot):
     def __init__(self, game: pyspiel.Game, player: int, seed: int | None, **options: Any):
         super().__init__(game, player, seed)
         self.options = options
+        self.limits = Limits.of(options)
 
     def choose(self, state: Core) -> int:
         """The most visited root action of a search within the budget."""

@@ -21,6 +21,7 @@ from open_spiel.python.algorithms import mcts as open_spiel_mcts
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.search_common import Limits
 
 
 class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
@@ -102,6 +103,7 @@ class OpenSpielMCTSBot(_OpenSpielBot):
         solve: bool,
     ):
         super().__init__(game, player, seed)
+        self.limits = Limits(max_simulations=max_simulations, time_ms=time_ms)
         rollout_seed, search_seed = (self.rng.getrandbits(32) for _ in range(2))
         evaluator = open_spiel_mcts.RandomRolloutEvaluator(
             n_rollouts=1, random_state=np.random.RandomState(rollout_seed)
@@ -141,6 +143,7 @@ class OpenSpielCppMCTSBot(_OpenSpielBot):
         solve: bool,
     ):
         super().__init__(game, player, seed)
+        self.limits = Limits(max_simulations=max_simulations, time_ms=time_ms)
         rollout_seed, search_seed = (self.rng.getrandbits(31) for _ in range(2))
         self.evaluator = pyspiel.RandomRolloutEvaluator(1, rollout_seed)
 

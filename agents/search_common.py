@@ -5,9 +5,12 @@ iterative deepening, the game check, and the reference sampler. What runs inside
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import pyspiel
 
@@ -60,22 +63,75 @@ def clock_named(name: str) -> Callable[[], float]:
         raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {name!r}") from None
 
 
+@dataclass(frozen=True)
+class Limits:
+    """The budget of one search, shared by every agent family: the search ends when the first
+    of its limits is spent (None: no such limit). `time_ms` is measured by `clock` ("wall" or
+    "cpu", CLOCKS). Depth-first searches take max_depth, time_ms and max_nodes; MCTS
+    max_simulations, time_ms and max_nodes (tree nodes).
+
+    Raises:
+      ValueError: naming the first bad limit or clock.
+    """
+
+    max_depth: int | None = None
+    max_simulations: int | None = None
+    max_nodes: int | None = None
+    time_ms: float | None = None
+    clock: str = "wall"
+
+    def __post_init__(self) -> None:
+        counts = (
+            ("max_depth", self.max_depth),
+            ("max_simulations", self.max_simulations),
+            ("max_nodes", self.max_nodes),
+        )
+        for name, count in counts:
+            if count is not None and count < 1:
+                raise ValueError(f"{name} must be >= 1, got {count}")
+        if self.time_ms is not None and not self.time_ms > 0:  # also rejects NaN
+            raise ValueError(f"time_ms must be > 0, got {self.time_ms}")
+        clock_named(self.clock)
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> Limits:
+        """The limits among an agent's search options (other options are ignored)."""
+        names = [field.name for field in dataclasses.fields(cls)]
+        return cls(**{name: options[name] for name in names if name in options})
+
+    @property
+    def unlimited(self) -> bool:
+        """True if no limit is set."""
+        budgets = (self.max_depth, self.max_simulations, self.max_nodes, self.time_ms)
+        return all(limit is None for limit in budgets)
+
+    def now(self) -> float:
+        """The current reading of the clock `time_ms` is measured by."""
+        return CLOCKS[self.clock]()
+
+    def deadline(self) -> float | None:
+        """The clock reading at which `time_ms` from now is spent (None without time_ms)."""
+        return None if self.time_ms is None else self.now() + self.time_ms / 1000.0
+
+
+DEPTH_FIRST_LIMITS = ("max_depth", "time_ms", "max_nodes")
+
+
 def check_budget(
     max_depth: int | None,
     time_ms: float | None,
     max_nodes: int | None,
     clock: str = "wall",
-) -> None:
-    """Raises ValueError naming the first bad depth / time / node budget or clock of a search."""
-    if max_depth is not None and max_depth < 1:
-        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
-    if time_ms is not None and time_ms <= 0:
-        raise ValueError(f"time_ms must be > 0, got {time_ms}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
-    if max_depth is None and time_ms is None and max_nodes is None:
-        raise ValueError("give at least one of max_depth, time_ms, max_nodes")
-    clock_named(clock)
+) -> Limits:
+    """The limits of a depth-first search (Star, BAB), checked.
+
+    Raises:
+      ValueError: naming the first bad limit or clock, or if no limit is given.
+    """
+    limits = Limits(max_depth=max_depth, max_nodes=max_nodes, time_ms=time_ms, clock=clock)
+    if limits.unlimited:
+        raise ValueError(f"give at least one of {', '.join(DEPTH_FIRST_LIMITS)}")
+    return limits
 
 
 def deepen(

@@ -78,6 +78,7 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
+    Limits,
     check_budget,
     check_two_player_zero_sum,
     clock_named,
@@ -235,7 +236,7 @@ def search(
     Raises:
       ValueError: on a bad parameter, an unsupported game or a root that is not a decision node.
     """
-    check_search_params(
+    limits = check_search_params(
         algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock, table
     )
     check_two_player_zero_sum(game, algorithm)
@@ -247,7 +248,7 @@ def search(
     if player < 0:
         raise ValueError(f"search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(time_ms, max_nodes, clock_named(clock))
+    budget = Budget(limits.time_ms, limits.max_nodes, clock_named(limits.clock))
     context = (search_class or StarSearch)(
         algorithm,
         player,
@@ -423,17 +424,22 @@ def check_search_params(
     prune_min_depth: int,
     clock: str = "wall",
     table: str = "state",
-) -> None:
-    """Raises ValueError naming the first bad search parameter."""
+) -> Limits:
+    """The search's limits, after checking every search parameter.
+
+    Raises:
+      ValueError: naming the first bad parameter.
+    """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    check_budget(max_depth, time_ms, max_nodes, clock)
+    limits = check_budget(max_depth, time_ms, max_nodes, clock)
     if samples is not None and samples < 1:
         raise ValueError(f"samples must be >= 1 (or none for the classic algorithm), got {samples}")
     if prune_min_depth < 0:
         raise ValueError(f"prune_min_depth must be >= 0, got {prune_min_depth}")
     if table not in TABLES:
         raise ValueError(f"table must be one of {', '.join(TABLES)}, got {table!r}")
+    return limits
 
 
 def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
@@ -453,6 +459,7 @@ class StarMinimaxBot(PolicyBot):
         super().__init__(game, player, seed)
         self.algorithm = algorithm
         self.options = options
+        self.limits = Limits.of(options)
 
     def choose(self, state: Core) -> int:
         """The best move of the deepest search completed within the budget."""

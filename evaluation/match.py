@@ -63,6 +63,7 @@ import pyspiel
 
 from chancespiel import engine
 from chancespiel.agents import make_bot
+from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import parse_spec, resolve_spec
 from chancespiel.evaluation.play import (
     MoveWatch,
@@ -179,11 +180,11 @@ def canonical_game(game_string: str) -> str:
 
 
 def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
-    """The per-move budget of a bot: its spec's `time_ms`, or the one the bot chose itself."""
-    _, params = resolve_spec(spec)
-    limit = params.get("time_ms")
-    if limit is None:
-        limit = getattr(bot, "options", {}).get("time_ms")
+    """The per-move time budget of a bot: the `time_ms` of its limits (its own default
+    included), or for a bot that keeps none (a plugin's, a pyspiel bot), its spec's."""
+    if isinstance(bot, PolicyBot) and bot.limits is not None:
+        return bot.limits.time_ms
+    limit = resolve_spec(spec)[1].get("time_ms")
     return None if limit is None else float(limit)
 
 

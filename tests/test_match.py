@@ -17,12 +17,15 @@ import pytest
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from chancespiel.agents import make_bot
+from chancespiel.agents.mcts import DEFAULT_TIME_MS
+from chancespiel.agents.search_common import Limits
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.match import (
     LOST,
     GameTask,
     RecordFileError,
     RecordWriter,
+    move_limit_ms,
     parse_lines,
     play_task,
     read_records,
@@ -471,6 +474,41 @@ def test_star_bots_report_their_default_budget():
     assert record["limit_ms"] == [40.0, None]
     default = play_task(GameTask(GAME, "star2", "hold", 0, 0, 0, move_timeout_s=None))
     assert default["limit_ms"] == [200.0, None]
+
+
+@pytest.mark.parametrize(
+    "spec, limits",
+    [
+        ("star2", Limits(time_ms=200.0)),
+        ("expss(samples=3,max_nodes=50,clock=cpu)", Limits(max_nodes=50, clock="cpu")),
+        ("bab(max_depth=2)", Limits(max_depth=2)),
+        ("mcts", Limits(time_ms=DEFAULT_TIME_MS)),
+        ("dpw(max_simulations=30,max_nodes=9)", Limits(max_simulations=30, max_nodes=9)),
+        ("mc(max_simulations=7)", Limits(max_simulations=7)),
+        ("openspiel_mcts(max_simulations=5)", Limits(max_simulations=5)),
+        ("hold", None),
+    ],
+)
+def test_every_searching_bot_keeps_its_limits_and_the_runner_reads_them(spec, limits):
+    bot = make_bot(spec, pyspiel.load_game(GAME), 0, 0)
+    assert bot.limits == limits
+    time_ms = None if limits is None else limits.time_ms
+    assert move_limit_ms(spec, bot) == time_ms
+
+
+@pytest.mark.parametrize(
+    "limits, problem",
+    [
+        (dict(max_depth=0), "max_depth must be >= 1, got 0"),
+        (dict(max_simulations=-1), "max_simulations must be >= 1"),
+        (dict(max_nodes=0), "max_nodes must be >= 1"),
+        (dict(time_ms=float("nan")), "time_ms must be > 0"),
+        (dict(time_ms=5, clock="sundial"), "clock must be one of wall, cpu"),
+    ],
+)
+def test_limits_name_the_first_bad_one(limits, problem):
+    with pytest.raises(ValueError, match=problem):
+        Limits(**limits)
 
 
 def test_an_illegal_action_forfeits():
