@@ -183,7 +183,6 @@ class ChanceProbCutSearch(StarSearch):
         t = NormalDist().inv_cdf(confidence) if confidence < 1.0 else math.inf
         self.margin = t * regression.sigma
         self.reduction = regression.depth - regression.shallow
-        self.cuts = 0
 
     def chance_node(
         self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
@@ -196,7 +195,6 @@ class ChanceProbCutSearch(StarSearch):
         ):
             predicted = self.probcut(state, depth, alpha, beta, key, ckey)
             if predicted is not None:
-                self.cuts += 1
                 return predicted
         return super().chance_node(state, depth, alpha, beta, key, ckey)
 

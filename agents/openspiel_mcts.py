@@ -36,7 +36,6 @@ class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
         super().__init__(*args, **kwargs)
         self.time_ms = time_ms
         self._deadline: float | None = None
-        self._root: Any = None
 
     def mcts_search(self, state: pyspiel.State) -> Any:
         """OpenSpiel's search, stopped at the deadline if there is one."""
