@@ -217,17 +217,20 @@ def rollout(
     ids: list[int] = []
     cum: list[float] = []
     guide: list[int] = []
+    actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
+    count = 0
     while True:
         player = state.current_player()
         if player >= 0:
             if moves == max_moves:
                 return evaluate(state, 0)
-            actions = state.legal_actions()
-            if not isinstance(actions, tuple):  # a plugin's list: compiled, tuples are
-                actions = tuple(actions)  # indexed directly, other sequences generically
-            # Compiled, `rand() * len(actions)` would box both operands (a float times a
-            # tuple's length is a generic multiply); times an int variable it is not.
-            count = len(actions)
+            choices = state.legal_actions()
+            if choices is not actions:  # most cores return a few shared tuples: listed once
+                # A tuple (compiled, indexed directly; a plugin's list is copied, so it is
+                # never `actions` again) and its length as an int variable (compiled, a float
+                # times a tuple's length is a boxed generic multiply).
+                actions = choices if isinstance(choices, tuple) else tuple(choices)
+                count = len(actions)
             state.apply(actions[int(rand() * count)])
             moves += 1
         elif player == CHANCE:
