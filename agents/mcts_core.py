@@ -114,20 +114,20 @@ def count_nodes(root: Node) -> int:
 # Pure selection rules --------------------------------------------------------------------
 
 
-def uct_select(
-    children: Sequence[Node | None], sign: float, uct_c: float, parent_visits: int
-) -> int:
+def uct_select(children: list[Node | None], sign: float, uct_c: float, parent_visits: int) -> int:
     """Index of the child maximising sign * mean + uct_c * sqrt(ln(parent_visits) / visits).
 
     Every child must exist and have been visited. `sign` is +1 at player 0's nodes and -1 at
     player 1's (means are player 0's). Ties go to the first child.
     """
-    explore = uct_c * math.sqrt(math.log(parent_visits)) if parent_visits > 1 else 0.0
+    # float() of the counts (exact): compiled, math.log and math.sqrt of an int are generic
+    # calls through the math module, of a float a C call.
+    explore = uct_c * math.sqrt(math.log(float(parent_visits))) if parent_visits > 1 else 0.0
     best_index = 0
     best_score = -math.inf
     for index, child in enumerate(children):
         assert child is not None  # a decision node's children are made in order
-        visits = child.visits
+        visits = float(child.visits)
         score = sign * child.total / visits + explore / math.sqrt(visits)
         if score > best_score:
             best_score = score
@@ -180,6 +180,20 @@ class TreePolicy:
 # Chance tables -----------------------------------------------------------------------------
 
 
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """`rng.shuffle(items)`: the same draws and swaps (Fisher-Yates from the end, each index
+    drawn by `getrandbits` with rejection, as `Random._randbelow` does), as a typed loop;
+    compiled code would call the library's as an interpreted method."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 # The four steps ----------------------------------------------------------------------------
 
 
@@ -203,13 +217,21 @@ def rollout(
     ids: list[int] = []
     cum: list[float] = []
     guide: list[int] = []
+    actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
+    count = 0
     while True:
         player = state.current_player()
         if player >= 0:
             if moves == max_moves:
                 return evaluate(state, 0)
-            actions = state.legal_actions()
-            state.apply(actions[int(rand() * len(actions))])
+            choices = state.legal_actions()
+            if choices is not actions:  # most cores return a few shared tuples: listed once
+                # A tuple (compiled, indexed directly; a plugin's list is copied, so it is
+                # never `actions` again) and its length as an int variable (compiled, a float
+                # times a tuple's length is a boxed generic multiply).
+                actions = choices if isinstance(choices, tuple) else tuple(choices)
+                count = len(actions)
+            state.apply(actions[int(rand() * count)])
             moves += 1
         elif player == CHANCE:
             outcomes = state.chance_outcomes()
@@ -232,7 +254,7 @@ def expand_decision(
         actions = list(ordering(state, legal))
     else:
         actions = list(legal)
-        rng.shuffle(actions)
+        shuffle(actions, rng)
     node.actions = actions
     node.children = []
     node.width = 0 if widening else len(actions)

@@ -120,7 +120,8 @@ def sample_guided(cum: list[float], guide: list[int], u: float) -> int:
     if not guide:
         return sample_index(cum, u)
     x = u * cum[-1]
-    i = guide[int(u * float(len(guide)))]  # float(): an int operand is a generic multiply
+    buckets = len(guide)  # compiled, u * len(guide) would be a generic multiply (boxed)
+    i = guide[int(u * buckets)]
     n = len(cum)
     while i < n and x >= cum[i]:
         i += 1

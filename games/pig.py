@@ -17,7 +17,6 @@ from chancespiel.games._adapter import (
     replayed_core,
 )
 from chancespiel.games.pig_core import (
-    _ADD,
     _RESET,
     PIG_FEATURES,
     PigCore,
@@ -108,11 +107,11 @@ def pig_move_note(core: Any, player: int, action: int) -> str | None:
     core: variants of OpenSpiel's pig that agents do not read into it)."""
     if not isinstance(core, PigCore) or not core.rolling:
         return None
-    kind, _ = core.rules.effects[action]
+    gain = core.rules.gains[action]
     p = core.turn_player
-    if kind == _ADD:
+    if gain > 0:
         return None
-    if kind == _RESET:
+    if gain == _RESET:
         return (
             f"bust: player {p} loses the turn total of {core.turn_total} and all "
             f"{core.scores[p]} banked points; the turn passes"

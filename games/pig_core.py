@@ -49,10 +49,10 @@ from chancespiel.games.core import (
 ROLL: Final = 0
 STOP: Final = 1
 
-# Effects of a chance outcome on the turn.
-_ADD: Final = 0  # add the amount to the turn total, the turn goes on
-_BUST: Final = 1  # lose the turn total, the turn passes
-_RESET: Final = 2  # lose the turn total and the banked score, the turn passes
+# A chance outcome's effect on the turn (`PigRules.gains`): a positive gain adds that many
+# points to the turn total and the turn goes on; the others end the turn.
+_BUST: Final = -1  # lose the turn total, the turn passes
+_RESET: Final = -2  # lose the turn total and the banked score, the turn passes
 
 # Typed as variable-length tuples: compiled, they stay the same shared objects (a fixed-length
 # tuple type would be unboxed, and boxed anew each time legal_actions returns it).
@@ -86,12 +86,12 @@ class PigRules(SharedRules):
         self.horizon = check_int_param("horizon", horizon, 1, MAX_HORIZON)
         self.sides = check_int_param("diceoutcomes", diceoutcomes, 2, MAX_SIDES)
         outcomes: list[tuple[int, float]] = []
-        effects: list[tuple[int, int]] = []
+        gains: list[int] = []
         names: list[str] = []
         if self.dice == 1:
             for face in range(1, self.sides + 1):
                 outcomes.append((face - 1, 1.0 / self.sides))
-                effects.append((_BUST, 0) if face == 1 else (_ADD, face))
+                gains.append(_BUST if face == 1 else face)
                 names.append(f"Roll {face}")
         else:
             for a in range(1, self.sides + 1):
@@ -99,12 +99,14 @@ class PigRules(SharedRules):
                     ways = 1 if a == b or ordered_dice else 2
                     outcomes.append((len(outcomes), ways / self.sides**2))
                     if a == 1 or b == 1:
-                        effects.append((_RESET, 0) if a == b else (_BUST, 0))
+                        gains.append(_RESET if a == b else _BUST)
                     else:
-                        effects.append((_ADD, a + b))
+                        gains.append(a + b)
                     names.append(f"Roll {a}+{b}")
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
-        self.effects: tuple[tuple[int, int], ...] = tuple(effects)
+        # One int per outcome, not a (kind, amount) pair: compiled, a pair read from a tuple
+        # is unpacked with a check of its type, length and items at every roll.
+        self.gains: tuple[int, ...] = tuple(gains)
         self.outcome_names: tuple[str, ...] = tuple(names)
         # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
         # same floats as `_race_value` computes, looked up instead of computed at every leaf.
@@ -234,12 +236,12 @@ class PigCore(Core):
         p = self.turn_player
         if self.rolling:
             self.rolling = False
-            kind, amount = rules.effects[action]
-            if kind == _ADD:
-                self.turn_total += amount
+            gain = rules.gains[action]
+            if gain > 0:
+                self.turn_total += gain
                 return
             self.turn_total = 0
-            if kind == _RESET:
+            if gain == _RESET:
                 self.scores = (0, self.scores[1]) if p == 0 else (self.scores[0], 0)
             self.turn_player = 1 - p
             return

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chancespiel.games.pig_core import _ADD, _BUST, _RESET, CHANCE, ROLL, STOP, PigCore, PigRules
+from chancespiel.games.pig_core import _BUST, _RESET, CHANCE, ROLL, STOP, PigCore, PigRules
 
 DEFAULT_TOLERANCE = 1e-13
 MAX_ITERATIONS = 100_000
@@ -45,15 +45,15 @@ class _Chance:
 def _chance_of(rules: PigRules) -> _Chance:
     bust = reset = 0.0
     gains: dict[int, float] = {}
-    for (outcome, prob), (kind, amount) in zip(rules.outcomes, rules.effects, strict=True):
+    for (outcome, prob), gain in zip(rules.outcomes, rules.gains, strict=True):
         del outcome
-        if kind == _BUST:
+        if gain == _BUST:
             bust += prob
-        elif kind == _RESET:
+        elif gain == _RESET:
             reset += prob
         else:
-            assert kind == _ADD
-            gains[amount] = gains.get(amount, 0.0) + prob
+            assert gain > 0
+            gains[gain] = gains.get(gain, 0.0) + prob
     return _Chance(bust, reset, tuple(sorted(gains.items())))
 
 

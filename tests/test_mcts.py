@@ -23,6 +23,7 @@ from chancespiel.agents.mcts_core import (
     most_visited,
     rollout,
     run_simulations,
+    shuffle,
     uct_select,
     widening_limit,
 )
@@ -137,6 +138,18 @@ def test_guided_sampling_equals_bisection():
         for u in us:
             assert sample_guided(cum, guide, u) == sample_index(cum, u), (cum, u)
         assert sample_guided(cum, [], 0.5) == sample_index(cum, 0.5)
+
+
+def test_shuffle_makes_the_draws_and_order_of_random_shuffle():
+    for seed in range(200):
+        for length in (0, 1, 2, 3, 5, 11, 80):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            items = list(range(length))
+            expected = items.copy()
+            shuffle(items, ours)
+            theirs.shuffle(expected)
+            assert items == expected
+            assert ours.getstate() == theirs.getstate()
 
 
 # Chance sampling frequencies ---------------------------------------------------------------
