@@ -54,6 +54,9 @@ class ValueModel:
             (np.ascontiguousarray(w), np.asarray(b, dtype=np.float64))
             for w, b in zip(layers, [first_bias, *biases[1:]], strict=True)
         ]
+        # A logistic model (no hidden layer) is one dot product: its weights also as floats,
+        # for `logit_difference`'s loop.
+        self.linear: list[float] = layers[0][:, 0].tolist() if len(layers) == 1 else []
 
     def logits(self, rows: Any) -> Any:
         """The logit of winning of each row of `rows` (features of one player each; a 2-d
@@ -69,6 +72,20 @@ class ValueModel:
                 else:
                     np.tanh(h, out=h)
         return h[:, 0]
+
+    def logit_difference(self, mine: list[float], theirs: list[float]) -> float:
+        """logit(mine) - logit(theirs). A logistic model's is one dot product with the
+        difference of the rows (the bias cancels), as a typed loop: for so few weights cheaper
+        than numpy's calls (Can't Stop's 45: about 1 us against 4); a network's is both rows in
+        one numpy pass."""
+        weights = self.linear
+        if weights:
+            total = 0.0
+            for i in range(len(weights)):
+                total += weights[i] * (mine[i] - theirs[i])
+            return total
+        both = self.logits((mine, theirs))
+        return float(both[0] - both[1])
 
     def logit(self, x: list[float]) -> float:
         """The logit of winning for the player whose features `x` are."""
@@ -91,9 +108,8 @@ class LearnedValue:
     def __call__(self, state: Any, player: int) -> float:
         if state.is_terminal():
             return float(state.returns()[player])
-        # both views through the network at once: one pass of numpy calls instead of two
-        mine, theirs = self.model.logits(
-            (self.features(state, player), self.features(state, 1 - player))
-        ).tolist()
+        difference = self.model.logit_difference(
+            self.features(state, player), self.features(state, 1 - player)
+        )
         # each logit is half the evidence: (mine - theirs) / 2 is the logit of the pair
-        return math.tanh(0.25 * (mine - theirs))
+        return math.tanh(0.25 * difference)

@@ -106,23 +106,31 @@ def random_positions(game: pyspiel.Game, count: int, seed: int) -> list:
 
 @pytest.mark.parametrize("hidden", [(), (7,), (6, 4)])
 def test_model_equals_scikit_learn(hidden) -> None:
-    """The compiled evaluation of an exported model gives scikit-learn's probabilities."""
+    """The compiled evaluation of an exported model, standardisation folded in, gives
+    scikit-learn's probabilities on the standardised rows; a pair's logit difference (a loop
+    for the logistic model, numpy for the networks) is the difference of the logits."""
     from chancespiel.evaluation.values import _fit, _layers
 
     rng = np.random.default_rng(1)
     x = rng.standard_normal((400, 5))
     y = (x[:, 0] + 0.5 * x[:, 1] * x[:, 2] + rng.standard_normal(400) > 0).astype(int)
+    mean, scale = rng.standard_normal(5), rng.uniform(0.5, 2.0, 5)
+    raw = x * scale + mean  # the rows as features, before standardisation
     fitted = _fit(Candidate(hidden, 1e-3 if hidden else 1.0), x, y, seed=0)
     layers = _layers(fitted)
     model = ValueModel(
-        [0.0] * 5,
-        [1.0] * 5,
+        mean.tolist(),
+        scale.tolist(),
         [layer["weights"] for layer in layers],
         [layer["biases"] for layer in layers],
     )
+    assert bool(model.linear) == (not hidden)
     expected = fitted.predict_proba(x)[:, 1]
-    got = [(model.value(list(row)) + 1.0) / 2.0 for row in x]
+    got = [(model.value(list(row)) + 1.0) / 2.0 for row in raw]
     assert got == pytest.approx(expected, abs=1e-9)
+    for a, b in zip(raw[:20].tolist(), raw[20:40].tolist(), strict=True):
+        difference = model.logit_difference(a, b)
+        assert difference == pytest.approx(model.logit(a) - model.logit(b), abs=1e-9)
 
 
 @pytest.mark.parametrize("game_string", GAMES)
