@@ -68,6 +68,7 @@ from typing import Any, Final
 
 import numpy as np
 import pyspiel
+from mypy_extensions import i64
 
 from chancespiel.games.core import (
     CHANCE,
@@ -161,7 +162,7 @@ class CantStopRules(SharedRules):
         # rebuilt, and a clone copies no containers.
         self.cell_bits = self.max_height.bit_length()
         self.cell_mask = (1 << self.cell_bits) - 1
-        self.all_columns = (1 << n) - 1
+        self.all_columns: i64 = (1 << n) - 1
 
         # Actions: singles, then unordered pairs (i <= j) in lexicographic order.
         cols: list[tuple[int, ...]] = [(), (), ()]
@@ -187,6 +188,7 @@ class CantStopRules(SharedRules):
         class_probs: list[float] = []
         class_pairings: list[tuple[tuple[int, int], ...]] = []
         class_masks: list[int] = []
+        class_doubles: list[int] = []
         for dice in itertools.combinations_with_replacement(range(1, s + 1), NUM_DICE):
             ways = math.factorial(NUM_DICE)
             for face in set(dice):
@@ -195,16 +197,23 @@ class CantStopRules(SharedRules):
             pairs: set[tuple[int, int]] = set()
             for x, y in ((a + b, c + d), (a + c, b + d), (a + d, b + c)):
                 pairs.add((min(x, y) - 2, max(x, y) - 2))
-            mask = 0
+            mask = doubles = 0
             for i, j in pairs:
                 mask |= (1 << i) | (1 << j)
+                if i == j:
+                    doubles |= 1 << i
             classes.append(dice)
             class_probs.append(ways / total)
             class_pairings.append(tuple(sorted(pairs)))
             class_masks.append(mask)
+            class_doubles.append(doubles)
         self.class_probs: tuple[float, ...] = tuple(class_probs)
         self.class_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(class_pairings)
         self.class_masks: tuple[int, ...] = tuple(class_masks)
+        # The columns of a class's doubles (pairings i == j). A double's sum is in no other
+        # pairing of its class (a + b = c + d = a + c forces b + d to the same sum), so a
+        # column of the class is read either for its two free cells or for its runner.
+        self.class_doubles: tuple[int, ...] = tuple(class_doubles)
         self._class_index = {dice: r for r, dice in enumerate(classes)}
         # Chance outcomes: the classes themselves, or every ordered roll of four dice.
         rolls: list[tuple[int, ...]]
@@ -232,7 +241,7 @@ class CantStopRules(SharedRules):
         # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
         self.class_moves: dict[int, tuple[int, ...]] = {}
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
-        self.class_bits = len(classes).bit_length()
+        self.class_bits: i64 = len(classes).bit_length()
         self.summaries: dict[int, PlayerSummary] = {}
         # The two summaries last asked for: the cores of a turn share both players' squares,
         # so most lookups of a tree search match one of them without hashing.
@@ -301,24 +310,25 @@ class CantStopRules(SharedRules):
     # --- Cached facts the rules and the heuristic read -----------------------------------
 
     def moves_for_class(
-        self, klass: int, usable: int, rmask: int, two_steps: int, nrun: int
+        self, klass: i64, usable: i64, rmask: i64, two_steps: i64, nrun: i64
     ) -> tuple[int, ...]:
         """Sorted legal moves for the roll class `klass` in a turn with the masks of usable
         columns, runner columns and columns with two free cells, and `nrun` runners out;
         empty for a bust. Cached by all they depend on: the class, the usable columns among
-        its sums, which of those hold a runner or have two free cells (for doubles), and the
-        free runners (0, 1, or 2 or more: a pair of new columns needs two). The key recurs
-        across boards, so the cache stays small."""
-        n = self.num_columns
+        its sums, which of those have two free cells (the doubles' columns) or hold a runner
+        (the others'), and the free runners (0, 1, or 2 or more: a pair of new columns needs
+        two). The key recurs across boards, so the cache stays small; it fits in 64 bits
+        (at most 11 + 2 * 23 + 2), so compiled code builds it in machine integers."""
+        n: i64 = self.num_columns
         b = self.class_bits
         used = usable & self.class_masks[klass]
+        doubles: i64 = self.class_doubles[klass]
         free = NUM_RUNNERS - nrun
         key = (
             klass
             | used << b
-            | (rmask & used) << b + n
-            | (two_steps & used) << b + 2 * n
-            | (free if free < 2 else 2) << b + 3 * n
+            | (used & (two_steps & doubles | rmask & ~doubles)) << b + n
+            | (free if free < 2 else 2) << b + 2 * n
         )
         cache = self.class_moves
         moves = cache.get(key)
@@ -520,6 +530,11 @@ class CantStopCore(Core):
     packed by the rules (`CantStopRules.pack`): `squares0` and `squares1` hold each player's
     squares and `marks` the turn player's runners, column i's height (0 = not on the board) at
     bit i * cell_bits; a player's square at the column's height means the column is won. The
+    packed rows are `int` (over 64 bits in large variants); the other fields (masks of at most
+    2 * 23 bits, counts, phase, player) are `i64`, machine integers in compiled code, where a
+    tagged `int` field costs reference counts and overflow checks at every use (in pure
+    Python `i64` is `int`). Shifts of a packed row take `int` counts: mixed with an `i64`,
+    compiled code would convert the row to 64 bits. The
     `squares`, `runners` and `won` properties read them as tuples. The derived fields are kept
     up to date by `apply`, so that move generation and the heuristic read them instead of
     scanning the columns: `start0` and `start1` (the usable and two-step masks a turn of that
@@ -556,22 +571,22 @@ class CantStopCore(Core):
         rules: CantStopRules,
         squares0: int,
         squares1: int,
-        won0: int,
-        won1: int,
-        blocked: int,
+        won0: i64,
+        won1: i64,
+        blocked: i64,
         marks: int,
-        nrun: int,
-        player: int,
-        phase: int,
-        roll: int,
+        nrun: i64,
+        player: i64,
+        phase: i64,
+        roll: i64,
         options: tuple[int, ...],
-        moves: int,
-        winner: int,
-        start0: int,
-        start1: int,
-        usable: int,
-        two_steps: int,
-        rmask: int,
+        moves: i64,
+        winner: i64,
+        start0: i64,
+        start1: i64,
+        usable: i64,
+        two_steps: i64,
+        rmask: i64,
     ) -> None:
         """Every field, as `clone` copies them: the rules' `position` and `initial_core` make
         a consistent core from readable facts."""
@@ -778,6 +793,7 @@ class CantStopCore(Core):
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
         for i in rules.action_columns[action]:
             shift = i * bits
+            column: i64 = i
             h = marks >> shift & cell
             if h:
                 h += 1
@@ -786,11 +802,11 @@ class CantStopCore(Core):
                 h = (base >> shift & cell) + 1
                 marks += h << shift
                 nrun += 1
-                rmask |= 1 << i
+                rmask |= 1 << column
             if h >= heights[i]:
-                usable &= ~(1 << i)
+                usable &= ~(1 << column)
             if h + 2 > heights[i]:
-                two_steps &= ~(1 << i)
+                two_steps &= ~(1 << column)
         if nrun >= NUM_RUNNERS:
             usable &= rmask
         self.marks = marks
@@ -811,7 +827,8 @@ class CantStopCore(Core):
         p = self.player
         rules = self.rules
         heights = rules.heights
-        bits, cell, n = rules.cell_bits, rules.cell_mask, rules.num_columns
+        bits, cell = rules.cell_bits, rules.cell_mask
+        n: i64 = rules.num_columns
         if p == 0:
             mine, theirs, won, start = self.squares0, self.squares1, self.won0, self.start0
         else:
@@ -822,7 +839,7 @@ class CantStopCore(Core):
         rmask = self.rmask
         while rmask:
             low = rmask & -rmask
-            i = low.bit_length() - 1
+            i = int(low).bit_length() - 1  # an int: it shifts the packed rows
             rmask ^= low
             shift = i * bits
             h = marks >> shift & cell
@@ -860,6 +877,7 @@ class CantStopCore(Core):
         """The runners come off and the other player's turn starts at a roll."""
         p = 1 - self.player
         start = self.start0 if p == 0 else self.start1
+        n: i64 = self.rules.num_columns
         self.marks = 0
         self.nrun = 0
         self.roll = -1
@@ -867,7 +885,7 @@ class CantStopCore(Core):
         self.phase = ROLLING
         self.options = _NO_ACTIONS
         self.usable = start & self.rules.all_columns
-        self.two_steps = start >> self.rules.num_columns
+        self.two_steps = start >> n
         self.rmask = 0
 
     def __str__(self) -> str:
@@ -905,7 +923,7 @@ class CantStopCore(Core):
         return "\n".join(lines) + "\n"
 
 
-def bits_set(mask: int) -> int:
+def bits_set(mask: i64) -> i64:
     """The number of bits set in `mask` >= 0 (int.bit_count, which compiled code would call
     as a Python method; here at most three runner bits)."""
     count = 0
@@ -924,7 +942,7 @@ def _marks(values: Sequence[int]) -> list[str]:
 
 
 def generate_moves(
-    rules: CantStopRules, klass: int, usable: int, rmask: int, two_steps: int, free: int
+    rules: CantStopRules, klass: i64, usable: i64, rmask: i64, two_steps: i64, free: i64
 ) -> tuple[int, ...]:
     """Sorted legal moves for the roll class `klass`, read from the turn's masks: `usable`
     columns, those with a runner (`rmask`) or two free cells (`two_steps`), `free` runners."""
