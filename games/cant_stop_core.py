@@ -104,7 +104,7 @@ _SECOND_WINS: Final[tuple[float, ...]] = (-1.0, 1.0)
 _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
-MAX_CACHED: Final = 200_000  # entries of a rules cache (moves, player summaries) before a reset
+MAX_CACHED: Final = 200_000  # player summaries cached before a reset
 MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
 
 
@@ -237,11 +237,14 @@ class CantStopRules(SharedRules):
         )
         self._roll_index = {dice: r for r, dice in enumerate(rolls)}
         self._bust_cache: dict[int, float] = {}
+        # The distinct columns of each class's sums.
+        self.class_columns: tuple[tuple[int, ...], ...] = tuple(
+            tuple(i for i in range(n) if mask >> i & 1) for mask in class_masks
+        )
         # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
         # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
-        self.class_moves: dict[int, tuple[int, ...]] = {}
+        self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
-        self.class_bits: i64 = len(classes).bit_length()
         self.summaries: dict[int, PlayerSummary] = {}
         # The two summaries last asked for: the cores of a turn share both players' squares,
         # so most lookups of a tree search match one of them without hashing.
@@ -314,28 +317,27 @@ class CantStopRules(SharedRules):
     ) -> tuple[int, ...]:
         """Sorted legal moves for the roll class `klass` in a turn with the masks of usable
         columns, runner columns and columns with two free cells, and `nrun` runners out;
-        empty for a bust. Cached by all they depend on: the class, the usable columns among
-        its sums, which of those have two free cells (the doubles' columns) or hold a runner
-        (the others'), and the free runners (0, 1, or 2 or more: a pair of new columns needs
-        two). The key recurs across boards, so the cache stays small; it fits in 64 bits
-        (at most 11 + 2 * 23 + 2), so compiled code builds it in machine integers."""
-        n: i64 = self.num_columns
-        b = self.class_bits
-        used = usable & self.class_masks[klass]
+        empty for a bust.
+
+        Tabulated by all they depend on: the free runners (0, 1, or 2 or more: a pair of new
+        columns needs two) and, for each column of the class's sums (at most six), whether
+        it is unusable (0), usable (1), or usable with two free cells (a double's column) or
+        with a runner (the others') (2), as digits in base 3. The class's table is a list
+        (at most 3 ** 7 entries, made on the class's first roll): compiled, an index of
+        machine integers, where a dict would box and hash a key per roll."""
         doubles: i64 = self.class_doubles[klass]
+        flags = two_steps & doubles | rmask & ~doubles
         free = NUM_RUNNERS - nrun
-        key = (
-            klass
-            | used << b
-            | (used & (two_steps & doubles | rmask & ~doubles)) << b + n
-            | (free if free < 2 else 2) << b + 2 * n
-        )
-        cache = self.class_moves
-        moves = cache.get(key)
+        index: i64 = free if free < 2 else 2
+        columns = self.class_columns[klass]
+        for i in columns:
+            index = index * 3 + (usable >> i & 1) * (1 + (flags >> i & 1))
+        table = self.class_moves[klass]
+        if not table:
+            table = self.class_moves[klass] = [None] * 3 ** (len(columns) + 1)
+        moves = table[index]
         if moves is None:
-            if len(cache) >= MAX_CACHED:
-                cache.clear()
-            moves = cache[key] = generate_moves(self, klass, usable, rmask, two_steps, free)
+            moves = table[index] = generate_moves(self, klass, usable, rmask, two_steps, free)
         return moves
 
     def bust_probability(self, usable: int) -> float:
