@@ -106,6 +106,10 @@ PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
 MAX_CACHED: Final = 200_000  # player summaries cached before a reset
 MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
+# Columns per digit table of a roll class (`CantStopRules.tabulate_class`): the real game's 11
+# columns take two lookups per mask, and a class's tables 2 * 64 entries.
+CHUNK_BITS: Final = 6
+CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
 
 
 class PlayerSummary:
@@ -244,6 +248,7 @@ class CantStopRules(SharedRules):
         # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
         # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
         self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
+        self.class_digits: list[tuple[tuple[int, ...], ...]] = [() for _ in classes]
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
         self.summaries: dict[int, PlayerSummary] = {}
         # The two summaries last asked for: the cores of a turn share both players' squares,
@@ -319,26 +324,52 @@ class CantStopRules(SharedRules):
         columns, runner columns and columns with two free cells, and `nrun` runners out;
         empty for a bust.
 
-        Tabulated by all they depend on: the free runners (0, 1, or 2 or more: a pair of new
-        columns needs two) and, for each column of the class's sums (at most six), whether
-        it is unusable (0), usable (1), or usable with two free cells (a double's column) or
-        with a runner (the others') (2), as digits in base 3. The class's table is a list
-        (at most 3 ** 7 entries, made on the class's first roll): compiled, an index of
-        machine integers, where a dict would box and hash a key per roll."""
+        Tabulated by all they depend on, as digits in base 3: the free runners (0, 1, or 2
+        or more: a pair of new columns needs two), then, for each column of the class's sums
+        (at most six), whether it is unusable (0), usable (1), or usable with two free cells
+        (a double's column) or with a runner (the others') (2). The class's table is a list
+        (at most 3 ** 7 entries): compiled, an index of machine integers, where a dict would
+        box and hash a key per roll. The digits of the columns come from tables of
+        `CHUNK_BITS` columns at a time (`tabulate_class`): the usable mask's adds 1 per usable
+        column, the marked mask's 1 more; looked up, not gathered column by column, as
+        interpreted code pays for every operation."""
+        digits = self.class_digits[klass]
+        if not digits:
+            digits = self.tabulate_class(klass)
         doubles: i64 = self.class_doubles[klass]
-        flags = two_steps & doubles | rmask & ~doubles
+        marked = usable & (two_steps & doubles | rmask & ~doubles)
         free = NUM_RUNNERS - nrun
-        index: i64 = free if free < 2 else 2
-        columns = self.class_columns[klass]
-        for i in columns:
-            index = index * 3 + (usable >> i & 1) * (1 + (flags >> i & 1))
+        index = free
+        if free > 2:
+            index = 2
+        rest = usable
+        for weights in digits:
+            index += weights[rest & CHUNK_MASK] + weights[marked & CHUNK_MASK]
+            rest >>= CHUNK_BITS
+            marked >>= CHUNK_BITS
         table = self.class_moves[klass]
-        if not table:
-            table = self.class_moves[klass] = [None] * 3 ** (len(columns) + 1)
         moves = table[index]
         if moves is None:
             moves = table[index] = generate_moves(self, klass, usable, rmask, two_steps, free)
         return moves
+
+    def tabulate_class(self, klass: int) -> tuple[tuple[int, ...], ...]:
+        """Makes the roll class's empty move table and its digit tables (`moves_for_class`):
+        for each `CHUNK_BITS` columns from column c, the sum over the bits j of x of column
+        c + j's weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the
+        class), at index x. Made on the class's first roll (microseconds, once per rules)."""
+        columns = self.class_columns[klass]
+        weight = {i: 3 ** (k + 1) for k, i in enumerate(columns)}
+        digits: list[tuple[int, ...]] = []
+        for start in range(0, self.num_columns, CHUNK_BITS):
+            sums = [0]
+            for i in range(start, start + CHUNK_BITS):
+                w = weight.get(i, 0)
+                sums += [x + w for x in sums]
+            digits.append(tuple(sums))
+        self.class_moves[klass] = [None] * 3 ** (len(columns) + 1)
+        found = self.class_digits[klass] = tuple(digits)
+        return found
 
     def bust_probability(self, usable: int) -> float:
         """Probability that a roll makes no sum in the column-index bitmask `usable`."""
@@ -730,7 +761,10 @@ class CantStopCore(Core):
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
         phase = self.phase
         if phase == ROLLING:
-            options = self.moves_for_roll(action)
+            rules = self.rules  # `moves_for_roll`, without the call
+            options = rules.moves_for_class(
+                rules.roll_class[action], self.usable, self.rmask, self.two_steps, self.nrun
+            )
             if options:
                 self.phase = CHOOSING
                 self.roll = action
@@ -796,6 +830,7 @@ class CantStopCore(Core):
         for i in rules.action_columns[action]:
             shift = i * bits
             column: i64 = i
+            height: i64 = heights[i]
             h = marks >> shift & cell
             if h:
                 h += 1
@@ -805,9 +840,9 @@ class CantStopCore(Core):
                 marks += h << shift
                 nrun += 1
                 rmask |= 1 << column
-            if h >= heights[i]:
+            if h >= height:
                 usable &= ~(1 << column)
-            if h + 2 > heights[i]:
+            if h + 2 > height:
                 two_steps &= ~(1 << column)
         if nrun >= NUM_RUNNERS:
             usable &= rmask
@@ -844,14 +879,15 @@ class CantStopCore(Core):
             i = int(low).bit_length() - 1  # an int: it shifts the packed rows
             rmask ^= low
             shift = i * bits
+            height: i64 = heights[i]
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
-            if h == heights[i]:
+            if h == height:
                 won += 1
                 blocked |= low
                 usable &= ~low
                 theirs &= ~(cell << shift)  # the opponent's square leaves a won column
-            if h + 2 > heights[i]:
+            if h + 2 > height:
                 two_steps &= ~low
         # Columns won now are closed to the opponent too (both masks of their turn start).
         newly = blocked ^ self.blocked
