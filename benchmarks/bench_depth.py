@@ -1,12 +1,15 @@
 """Depth completed and nodes searched by star2 and star2ss in 200 ms, per game.
 
     .venv/bin/python benchmarks/bench_depth.py [--positions 20] [--games python_pig ...]
+        [--specs "star2(time_ms=200,clock=cpu)" "star2(time_ms=200,clock=cpu,heuristic=learned)"]
 
 The MCMS paper's settings (time_ms=200, prune_min_depth=2; star2ss with its sample widths:
 Pig 18, EWN 2, Can't Stop 15, Ra 2) on `--positions` decision positions of seeded random play
 per game (benchmarks/common.py). Prints per game and agent the mean deepest completed
-iteration and the mean nodes per search. The budget is the wall clock (libraries from before
-the `clock` parameter have no other), so run it on a quiet machine, and compare two libraries
+iteration and the mean nodes per search; `--specs` measures other agents instead (e.g. a
+heuristic's cost in depth: with `clock=cpu` the budget is the search's CPU time). The paper's
+budget is the wall clock (libraries from before the `clock` parameter have no other), so run
+it on a quiet machine, and compare two libraries
 in alternating processes (one of them through PYTHONPATH, as docs/speed.md shows). Only what
 older libraries also offer is imported: `make_bot` and a bot's `analyse` (or, failing that,
 `step` and `last_result`).
@@ -75,15 +78,18 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=20, help="positions per game")
     parser.add_argument("--games", nargs="+", default=list(SAMPLES), choices=list(SAMPLES))
     parser.add_argument("--seed", type=int, default=1, help="seed of the positions")
+    parser.add_argument("--specs", nargs="+", help="agent specs instead of star2 and star2ss")
     args = parser.parse_args()
-    print(f"{'game':<32}{'agent':<9}{'depth':>7}{'min':>5}{'max':>5}{'nodes':>12}")
+    width = max([9, *(len(spec) + 1 for spec in args.specs or ())])
+    print(f"{'game':<32}{'agent':<{width}}{'depth':>7}{'min':>5}{'max':>5}{'nodes':>12}")
     for game_name in args.games:
         game = pyspiel.load_game(game_name)
         positions = decision_positions(game, args.positions, seed=args.seed, choice=True)
-        for agent, spec in specs(game_name).items():
+        agents = {spec: spec for spec in args.specs} if args.specs else specs(game_name)
+        for agent, spec in agents.items():
             row = measure(spec, game, positions)
             print(
-                f"{game_name:<32}{agent:<9}{row['depth']:>7.2f}{row['min_depth']:>5.0f}"
+                f"{game_name:<32}{agent:<{width}}{row['depth']:>7.2f}{row['min_depth']:>5.0f}"
                 f"{row['max_depth']:>5.0f}{row['nodes']:>12,.0f}",
                 flush=True,
             )
