@@ -105,7 +105,6 @@ from chancespiel.agents.search_common import (
     Limits,
     check_budget,
     check_two_player_zero_sum,
-    clock_named,
     deepen,
 )
 from chancespiel.agents.search_core import Budget
@@ -188,7 +187,7 @@ def bab_search(
     if player < 0:
         raise ValueError(f"bab_search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(limits.time_ms, limits.max_nodes, clock_named(limits.clock))
+    budget = Budget(limits.time_ms, limits.max_nodes, limits.timer)
     vmin, vmax = game.min_utility(), game.max_utility()
     context = BabSearch(
         player,

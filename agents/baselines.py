@@ -32,7 +32,7 @@ from chancespiel.agents.mcts import (
 from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
-from chancespiel.agents.search_common import Limits, check_two_player_zero_sum, clock_named
+from chancespiel.agents.search_common import Limits, check_two_player_zero_sum
 from chancespiel.agents.search_core import OutcomeTable
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.registry import evaluation_for
@@ -90,7 +90,7 @@ def mc_search(
     if player < 0:
         raise ValueError(f"mc needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    now = clock_named(limits.clock)
+    now = limits.timer
     deadline = limits.deadline()
     limit = math.inf if max_simulations is None else max_simulations
     rng = random.Random(seed)

@@ -72,7 +72,6 @@ from chancespiel.agents.search_common import (
     CLOCK,
     Limits,
     check_two_player_zero_sum,
-    clock_named,
 )
 from chancespiel.agents.search_core import Ordering
 from chancespiel.games.core import Core
@@ -213,7 +212,7 @@ def mcts_search(
         max_simulations=max_simulations,
         deadline=deadline,
         max_nodes=max_nodes,
-        clock=clock_named(limits.clock),
+        clock=limits.timer,
     )
     result = _result(
         root, counts.simulations, counts.depth, time.perf_counter() - start, counts.nodes

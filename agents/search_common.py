@@ -105,13 +105,14 @@ class Limits:
         budgets = (self.max_depth, self.max_simulations, self.max_nodes, self.time_ms)
         return all(limit is None for limit in budgets)
 
-    def now(self) -> float:
-        """The current reading of the clock `time_ms` is measured by."""
-        return CLOCKS[self.clock]()
+    @property
+    def timer(self) -> Callable[[], float]:
+        """The clock `time_ms` is measured by (its function, for a search to poll)."""
+        return CLOCKS[self.clock]
 
     def deadline(self) -> float | None:
-        """The clock reading at which `time_ms` from now is spent (None without time_ms)."""
-        return None if self.time_ms is None else self.now() + self.time_ms / 1000.0
+        """The timer's reading at which `time_ms` from now is spent (None without time_ms)."""
+        return None if self.time_ms is None else self.timer() + self.time_ms / 1000.0
 
 
 DEPTH_FIRST_LIMITS = ("max_depth", "time_ms", "max_nodes")

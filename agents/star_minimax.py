@@ -81,7 +81,6 @@ from chancespiel.agents.search_common import (
     Limits,
     check_budget,
     check_two_player_zero_sum,
-    clock_named,
     deepen,
 )
 from chancespiel.agents.search_core import MASK64, Budget, SearchTimeout, mix64
@@ -248,7 +247,7 @@ def search(
     if player < 0:
         raise ValueError(f"search needs a decision node at the root, got player {player}")
     start = time.perf_counter()
-    budget = Budget(limits.time_ms, limits.max_nodes, clock_named(limits.clock))
+    budget = Budget(limits.time_ms, limits.max_nodes, limits.timer)
     context = (search_class or StarSearch)(
         algorithm,
         player,

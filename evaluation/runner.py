@@ -228,9 +228,7 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
         start = time.perf_counter()
         description = "nothing to play"
         played = 0
-        if source.left() and config.stop_at is not None and time.monotonic() > config.stop_at:
-            source.pop()  # past the stop already: nothing starts, and no workers either
-        if source.left():
+        if not source.stopped() and source.left():  # past the stop: no workers are started
             # games run in worker processes even with one worker, never in this process: only
             # a process apart can stop a move stuck in native code, and a crash kills a worker,
             # not the run
@@ -331,11 +329,18 @@ class _TaskSource:
         self.partners = deque(task for task in self.tasks if task.match in self.started)
         self.count = len(self.partners)
 
+    def stopped(self) -> bool:
+        """True once `stop_at` has passed: the games not started yet are left unplayed
+        (counted in `unstarted`)."""
+        if self.stop_at is None or time.monotonic() <= self.stop_at:
+            return False
+        self.unstarted += self.count
+        self.count = 0
+        return True
+
     def pop(self) -> GameTask | None:
         """The next game to play, or None (also once `stop_at` has passed)."""
-        if self.stop_at is not None and time.monotonic() > self.stop_at:
-            self.unstarted += self.count
-            self.count = 0
+        if self.stopped():
             return None
         if self.partners is not None:
             task = self.partners.popleft() if self.partners else None

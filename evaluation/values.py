@@ -53,9 +53,8 @@ class Positions:
     game: str
     features: list[list[float]] = field(default_factory=list)  # rows: (position, player)
     wins: list[int] = field(default_factory=list)  # 1 if that player won
-    heuristic: list[float] = field(
-        default_factory=list
-    )  # player 0's hand-written value, per position
+    # player 0's hand-written value, per position (not per row)
+    heuristic: list[float] = field(default_factory=list)
     games: list[int] = field(default_factory=list)  # index of the game a row comes from
     draws: int = 0  # games left out: a draw has no winner to learn
     skipped: int = 0  # records left out: errors (forfeits, crashes)

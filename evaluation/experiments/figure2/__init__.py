@@ -48,7 +48,7 @@ from chancespiel.evaluation.experiments.figure2.render import (
 )
 from chancespiel.evaluation.experiments.figure2.running import play_all, play_sequential
 from chancespiel.evaluation.experiments.figure2.stats import CachedCorrections, answers_for
-from chancespiel.evaluation.match import RecordFileError
+from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options
 from chancespiel.evaluation.sequential import SequentialRule
 from chancespiel.evaluation.usage import UsageError, choices, fresh_output, positive
@@ -180,11 +180,10 @@ def _run(args: argparse.Namespace) -> None:
         records = load_records(out, setups)
     except RecordFileError as e:
         raise UsageError(str(e)) from None
-    try:
-        rows = write_outputs(out, records, setups)
-    except ValueError as e:  # no scored game yet: a run stopped before its first
-        print(f"{out}: {e}; the same command plays them")
+    if not any(a_score(r) is not None for game_records in records.values() for r in game_records):
+        print(f"{out}: no scored games to summarise yet; the same command plays them")
         return
+    rows = write_outputs(out, records, setups)
     print(markdown(rows))
     print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
 
