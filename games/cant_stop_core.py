@@ -123,7 +123,9 @@ class PlayerSummary:
     `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
     of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
     player's runners, by packed runner heights, the runners counted in full or discounted by
-    the bust risk of a pending roll. Shared through the rules' cache: do not mutate `fracs`.
+    the bust risk of a pending roll, made on first use (most summaries of a search are the
+    opponent's, read for their progress only). Shared through the rules' cache: do not mutate
+    `fracs`.
     """
 
     __slots__ = ("fracs", "full", "progress", "risky")
@@ -131,8 +133,8 @@ class PlayerSummary:
     def __init__(self, fracs: list[float], progress: float) -> None:
         self.fracs = fracs
         self.progress = progress
-        self.full: dict[int, float] = {}
-        self.risky: dict[int, float] = {}
+        self.full: dict[int, float] | None = None
+        self.risky: dict[int, float] | None = None
 
 
 class CantStopRules(SharedRules):
@@ -1048,6 +1050,12 @@ def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> 
     """`player_progress` of the turn player with runners out, cached in `summary` by the
     runners; with `rolling`, the runners count with the weight of not busting on the roll."""
     cache = summary.risky if rolling else summary.full
+    if cache is None:
+        cache = {}
+        if rolling:
+            summary.risky = cache
+        else:
+            summary.full = cache
     progress = cache.get(core.marks)
     if progress is None:
         keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0

@@ -32,6 +32,7 @@ from chancespiel.games.cant_stop_core import (
     CantStopCore,
     CantStopRules,
     bust_probability,
+    player_progress,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, fields_of
 from chancespiel.games.registry import evaluation_for
@@ -570,6 +571,36 @@ def test_heuristic_weights_progress_by_column_length_and_runners_by_risk():
     for other in random_cores(RULES, 6, seed=5):
         if other.phase != ROLLING:
             assert plain(other, 0) == h(other, 0)
+
+
+@pytest.mark.parametrize("game_string", ["python_cant_stop", SMALL])
+def test_progress_is_the_mean_of_the_best_column_fractions(game_string):
+    # The definition, float for float: each column's fraction of its height (1 if the player
+    # won it, 0 if the opponent did), the turn player's runners' columns at the runner's height
+    # (weighted by not busting before a pending roll, with `risk`), the best columns_to_win
+    # summed from the largest. Each state is asked twice: the second answer comes from caches.
+    rules = pyspiel.load_game(game_string).rules
+    w = rules.columns_to_win
+    for core in random_cores(rules, 8, seed=23):
+        if core.is_terminal():
+            continue
+        for player in (0, 1):
+            squares = core.squares[player]
+            for risk in (True, False):
+                values = []
+                for i, height in enumerate(rules.heights):
+                    square, runner = squares[i], core.runners[i]
+                    value = square / height
+                    if core.blocked >> i & 1:
+                        value = 1.0 if square == height else 0.0
+                    elif player == core.player and runner:
+                        rolling = risk and core.phase == ROLLING
+                        keep = 1.0 - bust_probability(core) if rolling else 1.0
+                        value = (square + keep * (runner - square)) / height
+                    values.append(value)
+                expected = sum(sorted(values, reverse=True)[:w]) / w
+                assert player_progress(core, player, risk) == expected
+                assert player_progress(core, player, risk) == expected
 
 
 # --- Rule of 28 -------------------------------------------------------------------------------
