@@ -441,7 +441,7 @@ def run_simulations(
     # The cyclic garbage collector is paused while the tree grows, as `timeit` pauses it: the
     # tree has no cycles (nodes hold their children and states, never a parent) and is freed
     # by reference counts, but every node, list and state is a container the collector tracks,
-    # and its passes over a large tree took a tenth to a third of a search's time.
+    # and its passes over a large tree took 10-40% of a search's time (docs/speed.md).
     collecting = gc.isenabled()
     gc.disable()
     try:

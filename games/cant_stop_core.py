@@ -417,7 +417,7 @@ class CantStopRules(SharedRules):
             return self._last
         if squares == self._other_squares and blocked == self._other_blocked:
             return self._other
-        # An int key (with the won columns, over 64 bits in large variants).
+        # An int, not an i64: with the won columns, the key can exceed 64 bits.
         key = int(squares) << self.num_columns | int(blocked)
         summary = self.summaries.get(key)
         if summary is None:
@@ -583,13 +583,12 @@ class CantStopCore(Core):
     (masks of at most 2 * 23 bits, counts, phase, player) are `i64`, machine integers in
     compiled code, where a tagged `int` field costs reference counts and overflow checks at
     every use (in pure Python `i64` is `int`). The `squares`, `runners` and `won` properties
-    read them as tuples. The derived fields are kept
-    up to date by `apply`, so that move generation and the heuristic read them instead of
-    scanning the columns: `start0` and `start1` (the usable and two-step masks a turn of that
-    player starts with, as usable | two_steps << num_columns), and for the turn player `usable`
-    (columns a sum can be used in now), `two_steps` (columns with two free cells above the
-    marker) and `rmask` (columns with a runner; a runner column is usable until the runner
-    reaches the top).
+    read them as tuples. The derived fields are kept up to date by `apply`, so that move
+    generation and the heuristic read them instead of scanning the columns: `start0` and
+    `start1` (the usable and two-step masks a turn of that player starts with, as usable |
+    two_steps << num_columns), and for the turn player `usable` (columns a sum can be used in
+    now), `two_steps` (columns with two free cells above the marker) and `rmask` (columns with
+    a runner; a runner column is usable until the runner reaches the top).
     """
 
     __slots__ = (
