@@ -264,7 +264,13 @@ class CantStopRules(SharedRules):
         self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
         self.class_digits: list[tuple[tuple[int, ...], ...]] = [() for _ in classes]
         self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
-        self.summaries: dict[int, PlayerSummary] = {}
+        # Summaries by the won columns, then by the squares (two small keys, where one key of
+        # both could exceed 64 bits); the won columns change only when a column is won, so the
+        # dict of the current ones is kept at hand.
+        self.summaries: dict[int, dict[int, PlayerSummary]] = {}
+        self._summaries_blocked: i64 = -1
+        self._summaries_now: dict[int, PlayerSummary] = {}
+        self._summary_count = 0
         # The two summaries last asked for: the cores of a turn share both players' squares,
         # so most lookups of a tree search match one of them without hashing.
         self._last_squares: i64 = -1
@@ -417,11 +423,14 @@ class CantStopRules(SharedRules):
             return self._last
         if squares == self._other_squares and blocked == self._other_blocked:
             return self._other
-        # An int, not an i64: with the won columns, the key can exceed 64 bits.
-        key = int(squares) << self.num_columns | int(blocked)
-        summary = self.summaries.get(key)
+        if blocked != self._summaries_blocked:
+            found = self.summaries.get(blocked)
+            if found is None:
+                found = self.summaries[blocked] = {}
+            self._summaries_blocked, self._summaries_now = blocked, found
+        summary = self._summaries_now.get(squares)
         if summary is None:
-            summary = self._new_summary(squares, blocked, key)
+            summary = self._new_summary(squares, blocked)
         self._other_squares, self._other_blocked, self._other = (
             self._last_squares,
             self._last_blocked,
@@ -430,8 +439,9 @@ class CantStopRules(SharedRules):
         self._last_squares, self._last_blocked, self._last = squares, blocked, summary
         return summary
 
-    def _new_summary(self, squares: i64, blocked: i64, key: int) -> PlayerSummary:
-        """`player_summary` computed and cached under `key`, which is not in the cache."""
+    def _new_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
+        """`player_summary` computed and cached, for squares not in the cache of `blocked`
+        (the current `_summaries_now`)."""
         rows = self.fraction_rows
         bits, cell = self.cell_bits, self.cell_mask
         fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
@@ -441,10 +451,13 @@ class CantStopRules(SharedRules):
             i = int(low).bit_length() - 1
             won ^= low
             fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
-        if len(self.summaries) >= MAX_CACHED:
+        if self._summary_count >= MAX_CACHED:
             self.summaries.clear()
+            self.summaries[blocked] = self._summaries_now = {}
+            self._summary_count = 0
         summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
-        self.summaries[key] = summary
+        self._summaries_now[squares] = summary
+        self._summary_count += 1
         return summary
 
     # --- States ------------------------------------------------------------------------
