@@ -11,6 +11,7 @@ tests check.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -49,7 +50,8 @@ class Node:
     (children are created in that order), `width` is the number of admitted actions (DPW;
     all of them under UCT).
     Chance node: `actions` are the outcomes with positive probability, `cum` their cumulative
-    probabilities, `children[i]` the child of outcome i or None while unsampled; under DPW
+    probabilities and `guide` its guide table (`sample_guided`; shared, only read),
+    `children[i]` the child of outcome i or None while unsampled; under DPW
     `present` lists the sampled outcome indices in the order they were added and
     `present_cum` their cumulative probabilities. Terminal node: `value` is player 0's return.
     All nodes: `visits` and `total`, the sum of the simulation values (for player 0) backed up
@@ -60,6 +62,7 @@ class Node:
         "actions",
         "children",
         "cum",
+        "guide",
         "player",
         "present",
         "present_cum",
@@ -78,6 +81,7 @@ class Node:
         self.actions: list[int] | None = None
         self.children: list[Node | None] | None = None
         self.cum: list[float] | None = None
+        self.guide: list[int] | None = None
         self.width = 0
         self.present: list[int] | None = None
         self.present_cum: list[float] | None = None
@@ -264,11 +268,12 @@ def expand_decision(
 def expand_chance(
     node: Node, state: Core, widening: bool, cache: dict[int, OutcomeTable] | None = None
 ) -> list[float]:
-    """Lists the node's outcomes of positive probability and their cumulative probabilities
-    (shared with every node of the same outcome tuple through `cache`; only read)."""
-    ids, cum, _, _ = outcome_table(state.chance_outcomes(), cache)
+    """Lists the node's outcomes of positive probability, their cumulative probabilities and
+    guide table (shared with every node of the same outcome tuple through `cache`; only read)."""
+    ids, cum, guide, _ = outcome_table(state.chance_outcomes(), cache)
     node.actions = ids
     node.cum = cum
+    node.guide = guide
     node.children = [None] * len(ids)
     if widening:
         node.present = []
@@ -360,7 +365,9 @@ class Simulator:
             assert node.state is not None
             cum = expand_chance(node, node.state, self.widening, self.tree_cache)
         if not self.widening:
-            return sample_index(cum, self.rng.random())
+            guide = node.guide  # the draw's index in about one step, not a bisection
+            assert guide is not None
+            return sample_guided(cum, guide, self.rng.random())
         present = node.present
         present_cum = node.present_cum
         assert present is not None and present_cum is not None
@@ -431,15 +438,27 @@ def run_simulations(
     simulator.nodes = count_nodes(root) if root.children else 1
     simulations = 0
     deepest = 0
-    while True:
-        path, state = simulator.select(root)
-        value = simulator.evaluate_leaf(path[-1], state)
-        backup(path, value)
-        simulations += 1
-        deepest = max(deepest, simulator.plies)
-        if (
-            (max_simulations is not None and simulations >= max_simulations)
-            or (max_nodes is not None and simulator.nodes >= max_nodes)
-            or (deadline is not None and clock is not None and clock() >= deadline)
-        ):
-            return SimulationCounts(simulations, deepest, simulator.nodes, simulator.evaluations)
+    # The cyclic garbage collector is paused while the tree grows, as `timeit` pauses it: the
+    # tree has no cycles (nodes hold their children and states, never a parent) and is freed
+    # by reference counts, but every node, list and state is a container the collector tracks,
+    # and its passes over a large tree took 10-40% of a search's time (docs/speed.md).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while True:
+            path, state = simulator.select(root)
+            value = simulator.evaluate_leaf(path[-1], state)
+            backup(path, value)
+            simulations += 1
+            deepest = max(deepest, simulator.plies)
+            if (
+                (max_simulations is not None and simulations >= max_simulations)
+                or (max_nodes is not None and simulator.nodes >= max_nodes)
+                or (deadline is not None and clock is not None and clock() >= deadline)
+            ):
+                return SimulationCounts(
+                    simulations, deepest, simulator.nodes, simulator.evaluations
+                )
+    finally:
+        if collecting:
+            gc.enable()

@@ -50,8 +50,12 @@ all integers; and `ordered_dice` (boolean, default false): true enumerates the r
 s**4 ordered outcomes of four distinguishable dice (1296 with six sides, numbered in
 lexicographic order of (d1, d2, d3, d4), each 1 / s**4, "Roll 4-1-6-5" in the order drawn)
 instead of the merged multisets: the same game with the same probabilities, offered because
-classic search pays for every outcome of a chance node and sampling does not. A game small
-enough for exhaustive search:
+classic search pays for every outcome of a chance node and sampling does not. The columns'
+heights must fit 63 bits, 2s - 1 columns of the highest's bit length each (a core keeps a row
+in a machine integer): sides up to 7 with the default shortest and height_step (7 sides: 13
+columns of 4 bits), any sides with lower columns (12 sides, shortest=1, height_step=0: 23 of
+1 bit); other variants are refused with the bits they would need. A game small enough for
+exhaustive search:
 `python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)` has columns
 2,3,4 of heights 1,2,1, 5 distinct rolls, and a full game tree of 43,281 nodes (expectimax value
 0.9212 for player 0; each 2 more moves of horizon multiply the tree by about 9).
@@ -104,6 +108,7 @@ _SECOND_WINS: Final[tuple[float, ...]] = (-1.0, 1.0)
 _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
+ROW_BITS: Final = 63  # bits of a packed row of heights (an i64 that stays >= 0)
 MAX_CACHED: Final = 200_000  # player summaries cached before a reset
 MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
 # Columns per digit table of a roll class (`CantStopRules.tabulate_class`): the real game's 11
@@ -118,7 +123,9 @@ class PlayerSummary:
     `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
     of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
     player's runners, by packed runner heights, the runners counted in full or discounted by
-    the bust risk of a pending roll. Shared through the rules' cache: do not mutate `fracs`.
+    the bust risk of a pending roll, made on first use (most summaries of a search are the
+    opponent's, read for their progress only). Shared through the rules' cache: do not mutate
+    `fracs`.
     """
 
     __slots__ = ("fracs", "full", "progress", "risky")
@@ -126,8 +133,8 @@ class PlayerSummary:
     def __init__(self, fracs: list[float], progress: float) -> None:
         self.fracs = fracs
         self.progress = progress
-        self.full: dict[int, float] = {}
-        self.risky: dict[int, float] = {}
+        self.full: dict[int, float] | None = None
+        self.risky: dict[int, float] | None = None
 
 
 class CantStopRules(SharedRules):
@@ -160,12 +167,19 @@ class CantStopRules(SharedRules):
         self.max_height = max(self.heights)
         self.no_runners: tuple[int, ...] = (0,) * n
         self.no_squares: tuple[int, ...] = (0,) * n
-        # A core packs a row of heights (a player's squares, the runners) into one int, column
-        # i's height in `cell_bits` bits at bit i * cell_bits (44 bits in the real game): a
-        # move or a stop changes a few bits of a machine integer, where tuples of heights were
-        # rebuilt, and a clone copies no containers.
-        self.cell_bits = self.max_height.bit_length()
-        self.cell_mask = (1 << self.cell_bits) - 1
+        # A core packs a row of heights (a player's squares, the runners) into one machine
+        # integer, column i's height in `cell_bits` bits at bit i * cell_bits (44 bits in the
+        # real game): a move or a stop changes a few bits, where tuples of heights were
+        # rebuilt, and a clone copies no containers. Variants whose rows need more than
+        # ROW_BITS bits are refused.
+        self.cell_bits: i64 = self.max_height.bit_length()
+        self.cell_mask: i64 = (1 << self.cell_bits) - 1
+        if n * self.cell_bits > ROW_BITS:
+            raise ValueError(
+                f"{n} columns of heights up to {self.max_height} need {n * self.cell_bits} "
+                f"bits per row, more than the {ROW_BITS} a row packs (fewer sides or lower "
+                "columns)"
+            )
         self.all_columns: i64 = (1 << n) - 1
 
         # Actions: singles, then unordered pairs (i <= j) in lexicographic order.
@@ -253,11 +267,11 @@ class CantStopRules(SharedRules):
         self.summaries: dict[int, PlayerSummary] = {}
         # The two summaries last asked for: the cores of a turn share both players' squares,
         # so most lookups of a tree search match one of them without hashing.
-        self._last_squares = -1
-        self._last_blocked = -1
+        self._last_squares: i64 = -1
+        self._last_blocked: i64 = -1
         self._last = PlayerSummary([], 0.0)
-        self._other_squares = -1
-        self._other_blocked = -1
+        self._other_squares: i64 = -1
+        self._other_blocked: i64 = -1
         self._other = self._last
         # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
         self.fraction_rows: tuple[tuple[float, ...], ...] = tuple(
@@ -390,7 +404,7 @@ class CantStopRules(SharedRules):
             )
         return columns
 
-    def player_summary(self, squares: int, blocked: int) -> PlayerSummary:
+    def player_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
         """The `PlayerSummary` of a player with banked (packed) `squares` when the columns in
         `blocked` are won.
 
@@ -403,9 +417,11 @@ class CantStopRules(SharedRules):
             return self._last
         if squares == self._other_squares and blocked == self._other_blocked:
             return self._other
-        summary = self.summaries.get(squares << self.num_columns | blocked)
+        # An int, not an i64: with the won columns, the key can exceed 64 bits.
+        key = int(squares) << self.num_columns | int(blocked)
+        summary = self.summaries.get(key)
         if summary is None:
-            summary = self._new_summary(squares, blocked)
+            summary = self._new_summary(squares, blocked, key)
         self._other_squares, self._other_blocked, self._other = (
             self._last_squares,
             self._last_blocked,
@@ -414,21 +430,21 @@ class CantStopRules(SharedRules):
         self._last_squares, self._last_blocked, self._last = squares, blocked, summary
         return summary
 
-    def _new_summary(self, squares: int, blocked: int) -> PlayerSummary:
-        """`player_summary` computed and cached, for a key not in the cache."""
+    def _new_summary(self, squares: i64, blocked: i64, key: int) -> PlayerSummary:
+        """`player_summary` computed and cached under `key`, which is not in the cache."""
         rows = self.fraction_rows
         bits, cell = self.cell_bits, self.cell_mask
         fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
         won = blocked
         while won:
             low = won & -won
-            i = low.bit_length() - 1
+            i = int(low).bit_length() - 1
             won ^= low
             fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
         if len(self.summaries) >= MAX_CACHED:
             self.summaries.clear()
         summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
-        self.summaries[squares << self.num_columns | blocked] = summary
+        self.summaries[key] = summary
         return summary
 
     # --- States ------------------------------------------------------------------------
@@ -563,18 +579,16 @@ class CantStopCore(Core):
     packed by the rules (`CantStopRules.pack`): `squares0` and `squares1` hold each player's
     squares and `marks` the turn player's runners, column i's height (0 = not on the board) at
     bit i * cell_bits; a player's square at the column's height means the column is won. The
-    packed rows are `int` (over 64 bits in large variants); the other fields (masks of at most
-    2 * 23 bits, counts, phase, player) are `i64`, machine integers in compiled code, where a
-    tagged `int` field costs reference counts and overflow checks at every use (in pure
-    Python `i64` is `int`). Shifts of a packed row take `int` counts: mixed with an `i64`,
-    compiled code would convert the row to 64 bits. The
-    `squares`, `runners` and `won` properties read them as tuples. The derived fields are kept
-    up to date by `apply`, so that move generation and the heuristic read them instead of
-    scanning the columns: `start0` and `start1` (the usable and two-step masks a turn of that
-    player starts with, as usable | two_steps << num_columns), and for the turn player `usable`
-    (columns a sum can be used in now), `two_steps` (columns with two free cells above the
-    marker) and `rmask` (columns with a runner; a runner column is usable until the runner
-    reaches the top).
+    packed rows (at most `ROW_BITS` bits) and the other fields but the rules and the options
+    (masks of at most 2 * 23 bits, counts, phase, player) are `i64`, machine integers in
+    compiled code, where a tagged `int` field costs reference counts and overflow checks at
+    every use (in pure Python `i64` is `int`). The `squares`, `runners` and `won` properties
+    read them as tuples. The derived fields are kept up to date by `apply`, so that move
+    generation and the heuristic read them instead of scanning the columns: `start0` and
+    `start1` (the usable and two-step masks a turn of that player starts with, as usable |
+    two_steps << num_columns), and for the turn player `usable` (columns a sum can be used in
+    now), `two_steps` (columns with two free cells above the marker) and `rmask` (columns with
+    a runner; a runner column is usable until the runner reaches the top).
     """
 
     __slots__ = (
@@ -602,12 +616,12 @@ class CantStopCore(Core):
     def __init__(
         self,
         rules: CantStopRules,
-        squares0: int,
-        squares1: int,
+        squares0: i64,
+        squares1: i64,
         won0: i64,
         won1: i64,
         blocked: i64,
-        marks: int,
+        marks: i64,
         nrun: i64,
         player: i64,
         phase: i64,
@@ -658,7 +672,7 @@ class CantStopCore(Core):
         """The number of columns each player has won."""
         return (self.won0, self.won1)
 
-    def squares_of(self, player: int) -> int:
+    def squares_of(self, player: int) -> i64:
         """`player`'s packed squares."""
         return self.squares0 if player == 0 else self.squares1
 
@@ -828,18 +842,19 @@ class CantStopCore(Core):
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
         for i in rules.action_columns[action]:
-            shift = i * bits
             column: i64 = i
+            shift = column * bits
             height: i64 = heights[i]
-            h = marks >> shift & cell
-            if h:
-                h += 1
-                marks += 1 << shift
+            runner = marks >> shift & cell
+            if runner:
+                h = runner + 1
             else:
                 h = (base >> shift & cell) + 1
-                marks += h << shift
                 nrun += 1
                 rmask |= 1 << column
+            # Not `1 << shift`: compiled, an int literal shifted by an i64 is a C int shift,
+            # wrong from bit 32 on.
+            marks += (h - runner) << shift
             if h >= height:
                 usable &= ~(1 << column)
             if h + 2 > height:
@@ -876,7 +891,7 @@ class CantStopCore(Core):
         rmask = self.rmask
         while rmask:
             low = rmask & -rmask
-            i = int(low).bit_length() - 1  # an int: it shifts the packed rows
+            i: i64 = int(low).bit_length() - 1
             rmask ^= low
             shift = i * bits
             height: i64 = heights[i]
@@ -1034,6 +1049,12 @@ def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> 
     """`player_progress` of the turn player with runners out, cached in `summary` by the
     runners; with `rolling`, the runners count with the weight of not busting on the roll."""
     cache = summary.risky if rolling else summary.full
+    if cache is None:
+        cache = {}
+        if rolling:
+            summary.risky = cache
+        else:
+            summary.full = cache
     progress = cache.get(core.marks)
     if progress is None:
         keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
@@ -1066,7 +1087,7 @@ def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float
         for i in rules.columns_of(core.rmask):
             runner = marks >> i * bits & cell
             square = base >> i * bits & cell
-            values[i] = (float(square) + keep * (runner - square)) / heights[i]
+            values[i] = (float(square) + keep * float(runner - square)) / heights[i]
     return best_mean(values, rules.columns_to_win)
 
 

@@ -32,6 +32,7 @@ from chancespiel.games.cant_stop_core import (
     CantStopCore,
     CantStopRules,
     bust_probability,
+    player_progress,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, fields_of
 from chancespiel.games.registry import evaluation_for
@@ -337,15 +338,51 @@ def _reference_moves(core: CantStopCore, roll: int) -> set[tuple[int, ...]]:
     return moves
 
 
-@pytest.mark.parametrize("game_string", ["python_cant_stop", SMALL])
-def test_move_generation_matches_a_direct_reading_of_the_rules(game_string):
+@pytest.mark.parametrize(
+    ("game_string", "games"),
+    [("python_cant_stop", 6), (SMALL, 6), ("python_cant_stop(sides=7)", 2)],  # 7: 52-bit rows
+)
+def test_move_generation_matches_a_direct_reading_of_the_rules(game_string, games):
     rules = pyspiel.load_game(game_string).rules
-    states = [c for c in random_cores(rules, 6, seed=11) if c.phase == ROLLING]
+    states = [c for c in random_cores(rules, games, seed=11) if c.phase == ROLLING]
     assert len(states) > 50
     for core in states:
         for roll in range(len(rules.rolls)):
             got = {tuple(i + 2 for i in rules.action_columns[a]) for a in core.moves_for_roll(roll)}
             assert got == _reference_moves(core, roll), (str(core), rules.roll_names[roll])
+
+
+@pytest.mark.parametrize("game_string", ["python_cant_stop", "python_cant_stop(sides=7)"])
+def test_packed_rows_agree_with_the_board_read_back(game_string):
+    # Every roll of random games set up again from the readable board (`position` packs it
+    # anew and derives the masks): the rows kept up by moves and stops, in every bit of the
+    # 44-bit and 52-bit rows, are the ones the board gives.
+    rules = pyspiel.load_game(game_string).rules
+    rolls = [c for c in random_cores(rules, 4, seed=5) if c.phase == ROLLING]
+    assert len(rolls) > 100
+    for core in rolls:
+        squares = [{i + 2: h for i, h in enumerate(row) if h} for row in core.squares]
+        runners = {i + 2: h for i, h in enumerate(core.runners) if h}
+        again = rules.position(squares, runners, core.player, core.moves)
+        fields = ("squares0", "squares1", "marks", "blocked", "start0", "start1", "usable")
+        assert [getattr(again, f) for f in fields] == [getattr(core, f) for f in fields]
+        assert again.won == core.won and again.two_steps == core.two_steps
+
+
+def test_rows_of_63_bits_in_the_widest_variant():
+    rules = CantStopRules(sides=5, shortest=99, height_step=7)  # heights 99..127: 7 bits
+    assert rules.num_columns * rules.cell_bits == 63 and rules.height(10) == 99
+    # Column 10 is bits 56..62: player 0 climbs from 97 to its top and wins it, and player
+    # 1's square there leaves.
+    core = rules.position(squares=[{10: 97, 9: 100}, {10: 50, 2: 3}], runners={9: 101})
+    core.apply(rules.roll_id((5, 5, 5, 5)))
+    assert [rules.action_names[a] for a in core.legal_actions()] == ["use 10 and 10"]
+    core.apply(core.legal_actions()[0])
+    assert core.runners == (0,) * 7 + (101, 99)
+    core.apply(STOP)
+    assert core.squares == ((0,) * 7 + (101, 99), (3,) + (0,) * 8)
+    assert core.won == (1, 0) and core.blocked == 1 << 8 and core.player == 1
+    assert core.squares0 == 101 << 49 | 99 << 56 and core.squares0 < 1 << 63
 
 
 # --- OpenSpiel API, bad input, copies, serialization ----------------------------------------
@@ -385,6 +422,9 @@ def test_illegal_action_raises_and_leaves_the_state_unchanged():
         ("python_cant_stop(columns_to_win=7)", "columns_to_win must be in"),
         ("python_cant_stop(sides=2,columns_to_win=3)", "columns_to_win must be in"),
         ("python_cant_stop(horizon=0)", "horizon must be"),
+        # Rows of heights pack into 63 bits: 15 columns of 5 bits, 11 of 7.
+        ("python_cant_stop(sides=8)", "15 columns of heights up to 17 need 75 bits per row"),
+        ("python_cant_stop(shortest=99)", "11 columns of heights up to 109 need 77 bits"),
     ],
 )
 def test_bad_parameters_raise(game_string, message):
@@ -531,6 +571,36 @@ def test_heuristic_weights_progress_by_column_length_and_runners_by_risk():
     for other in random_cores(RULES, 6, seed=5):
         if other.phase != ROLLING:
             assert plain(other, 0) == h(other, 0)
+
+
+@pytest.mark.parametrize("game_string", ["python_cant_stop", SMALL])
+def test_progress_is_the_mean_of_the_best_column_fractions(game_string):
+    # The definition, float for float: each column's fraction of its height (1 if the player
+    # won it, 0 if the opponent did), the turn player's runners' columns at the runner's height
+    # (weighted by not busting before a pending roll, with `risk`), the best columns_to_win
+    # summed from the largest. Each state is asked twice: the second answer comes from caches.
+    rules = pyspiel.load_game(game_string).rules
+    w = rules.columns_to_win
+    for core in random_cores(rules, 8, seed=23):
+        if core.is_terminal():
+            continue
+        for player in (0, 1):
+            squares = core.squares[player]
+            for risk in (True, False):
+                values = []
+                for i, height in enumerate(rules.heights):
+                    square, runner = squares[i], core.runners[i]
+                    value = square / height
+                    if core.blocked >> i & 1:
+                        value = 1.0 if square == height else 0.0
+                    elif player == core.player and runner:
+                        rolling = risk and core.phase == ROLLING
+                        keep = 1.0 - bust_probability(core) if rolling else 1.0
+                        value = (square + keep * (runner - square)) / height
+                    values.append(value)
+                expected = sum(sorted(values, reverse=True)[:w]) / w
+                assert player_progress(core, player, risk) == expected
+                assert player_progress(core, player, risk) == expected
 
 
 # --- Rule of 28 -------------------------------------------------------------------------------
