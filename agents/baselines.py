@@ -29,7 +29,14 @@ from chancespiel.agents.mcts import (
     check_mcts_params,
     fresh_seed,
 )
-from chancespiel.agents.mcts_core import TO_THE_END, Evaluation, Node, rollout
+from chancespiel.agents.mcts_core import (
+    TO_THE_END,
+    Evaluation,
+    Node,
+    draws_from,
+    rollout,
+    shuffle,
+)
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import Limits, check_two_player_zero_sum
@@ -93,12 +100,12 @@ def mc_search(
     now = limits.timer
     deadline = limits.deadline()
     limit = math.inf if max_simulations is None else max_simulations
-    rng = random.Random(seed)
+    rng = draws_from(random.Random(seed))
     evaluate = evaluation or evaluation_for(game)
     depth = TO_THE_END if rollout_depth is None else rollout_depth
     root = Node(player)
     actions = list(state.legal_actions())
-    rng.shuffle(actions)
+    shuffle(actions, rng)
     root.actions = actions
     children: list[Node] = []  # statistics of each root action, made on its first visit
     cache: dict[int, OutcomeTable] = {}

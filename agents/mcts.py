@@ -62,6 +62,7 @@ from chancespiel.agents.mcts_core import (
     Evaluation,
     Node,
     TreePolicy,
+    draws_from,
     most_visited,
     run_simulations,
 )
@@ -208,7 +209,7 @@ def mcts_search(
         rollout_depth=TO_THE_END if rollout_depth is None else rollout_depth,
         evaluate=evaluation or evaluation_for(game),
         ordering=ordering if ordering is not None else move_ordering_for(game),
-        rng=random.Random(seed),
+        rng=draws_from(random.Random(seed)),
         max_simulations=max_simulations,
         deadline=deadline,
         max_nodes=max_nodes,

@@ -4,19 +4,22 @@ The shape is DeepMind's mctx: a simulation is `select` (descend by the tree poli
 node), `evaluate_leaf` (its return, or a `rollout`), and `backup`; `run_simulations` repeats it
 until the budget is spent. The selection rules (`uct_select`, `widening_limit`, `most_visited`,
 and search_core's `sample_index`) are pure functions. UCT and DPW are two `TreePolicy`s over
-the same steps. `agents.mcts` documents the algorithm and wraps it as bots; this module is
-compiled with the engine (see `chancespiel.engine`), and it is the code that runs and that the
-tests check.
+the same steps. Every draw of a search comes from `draws_from` (compiled, a `Draws`).
+`agents.mcts` documents the algorithm and wraps it as bots; this module is compiled with the
+engine (see `chancespiel.engine`), and it is the code that runs and that the tests check.
 """
 
 from __future__ import annotations
 
+import _random
 import gc
 import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
+
+from mypy_extensions import i64
 
 from chancespiel.agents.search_core import (
     Ordering,
@@ -181,20 +184,116 @@ class TreePolicy:
         return self.pw_c is not None
 
 
-# Chance tables -----------------------------------------------------------------------------
+# Random draws ------------------------------------------------------------------------------
+
+WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
+COMPILED: Final = not __file__.endswith(".py")  # this module runs compiled (see draws_from)
 
 
-def shuffle(items: list[int], rng: random.Random) -> None:
+class Draws:
+    """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
+    k <= 32 and `shuffle` give the values the generator would give, in the same order.
+
+    Both are the Mersenne Twister MT19937: numpy's `MT19937`, given the generator's state,
+    makes its next 32-bit words, `WORDS` at a time, kept as little-endian bytes. As CPython
+    does (`_randommodule.c`), `random()` makes ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two
+    words a, b, and `getrandbits(k)` the top k bits of one word. The generator itself does
+    not advance: draw from one of the two only.
+
+    Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
+    call through a method object and a float boxed and unboxed, and the words come a block at
+    a time through one C call (the generator's own `getrandbits(32 * n)` would cost more in
+    the conversion of its long integer to bytes than it saves).
+    """
+
+    __slots__ = ("bits", "block", "index")
+
+    def __init__(self, rng: random.Random) -> None:
+        # Imported here: numpy.random costs 30M instructions at start-up, and only compiled
+        # searches use it.
+        from numpy.random import MT19937
+
+        state = rng.getstate()[1]  # the twister's 624 words, then the index of the next one
+        bits = MT19937(0)  # (a seed, replaced by the state)
+        bits.state = {"bit_generator": "MT19937", "state": {"key": state[:-1], "pos": state[-1]}}
+        self.bits = bits
+        self.block = b""  # words made, 4 bytes each
+        self.index: i64 = 0  # the first byte of `block` not drawn
+
+    def word(self) -> i64:
+        """The generator's next 32-bit word."""
+        i = self.index
+        block = self.block
+        if i == len(block):
+            block = self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
+            i = 0
+        self.index = i + 4
+        return (
+            i64(block[i])
+            | i64(block[i + 1]) << 8
+            | i64(block[i + 2]) << 16
+            | i64(block[i + 3]) << 24
+        )
+
+    def random(self) -> float:
+        """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
+        i = self.index
+        block = self.block
+        if i + 8 <= len(block):  # both words in the block: read here, not by two calls
+            self.index = i + 8
+            a = (
+                i64(block[i])
+                | i64(block[i + 1]) << 8
+                | i64(block[i + 2]) << 16
+                | i64(block[i + 3]) << 24
+            )
+            b = (
+                i64(block[i + 4])
+                | i64(block[i + 5]) << 8
+                | i64(block[i + 6]) << 16
+                | i64(block[i + 7]) << 24
+            )
+        else:
+            a = self.word()
+            b = self.word()
+        return float((a >> 5) << 26 | b >> 6) * 1.1102230246251565e-16  # 2**-53
+
+    def getrandbits(self, k: int) -> int:
+        """`rng.getrandbits(k)` for 0 <= k <= 32: the top k bits of the next word."""
+        if not 0 <= k <= 32:
+            raise ValueError(f"Draws.getrandbits makes 0 to 32 bits, not {k}")
+        if k == 0:
+            return 0  # (no word drawn, as in CPython)
+        return int(self.word() >> (32 - k))
+
+
+# What a search draws from: a Draws, or a generator (`random.Random` is a `_random.Random`).
+Rng: TypeAlias = Draws | _random.Random
+
+
+def draws_from(rng: random.Random) -> Rng:
+    """What a search draws from: `rng`'s values in `rng`'s order, `rng` left where it stands
+    (from now on draw from the result only). Compiled, a `Draws`; as pure Python, a copy of
+    the generator in `_random.Random`, the C class under `random.Random`: there a method of
+    `Draws` would be a Python call per draw, and the interpreter calls a method of the C class
+    directly (of its Python subclass, through a checked generic call)."""
+    if COMPILED:
+        return Draws(rng)
+    copy = _random.Random(0)
+    copy.setstate(rng.getstate()[1])
+    return copy
+
+
+def shuffle(items: list[int], rng: Rng) -> None:
     """`rng.shuffle(items)`: the same draws and swaps (Fisher-Yates from the end, each index
     drawn by `getrandbits` with rejection, as `Random._randbelow` does), as a typed loop;
     compiled code would call the library's as an interpreted method."""
-    getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()
-        j = getrandbits(k)
+        j = rng.getrandbits(k)
         while j >= n:
-            j = getrandbits(k)
+            j = rng.getrandbits(k)
         items[i], items[j] = items[j], items[i]
 
 
@@ -204,7 +303,7 @@ def shuffle(items: list[int], rng: random.Random) -> None:
 def rollout(
     state: Core,
     max_moves: int,
-    rng: random.Random,
+    rng: Rng,
     evaluate: Evaluation,
     cache: dict[int, OutcomeTable] | None = None,
 ) -> float:
@@ -215,7 +314,6 @@ def rollout(
     moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
     Draws: one per decision (forced ones included), one per chance node.
     """
-    rand = rng.random  # bound once: a compiled call to a method of a C type looks it up
     moves = 0
     last: Sequence[tuple[int, float]] = ()  # the outcomes of the last chance node, tabulated
     ids: list[int] = []
@@ -235,19 +333,19 @@ def rollout(
                 # times a tuple's length is a boxed generic multiply).
                 actions = choices if isinstance(choices, tuple) else tuple(choices)
                 count = len(actions)
-            state.apply(actions[int(rand() * count)])
+            state.apply(actions[int(rng.random() * count)])
             moves += 1
         elif player == CHANCE:
             outcomes = state.chance_outcomes()
             if outcomes is not last:  # most games share one tuple for every roll
                 ids, cum, guide, last = outcome_table(outcomes, cache)
-            state.apply(ids[sample_guided(cum, guide, rand())])
+            state.apply(ids[sample_guided(cum, guide, rng.random())])
         else:
             return state.returns()[0]
 
 
 def expand_decision(
-    node: Node, state: Core, ordering: Ordering | None, rng: random.Random, widening: bool
+    node: Node, state: Core, ordering: Ordering | None, rng: Rng, widening: bool
 ) -> list[int]:
     """Lists the node's actions in trial order: the move ordering if given, else shuffled.
 
@@ -290,7 +388,7 @@ class Simulator:
         rollout_depth: int,
         evaluate: Evaluation,
         ordering: Ordering | None,
-        rng: random.Random,
+        rng: Rng,
     ) -> None:
         self.uct_c = policy.uct_c
         self.widening = policy.widening
@@ -423,7 +521,7 @@ def run_simulations(
     rollout_depth: int,
     evaluate: Evaluation,
     ordering: Ordering | None,
-    rng: random.Random,
+    rng: Rng,
     max_simulations: int | None,
     deadline: float | None,
     max_nodes: int | None = None,

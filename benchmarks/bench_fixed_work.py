@@ -25,12 +25,13 @@ import random
 import time
 from typing import Any
 
+import numpy.random  # noqa: F401  (a compiled search's first Draws imports it: start-up, not work)
 import pyspiel
 from common import decision_positions
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.mcts import mcts_search
-from chancespiel.agents.mcts_core import TO_THE_END, rollout
+from chancespiel.agents.mcts_core import TO_THE_END, draws_from, rollout
 from chancespiel.agents.star_minimax import search
 from chancespiel.games.registry import evaluation_for
 
@@ -75,7 +76,7 @@ def run(
 def playouts(game: pyspiel.Game, count: int) -> tuple[int, float]:
     """(games, sum of player 0's returns) of `count` random games from the initial state, by
     the rollout of MCTS on the core (one generator, seeded 0, for all of them)."""
-    rng = random.Random(0)
+    rng = draws_from(random.Random(0))
     evaluate = evaluation_for(game)
     initial = game.new_initial_state().core
     total = 0.0

@@ -12,14 +12,18 @@ import pytest
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from scipy.stats import chisquare
 
+from chancespiel import engine
 from chancespiel.agents import AGENTS, make_bot, search_state
 from chancespiel.agents.baselines import expected_evaluation, greedy_values, mc_search
 from chancespiel.agents.mcts import mcts_search
 from chancespiel.agents.mcts_core import (
+    WORDS,
+    Draws,
     Node,
     TreePolicy,
     backup,
     count_nodes,
+    draws_from,
     most_visited,
     rollout,
     run_simulations,
@@ -150,6 +154,70 @@ def test_shuffle_makes_the_draws_and_order_of_random_shuffle():
             theirs.shuffle(expected)
             assert items == expected
             assert ours.getstate() == theirs.getstate()
+
+
+def test_draws_make_the_values_of_random_random_in_its_order():
+    """Draws(rng) against rng itself: random(), getrandbits(k) and shuffle mixed at random,
+    from generators that have drawn 0 to 700 words, over several blocks of words."""
+    for seed in (0, 1, 7, 2**40 + 3, 12345678901234567890):
+        for drawn in (0, 1, 3, 700):
+            theirs = random.Random(seed)
+            if drawn:
+                theirs.getrandbits(32 * drawn)
+            ours = Draws(theirs)
+            script = random.Random(seed + drawn)
+            words = 0
+            while words < 3 * WORDS:
+                kind = script.random()
+                if kind < 0.6:
+                    assert ours.random() == theirs.random()
+                    words += 2
+                elif kind < 0.9:
+                    k = script.randrange(33)
+                    assert ours.getrandbits(k) == theirs.getrandbits(k), k
+                    words += 1 if k else 0
+                else:
+                    items = list(range(script.randrange(40)))
+                    expected = items.copy()
+                    shuffle(items, ours)
+                    theirs.shuffle(expected)
+                    assert items == expected
+                    words += len(items)
+
+
+def test_draws_cross_a_block_with_either_word_first():
+    """random() whose two words straddle the end of a block, or not: `offset` single words
+    first, then floats over the first two block ends."""
+    for offset in range(4):
+        theirs = random.Random(offset)
+        ours = Draws(theirs)
+        for _ in range(offset):
+            assert ours.getrandbits(32) == theirs.getrandbits(32)
+        assert [ours.random() for _ in range(WORDS + 3)] == [
+            theirs.random() for _ in range(WORDS + 3)
+        ]
+    with pytest.raises(ValueError):
+        Draws(random.Random(0)).getrandbits(33)
+
+
+def test_searches_draw_what_the_generator_would_and_leave_it_alone():
+    """draws_from: a Draws where compiled, a copy of the generator as pure Python (both
+    checked against random.Random here, the Draws also above), the generator not advanced."""
+    for seed in (0, 3):
+        rng, theirs = random.Random(seed), random.Random(seed)
+        rng.random()
+        theirs.random()
+        before = rng.getstate()
+        ours = draws_from(rng)
+        assert isinstance(ours, Draws) == (engine.name() == "compiled")
+        for _ in range(3 * WORDS):
+            assert ours.random() == theirs.random()
+        items, expected = list(range(30)), list(range(30))
+        shuffle(items, ours)
+        theirs.shuffle(expected)
+        assert items == expected
+        assert ours.getrandbits(7) == theirs.getrandbits(7)
+        assert rng.getstate() == before
 
 
 # Chance sampling frequencies ---------------------------------------------------------------

@@ -12,7 +12,10 @@ exact), the table also gives each player's regret against it: the reference's va
 best move minus its value of the player's move, in the paper's points ([-100, 100]), and how
 often the player picks the reference's move. A deeper classic search is not the truth, but it
 is the judge the paper's argument appeals to: sampling pays if it buys moves that a deeper
-search prefers.
+search prefers. A second table pairs each sampled player with its classic counterpart position
+by position (sampled minus classic regret), the comparison the matches make. A reference with
+a node budget (`expectimax(max_nodes=...)`) is the same judge in every run, so runs that vary
+one condition (`--heuristic`, `--max-nodes`, `--ordered-dice`) can be set side by side.
 
     chancespiel experiment search-depth --records results/figure2/paper_200ms --positions 30
 
@@ -40,6 +43,8 @@ from chancespiel.evaluation.match import Record, RecordFileError
 from chancespiel.evaluation.stats import match_interval
 
 STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
+# Each sampled player and its classic counterpart, as the paper pairs them.
+COUNTERPARTS = (("expss", "exp"), ("star1ss", "star1"), ("star2ss", "star2"))
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,21 @@ class DepthRow:
     mean_nodes: float
     regret: tuple[float, float] | None = None  # mean regret against the reference, 95% half
     agreement: float | None = None  # fraction of positions where it plays the reference's move
+    regrets: tuple[float, ...] = ()  # per position, in the order of the positions
+
+
+@dataclass(frozen=True)
+class PairedRow:
+    """Sampled minus classic regret over the same positions of one game."""
+
+    game: str
+    sampled: str  # a name of STAR_AGENTS
+    classic: str
+    positions: int
+    difference: float  # mean of sampled minus classic regret, in points
+    half: float  # half-width of its 95% interval
+    better: int  # positions where the sampled player's move has the smaller regret
+    worse: int
 
 
 def sample_positions(
@@ -136,12 +156,15 @@ def measure(
     clock: str = "wall",
     reference: str | None = None,
     max_nodes: int | None = None,
+    heuristic: str = "default",
 ) -> list[DepthRow]:
     """Searches every position with every agent of `agents` at `time_ms` per search (or
-    `max_nodes`, as in mcms_setup.paper_specs), and with `reference` first if given (see
-    `reference_values`)."""
+    `max_nodes`, as in mcms_setup.paper_specs), each evaluating with the game's `heuristic`,
+    and with `reference` first if given (see `reference_values`)."""
     game = pyspiel.load_game(setup.game)
-    specs = mcms_setup.paper_specs(setup, time_ms, clock=clock, max_nodes=max_nodes)
+    specs = mcms_setup.paper_specs(
+        setup, time_ms, heuristic=heuristic, clock=clock, max_nodes=max_nodes
+    )
     states = states_after(game, histories)
     judged = reference_values(game, states, reference, seed) if reference else None
     rows = []
@@ -170,9 +193,37 @@ def measure(
                 mean_nodes=statistics.fmean(nodes),
                 regret=regret,
                 agreement=statistics.fmean(agreed) if agreed else None,
+                regrets=tuple(regrets),
             )
         )
     return rows
+
+
+def paired(rows: Sequence[DepthRow]) -> list[PairedRow]:
+    """For each game and each pair of COUNTERPARTS judged in `rows`, the sampled player's
+    regret minus its classic counterpart's, position by position, with a 95% interval."""
+    found = {(r.game, r.agent): r for r in rows if r.regrets}
+    pairs = []
+    for game in dict.fromkeys(r.game for r in rows):
+        for sampled, classic in COUNTERPARTS:
+            a, b = found.get((game, sampled)), found.get((game, classic))
+            if a is None or b is None:
+                continue
+            differences = [x - y for x, y in zip(a.regrets, b.regrets, strict=True)]
+            interval = match_interval(differences, bounds=(-math.inf, math.inf))
+            pairs.append(
+                PairedRow(
+                    game=game,
+                    sampled=sampled,
+                    classic=classic,
+                    positions=len(differences),
+                    difference=interval.mean,
+                    half=interval.half_width,
+                    better=sum(d < -1e-9 for d in differences),
+                    worse=sum(d > 1e-9 for d in differences),
+                )
+            )
+    return pairs
 
 
 def budget_label(time_ms: float, max_nodes: int | None = None) -> str:
@@ -199,6 +250,19 @@ def markdown(rows: Sequence[DepthRow], budget: str) -> str:
         if judged and r.regret is not None and r.agreement is not None:
             line += f" {r.regret[0]:.2f} +- {r.regret[1]:.2f} | {100 * r.agreement:.0f}% |"
         lines.append(line)
+    pairs = paired(rows)
+    if pairs:
+        lines += [
+            "",
+            "| game | sampled - classic | positions | regret difference (points, 95%) "
+            "| sampled move better | sampled move worse |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {p.game} | {p.sampled} - {p.classic} | {p.positions} "
+            f"| {p.difference:+.2f} +- {p.half:.2f} | {p.better} | {p.worse} |"
+            for p in pairs
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -230,6 +294,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ordered-dice", action="store_true", help="the records are of figure2 --ordered-dice"
     )
     parser.add_argument(
+        "--heuristic",
+        default="default",
+        help="the game's heuristic every player evaluates with (e.g. learned)",
+    )
+    parser.add_argument(
         "--out", help="Markdown file for the table (default: a new file in results/search_depth/)"
     )
 
@@ -244,6 +313,8 @@ def _run(args: argparse.Namespace) -> None:
     try:
         if args.ordered_dice:
             setups = mcms_setup.with_ordered_dice(setups, keys)
+        for key in keys:  # a heuristic a game does not have is named before any search
+            usage.check_heuristic(setups[key].game, args.heuristic)
         if args.reference:
             usage.checked_specs(usage.load_game(setups[keys[0]].game), [args.reference])
             try:
@@ -278,6 +349,7 @@ def _run(args: argparse.Namespace) -> None:
             clock=args.clock,
             reference=args.reference,
             max_nodes=args.max_nodes,
+            heuristic=args.heuristic,
         )
         print(f"{setup.title}: {len(histories)} positions", flush=True)
     table = markdown(rows, budget_label(args.time_ms, args.max_nodes))

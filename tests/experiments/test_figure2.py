@@ -214,8 +214,24 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
         assert row.regret is not None and row.regret[0] >= 0 and 0 <= row.agreement <= 1
         assert (row.regret[0] <= 1e-9) == (row.agreement == 1)  # ties within rounding agree
     assert "regret vs reference" in search_depth.markdown(judged, "5 ms")
+    # Sampled minus classic, position by position: the mean of the differences and the counts
+    # of positions where the sampled move is better or worse.
+    (pair,) = search_depth.paired(judged)
+    exp, expss = judged
+    differences = [s - c for s, c in zip(expss.regrets, exp.regrets, strict=True)]
+    assert (pair.sampled, pair.classic, pair.positions) == ("expss", "exp", 3)
+    assert pair.difference == pytest.approx(sum(differences) / 3)
+    assert pair.better == sum(d < -1e-9 for d in differences)
+    assert pair.worse == sum(d > 1e-9 for d in differences)
+    assert "| EWN | expss - exp | 3 |" in search_depth.markdown(judged, "5 ms")
+    assert search_depth.paired(budgeted) == []  # nothing judged, nothing paired
     assert cli.main([*args, "--reference", "star2(max_depth=2)"]) == 2
     assert "must be an expectimax spec" in capsys.readouterr().err
+    # The players' heuristic: a name the game does not have is refused before any search.
+    learned = search_depth.measure(setup, histories[:1], 5, agents=["star2"], heuristic="learned")
+    assert learned[0].spec == "star2(time_ms=5,prune_min_depth=2,heuristic=learned)"
+    assert cli.main([*args, "--heuristic", "nonsense"]) == 2
+    assert "--heuristic" in capsys.readouterr().err and not out.read_text().count("nonsense")
 
 
 def _replayed(game, history):
