@@ -190,6 +190,16 @@ WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
 COMPILED: Final = not __file__.endswith(".py")  # this module runs compiled (see draws_from)
 
 
+def _word_at(block: bytes, i: i64) -> i64:
+    """The little-endian 32-bit word at byte `i` of `block`."""
+    return (
+        i64(block[i])
+        | i64(block[i + 1]) << 8
+        | i64(block[i + 2]) << 16
+        | i64(block[i + 3]) << 24
+    )
+
+
 class Draws:
     """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
     k <= 32 and `shuffle` give the values the generator would give, in the same order.
@@ -228,12 +238,7 @@ class Draws:
             block = self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
             i = 0
         self.index = i + 4
-        return (
-            i64(block[i])
-            | i64(block[i + 1]) << 8
-            | i64(block[i + 2]) << 16
-            | i64(block[i + 3]) << 24
-        )
+        return _word_at(block, i)
 
     def random(self) -> float:
         """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
@@ -241,18 +246,8 @@ class Draws:
         block = self.block
         if i + 8 <= len(block):  # both words in the block: read here, not by two calls
             self.index = i + 8
-            a = (
-                i64(block[i])
-                | i64(block[i + 1]) << 8
-                | i64(block[i + 2]) << 16
-                | i64(block[i + 3]) << 24
-            )
-            b = (
-                i64(block[i + 4])
-                | i64(block[i + 5]) << 8
-                | i64(block[i + 6]) << 16
-                | i64(block[i + 7]) << 24
-            )
+            a = _word_at(block, i)
+            b = _word_at(block, i + 4)
         else:
             a = self.word()
             b = self.word()
