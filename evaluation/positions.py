@@ -63,3 +63,40 @@ def replay(game: pyspiel.Game, history: Sequence[int]) -> Iterator[tuple[int, Co
             raise ReplayError(f"action {action} at step {step} is not legal")
         yield step, state, action
         state.apply(action)
+
+
+def translate_history(
+    source: pyspiel.Game, target: pyspiel.Game, history: Sequence[int]
+) -> list[int]:
+    """`history`, a game of `source`, as the same game of `target`: each action replaced by
+    the one action of `target` with the same name there (the same move; the same roll under
+    another encoding of the dice, e.g. `ordered_dice=true`, where a merged roll's name lists
+    its dice in the order of one of the ordered rolls).
+
+    Raises:
+      ReplayError: naming the step whose action has no counterpart, or more than one.
+    """
+    old, new = source.new_initial_state(), target.new_initial_state()
+    out: list[int] = []
+    for step, action in enumerate(history):
+        if old.is_terminal() or new.is_terminal():
+            raise ReplayError(f"history continues after the end of the game at step {step}")
+        if action not in _choices(old):
+            raise ReplayError(f"action {action} at step {step} is not legal in {source}")
+        name = old.action_to_string(old.current_player(), action)
+        player = new.current_player()
+        found = [a for a in _choices(new) if new.action_to_string(player, a) == name]
+        if len(found) != 1:
+            count = "no action" if not found else f"{len(found)} actions"
+            raise ReplayError(f"step {step}: {count} of {target} named {name!r}")
+        old.apply_action(action)
+        new.apply_action(found[0])
+        out.append(found[0])
+    return out
+
+
+def _choices(state: pyspiel.State) -> list[int]:
+    """The chance outcomes of a chance node, else the legal actions."""
+    if state.is_chance_node():
+        return [outcome for outcome, _ in state.chance_outcomes()]
+    return list(state.legal_actions())

@@ -10,6 +10,7 @@ import pytest
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.star_minimax import search
+from chancespiel.evaluation.positions import ReplayError, translate_history
 
 # Default game string -> the same game with ordered dice, and a depth-2 search that is quick.
 PAIRS = {
@@ -107,3 +108,49 @@ def test_random_sim_with_ordered_dice(game_string):
     pyspiel.random_sim_test(
         pyspiel.load_game(game_string), num_sims=3, serialize=True, verbose=False
     )
+
+
+@pytest.mark.parametrize("merged_string", list(PAIRS))
+def test_histories_translate_to_ordered_dice_move_by_move(merged_string):
+    merged, ordered = pyspiel.load_game(merged_string), pyspiel.load_game(PAIRS[merged_string])
+    rng = random.Random(3)
+    for _ in range(4):
+        state, history = merged.new_initial_state(), []
+        while not state.is_terminal() and len(history) < 120:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                action = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+            else:
+                action = rng.choice(state.legal_actions())
+            history.append(action)
+            state.apply_action(action)
+        translated = translate_history(merged, ordered, history)
+        assert len(translated) == len(history)
+        one, two = merged.new_initial_state(), ordered.new_initial_state()
+        for a, b in zip(history, translated, strict=True):
+            if one.is_chance_node():  # the ordered roll of the same dice, in sorted order
+                assert sorted(dice_of(ordered, b)) == sorted(dice_of(merged, a))
+            else:
+                assert a == b and one.legal_actions() == two.legal_actions()
+            one.apply_action(a)
+            two.apply_action(b)
+        assert one.is_terminal() == two.is_terminal()
+        assert one.returns() == two.returns() and str(one) == str(two)
+        assert translate_history(ordered, ordered, translated) == translated
+
+
+def test_a_history_that_cannot_be_translated_names_its_step():
+    merged, ordered = pyspiel.load_game("python_pig"), pyspiel.load_game(PAIRS["python_pig"])
+    unsorted = ordered_id(ordered, (5, 2))
+    with pytest.raises(ReplayError, match=r"step 1: no action of python_pig.*'Roll 5\+2'"):
+        translate_history(ordered, merged, [0, unsorted])  # merged rolls name sorted dice
+    with pytest.raises(ReplayError, match="action 7 at step 0 is not legal"):
+        translate_history(merged, ordered, [7])
+    state, history, rng = merged.new_initial_state(), [], random.Random(0)
+    while not state.is_terminal():
+        chance = state.is_chance_node()
+        choices = [o for o, _ in state.chance_outcomes()] if chance else state.legal_actions()
+        history.append(rng.choice(choices))
+        state.apply_action(history[-1])
+    with pytest.raises(ReplayError, match="after the end of the game at step"):
+        translate_history(merged, ordered, [*history, 0])

@@ -40,6 +40,7 @@ from chancespiel.evaluation import usage
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
 from chancespiel.evaluation.experiments.figure2.plan import load_records
 from chancespiel.evaluation.match import Record, RecordFileError
+from chancespiel.evaluation.positions import translate_history
 from chancespiel.evaluation.stats import match_interval
 
 STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
@@ -105,6 +106,26 @@ def sample_positions(
     ordered = sorted(points)
     random.Random(seed).shuffle(ordered)
     return [list(h) for h in ordered[:count]]
+
+
+def positions_for(
+    setup: mcms_setup.GameSetup, records: Sequence[Record], count: int, seed: int
+) -> list[list[int]]:
+    """`sample_positions` of the records' game, as histories of `setup`'s game: a game that
+    differs only in its encoding of the dice (`ordered_dice`) gets them translated by
+    `translate_history`.
+
+    Raises:
+      ValueError: if there are no records, or a history has no counterpart in `setup`'s game.
+    """
+    if not records:
+        raise ValueError(f"no records of {setup.title}")
+    source = pyspiel.load_game(records[0]["game"])
+    target = pyspiel.load_game(setup.game)
+    histories = sample_positions(source, records, count, seed)
+    if str(source) == str(target):
+        return histories
+    return [translate_history(source, target, history) for history in histories]
 
 
 def states_after(game: pyspiel.Game, histories: Sequence[Sequence[int]]) -> list[pyspiel.State]:
@@ -291,7 +312,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         " each player's regret and agreement against its root action values",
     )
     parser.add_argument(
-        "--ordered-dice", action="store_true", help="the records are of figure2 --ordered-dice"
+        "--ordered-dice",
+        action="store_true",
+        help="search with ordered dice (Pig, Can't Stop); positions from records of either"
+        " encoding, translated move by move",
     )
     parser.add_argument(
         "--heuristic",
@@ -336,9 +360,7 @@ def _run(args: argparse.Namespace) -> None:
             continue
         setup = setups[key]
         try:
-            histories = sample_positions(
-                usage.load_game(setup.game), records[key], args.positions, args.seed
-            )
+            histories = positions_for(setup, records[key], args.positions, args.seed)
         except ValueError as e:
             raise usage.UsageError(str(e)) from None
         rows += measure(

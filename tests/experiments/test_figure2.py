@@ -234,6 +234,32 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert "--heuristic" in capsys.readouterr().err and not out.read_text().count("nonsense")
 
 
+def test_search_depth_with_ordered_dice_on_the_positions_of_a_merged_run(tmp_path, capsys):
+    run = ["experiment", "figure2", "--games", "pig", "--pairings", "ExpSS-Exp",
+           "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+           "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(run) == 0
+    records = plan.load_records(tmp_path)["pig"]
+    ordered = mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["pig"])["pig"]
+    merged_game = pyspiel.load_game(mcms_setup.SETUPS["pig"].game)
+    histories = search_depth.positions_for(ordered, records, 4, seed=0)
+    merged = search_depth.sample_positions(merged_game, records, 4, seed=0)
+    ordered_game = pyspiel.load_game(ordered.game)
+    for history, original in zip(histories, merged, strict=True):
+        assert len(history) == len(original)
+        one, two = _replayed(merged_game, original), _replayed(ordered_game, history)
+        assert str(one) == str(two) and one.legal_actions() == two.legal_actions()
+    # The merged setup takes the positions as they are.
+    assert search_depth.positions_for(mcms_setup.SETUPS["pig"], records, 4, seed=0) == merged
+
+    out = tmp_path / "ordered.md"
+    args = ["experiment", "search-depth", "--records", str(tmp_path), "--games", "pig",
+            "--positions", "2", "--time-ms", "5", "--ordered-dice", "--out", str(out)]  # fmt: skip
+    assert cli.main(args) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| Pig, ordered")]
+    assert len(rows) == len(search_depth.STAR_AGENTS)
+
+
 def _replayed(game, history):
     state = game.new_initial_state()
     for action in history:
