@@ -193,10 +193,7 @@ COMPILED: Final = not __file__.endswith(".py")  # this module runs compiled (see
 def _word_at(block: bytes, i: i64) -> i64:
     """The little-endian 32-bit word at byte `i` of `block`."""
     return (
-        i64(block[i])
-        | i64(block[i + 1]) << 8
-        | i64(block[i + 2]) << 16
-        | i64(block[i + 3]) << 24
+        i64(block[i]) | i64(block[i + 1]) << 8 | i64(block[i + 2]) << 16 | i64(block[i + 3]) << 24
     )
 
 

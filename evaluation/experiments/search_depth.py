@@ -15,7 +15,9 @@ is the judge the paper's argument appeals to: sampling pays if it buys moves tha
 search prefers. A second table pairs each sampled player with its classic counterpart position
 by position (sampled minus classic regret), the comparison the matches make. A reference with
 a node budget (`expectimax(max_nodes=...)`) is the same judge in every run, so runs that vary
-one condition (`--heuristic`, `--max-nodes`, `--ordered-dice`) can be set side by side.
+one condition (`--heuristic`, `--max-nodes`, `--ordered-dice`) can be set side by side; with
+`--ordered-dice` the players search the positions with ordered dice and the judge searches them
+as recorded, so that it stays the same judge.
 
     chancespiel experiment search-depth --records results/figure2/paper_200ms --positions 30
 
@@ -108,12 +110,21 @@ def sample_positions(
     return [list(h) for h in ordered[:count]]
 
 
+@dataclass(frozen=True)
+class Positions:
+    """Positions of a run's games: as recorded, and as histories of the game searched."""
+
+    recorded_game: pyspiel.Game
+    recorded: list[list[int]]  # histories of `recorded_game`
+    histories: list[list[int]]  # the same positions in the searched game
+
+
 def positions_for(
     setup: mcms_setup.GameSetup, records: Sequence[Record], count: int, seed: int
-) -> list[list[int]]:
-    """`sample_positions` of the records' game, as histories of `setup`'s game: a game that
-    differs only in its encoding of the dice (`ordered_dice`) gets them translated by
-    `translate_history`.
+) -> Positions:
+    """`sample_positions` of the records' game, and the same positions in `setup`'s game: a
+    game that differs only in its encoding of the dice (`ordered_dice`) gets the histories
+    translated by `translate_history`.
 
     Raises:
       ValueError: if there are no records, or a history has no counterpart in `setup`'s game.
@@ -122,10 +133,11 @@ def positions_for(
         raise ValueError(f"no records of {setup.title}")
     source = pyspiel.load_game(records[0]["game"])
     target = pyspiel.load_game(setup.game)
-    histories = sample_positions(source, records, count, seed)
+    recorded = sample_positions(source, records, count, seed)
     if str(source) == str(target):
-        return histories
-    return [translate_history(source, target, history) for history in histories]
+        return Positions(source, recorded, recorded)
+    translated = [translate_history(source, target, history) for history in recorded]
+    return Positions(source, recorded, translated)
 
 
 def states_after(game: pyspiel.Game, histories: Sequence[Sequence[int]]) -> list[pyspiel.State]:
@@ -178,16 +190,27 @@ def measure(
     reference: str | None = None,
     max_nodes: int | None = None,
     heuristic: str = "default",
+    judged: Sequence[dict[int, float]] | None = None,
 ) -> list[DepthRow]:
     """Searches every position with every agent of `agents` at `time_ms` per search (or
     `max_nodes`, as in mcms_setup.paper_specs), each evaluating with the game's `heuristic`,
-    and with `reference` first if given (see `reference_values`)."""
+    and with `reference` first if given (see `reference_values`); or judged by the root action
+    values `judged` of each position, found elsewhere (the same moves, other encodings).
+
+    Raises:
+      ValueError: if a position's judged moves are not its legal moves.
+    """
     game = pyspiel.load_game(setup.game)
     specs = mcms_setup.paper_specs(
         setup, time_ms, heuristic=heuristic, clock=clock, max_nodes=max_nodes
     )
     states = states_after(game, histories)
-    judged = reference_values(game, states, reference, seed) if reference else None
+    if judged is None and reference:
+        judged = reference_values(game, states, reference, seed)
+    if judged is not None:
+        for i, (values, state) in enumerate(zip(judged, states, strict=True)):
+            if sorted(values) != sorted(state.legal_actions()):
+                raise ValueError(f"position {i}: the judged moves are not the legal moves")
     rows = []
     for name in agents:
         depths, nodes, regrets, agreed = [], [], [], []
@@ -360,19 +383,35 @@ def _run(args: argparse.Namespace) -> None:
             continue
         setup = setups[key]
         try:
-            histories = positions_for(setup, records[key], args.positions, args.seed)
+            found = positions_for(setup, records[key], args.positions, args.seed)
         except ValueError as e:
             raise usage.UsageError(str(e)) from None
-        rows += measure(
-            setup,
-            histories,
-            args.time_ms,
-            args.seed,
-            clock=args.clock,
-            reference=args.reference,
-            max_nodes=args.max_nodes,
-            heuristic=args.heuristic,
-        )
+        histories = found.histories
+        judged = None
+        if args.reference and found.histories is not found.recorded:
+            # The judge searches the positions as recorded: one judge, whatever encoding of
+            # the dice the players search (a chance node of 1296 ordered rolls would cost it
+            # its depth).
+            judged = reference_values(
+                found.recorded_game,
+                states_after(found.recorded_game, found.recorded),
+                args.reference,
+                args.seed,
+            )
+        try:
+            rows += measure(
+                setup,
+                histories,
+                args.time_ms,
+                args.seed,
+                clock=args.clock,
+                reference=args.reference,
+                max_nodes=args.max_nodes,
+                heuristic=args.heuristic,
+                judged=judged,
+            )
+        except ValueError as e:
+            raise usage.UsageError(f"{setup.title}: {e}") from None
         print(f"{setup.title}: {len(histories)} positions", flush=True)
     table = markdown(rows, budget_label(args.time_ms, args.max_nodes))
     print(table, end="")

@@ -242,15 +242,18 @@ def test_search_depth_with_ordered_dice_on_the_positions_of_a_merged_run(tmp_pat
     records = plan.load_records(tmp_path)["pig"]
     ordered = mcms_setup.with_ordered_dice(mcms_setup.SETUPS, ["pig"])["pig"]
     merged_game = pyspiel.load_game(mcms_setup.SETUPS["pig"].game)
-    histories = search_depth.positions_for(ordered, records, 4, seed=0)
+    found = search_depth.positions_for(ordered, records, 4, seed=0)
+    histories = found.histories
     merged = search_depth.sample_positions(merged_game, records, 4, seed=0)
+    assert found.recorded == merged and str(found.recorded_game) == str(merged_game)
     ordered_game = pyspiel.load_game(ordered.game)
     for history, original in zip(histories, merged, strict=True):
         assert len(history) == len(original)
         one, two = _replayed(merged_game, original), _replayed(ordered_game, history)
         assert str(one) == str(two) and one.legal_actions() == two.legal_actions()
     # The merged setup takes the positions as they are.
-    assert search_depth.positions_for(mcms_setup.SETUPS["pig"], records, 4, seed=0) == merged
+    same = search_depth.positions_for(mcms_setup.SETUPS["pig"], records, 4, seed=0)
+    assert same.histories == same.recorded == merged
 
     out = tmp_path / "ordered.md"
     args = ["experiment", "search-depth", "--records", str(tmp_path), "--games", "pig",
@@ -258,6 +261,19 @@ def test_search_depth_with_ordered_dice_on_the_positions_of_a_merged_run(tmp_pat
     assert cli.main(args) == 0
     rows = [line for line in out.read_text().splitlines() if line.startswith("| Pig, ordered")]
     assert len(rows) == len(search_depth.STAR_AGENTS)
+    # Judged on the positions as recorded: the same values as the judge's on the merged game,
+    # and the ordered players' regrets measured against them.
+    reference = "expectimax(max_depth=2)"
+    values = search_depth.reference_values(
+        merged_game, [_replayed(merged_game, h) for h in merged[:2]], reference
+    )
+    judged = search_depth.measure(ordered, histories[:2], 5, agents=["exp"], clock="cpu",
+                                  judged=values)  # fmt: skip
+    assert judged[0].regret is not None and len(judged[0].regrets) == 2
+    with pytest.raises(ValueError, match="position 0: the judged moves are not the legal"):
+        search_depth.measure(ordered, histories[:1], 5, agents=["exp"], judged=[{99: 0.0}])
+    assert cli.main([*args, "--reference", reference]) == 0
+    assert "regret vs reference" in out.read_text()
 
 
 def _replayed(game, history):
