@@ -73,7 +73,7 @@ def _terminal_or(state: Core) -> float | None:
     return float(state.returns()[0]) if state.is_terminal() else None
 
 
-def _expected(state: Core, h: Callable[[Any, int], float], depth: int = 0) -> float:
+def expected_value(state: Core, h: Callable[[Any, int], float], depth: int = 0) -> float:
     """Player 0's expectimax value of `state` with `depth` decision plies searched and h at
     the decision nodes below them (h at the next decision for depth 0), chance nodes averaged."""
     if state.is_terminal():
@@ -86,14 +86,14 @@ def _expected(state: Core, h: Callable[[Any, int], float], depth: int = 0) -> fl
         for action in state.legal_actions():
             child = state.clone()
             child.apply(action)
-            values.append(_expected(child, h, depth - 1))
+            values.append(expected_value(child, h, depth - 1))
         return max(values) if player == 0 else min(values)
     total = 0.0
     for outcome, prob in state.chance_outcomes():
         if prob > 0.0:
             child = state.clone()
             child.apply(outcome)
-            total += prob * _expected(child, h, depth)
+            total += prob * expected_value(child, h, depth)
     return total
 
 
@@ -119,7 +119,7 @@ def _lookahead(h: Callable[[Any, int], float], depth: int = 1) -> ValueFunction:
             return terminal
         if state.current_player() == CHANCE:
             return h(state, 0)
-        return _expected(state, h, depth)
+        return expected_value(state, h, depth)
 
     return value
 

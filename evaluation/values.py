@@ -1,7 +1,10 @@
 """Training learned value functions from match records: the recipe for any game.
 
 1. Records of strong agents playing each other (`chancespiel match`), as many as the games
-   allow; their positions are the data, each game's outcome the target.
+   allow; their positions are the data, each game's outcome the target, or (`target`
+   "lookahead", "lookahead2") the value of an expectimax search of one or two plies below the
+   position on the game's current value: a target that varies from position to position
+   where the outcome is one coin for a whole game (bootstrapped training).
 2. `train_value`: every position of those games (every non-terminal node, chance nodes too,
    since the luck correction values the children of chance nodes) is seen from both players
    through the game's registered features (`register_features`); models are fitted on the
@@ -24,22 +27,26 @@ import json
 import math
 import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyspiel
 
 import chancespiel
 from chancespiel import engine
+from chancespiel.evaluation.luck import expected_value
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.evaluation.positions import ReplayError, replay
+from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
 from chancespiel.games.value_model import ValueModel
 
 HELD_OUT = 0.2  # share of the games whose positions only measure
+TARGET_CLIP = 0.99  # search values beyond +-0.99 are learned as 0.99 (a logit of about 5.3)
 
 
 class TrainingError(ValueError):
@@ -56,6 +63,11 @@ class Positions:
     # player 0's hand-written value, per position (not per row)
     heuristic: list[float] = field(default_factory=list)
     games: list[int] = field(default_factory=list)  # index of the game a row comes from
+    # player 0's value by a search below the position (`search_target`), per position; empty
+    # when the outcome is the target
+    targets: list[float] = field(default_factory=list)
+    target: str = "outcome"  # what the model learns: a name of TARGETS
+    left_out_chance: int = 0  # chance nodes before another chance node (no search target)
     draws: int = 0  # games left out: a draw has no winner to learn
     skipped: int = 0  # records left out: errors (forfeits, crashes)
 
@@ -64,16 +76,57 @@ class Positions:
         return len(set(self.games))
 
 
+# What a model learns to predict: the game's outcome, or the value of an expectimax search of
+# one or two decision plies below each position on the game's current value (bootstrapped).
+TARGETS = {"outcome": 0, "lookahead": 1, "lookahead2": 2}
+
+
+def search_target(game: pyspiel.Game, depth: int) -> tuple[str, Callable[[Core], float]]:
+    """Player 0's expectimax value of a position with `depth` decision plies searched (chance
+    nodes averaged) on the game's learned value, or its hand-written heuristic if it has none;
+    with a description of it."""
+    from chancespiel.games.learned import has_learned_value, learned_heuristic
+
+    if has_learned_value(game):
+        h, base = learned_heuristic(game), "the learned value"
+    else:
+        h, base = evaluation_for(game), "the hand-written heuristic"
+
+    def value(state: Core) -> float:
+        return expected_value(state, h, depth)
+
+    plies = "ply" if depth == 1 else "plies"
+    return f"{depth} {plies} of expectimax on {base}", value
+
+
+def _before_chance(state: Core) -> bool:
+    """True at a chance node whose outcomes lead to another chance node (EWN's setups): its
+    expectation would multiply their outcomes."""
+    if state.current_player() != CHANCE:
+        return False
+    child = state.clone()
+    child.apply(state.chance_outcomes()[0][0])
+    return child.current_player() == CHANCE
+
+
 def collect_positions(
-    records: Sequence[Record], keep: float = 1.0, seed: int = 0, max_rows: int = 2_000_000
+    records: Sequence[Record],
+    keep: float = 1.0,
+    seed: int = 0,
+    max_rows: int = 2_000_000,
+    target: str = "outcome",
 ) -> Positions:
     """Every non-terminal position of the records' games (each kept with probability `keep`),
-    seen from both players.
+    seen from both players, with the outcome and, for a `target` other than "outcome", the
+    value of that search below the position (`search_target`; chance nodes followed by another
+    chance node are left out).
 
     Raises:
       TrainingError: for records of several games, a game without features, a history that
-        does not replay, or more than `max_rows` rows.
+        does not replay, an unknown target, or more than `max_rows` rows.
     """
+    if target not in TARGETS:
+        raise TrainingError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if not records:
         raise TrainingError("no records")
     games = {canonical_game(r["game"]) for r in records}
@@ -86,8 +139,9 @@ def collect_positions(
     except ValueError as e:
         raise TrainingError(str(e)) from None
     heuristic = evaluation_for(game)
+    searched = search_target(game, TARGETS[target])[1] if TARGETS[target] else None
     rng = random.Random(seed)
-    out = Positions(game_string)
+    out = Positions(game_string, target=target)
     for index, record in enumerate(records):
         if record.get("error") is not None:
             out.skipped += 1
@@ -101,6 +155,11 @@ def collect_positions(
             for _, state, _ in replay(game, record["history"]):
                 if rng.random() >= keep:
                     continue
+                if searched is not None:
+                    if _before_chance(state):
+                        out.left_out_chance += 1
+                        continue
+                    out.targets.append(searched(state))
                 for player in (0, 1):
                     row = features(state, player)
                     if len(row) != len(names):
@@ -174,12 +233,18 @@ def _heuristic_metrics(values: np.ndarray, wins: np.ndarray) -> dict[str, float]
 
 
 def _fit(candidate: Candidate, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.neural_network import MLPClassifier
+    """The candidate fitted to outcomes `y` (0/1: a classifier) or to target logits `y`
+    (floats: a regression, least squares on the logit; the same layers either way)."""
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
 
+    regression = y.dtype.kind == "f"
     if not candidate.hidden:
+        if regression:  # one output unit, as the model file stores a logistic model's
+            return Ridge(alpha=candidate.alpha).fit(x, y.reshape(-1, 1))
         return LogisticRegression(C=1.0 / candidate.alpha, max_iter=2000).fit(x, y)
-    return MLPClassifier(
+    network = MLPRegressor if regression else MLPClassifier
+    return network(
         hidden_layer_sizes=candidate.hidden,
         activation="tanh",
         alpha=candidate.alpha,
@@ -215,7 +280,10 @@ def train_value(
     records: Sequence[str] = (),
 ) -> Trained:
     """Fits each candidate on the positions of 80% of the games and keeps the one with the
-    lowest held-out log loss of the zero-sum value.
+    lowest held-out log loss of the zero-sum value against the outcomes. With search targets
+    (`collect_positions(target=...)`), each row's target is the logit of its player's winning
+    chance by the search, 2 atanh(v) for the player's value v (clipped to +-TARGET_CLIP), so
+    that `LearnedValue`'s combination of the two rows gives v back.
 
     Raises:
       TrainingError: with fewer than 10 games.
@@ -228,6 +296,11 @@ def train_value(
     x = np.asarray(positions.features, dtype=float)
     y = np.asarray(positions.wins, dtype=int)
     test = np.asarray([g in held for g in positions.games])
+    targets = np.repeat(np.asarray(positions.targets, dtype=float), 2)
+    targets[1::2] *= -1.0  # player 1's rows: player 1's value
+    fitted = (
+        2.0 * np.arctanh(np.clip(targets, -TARGET_CLIP, TARGET_CLIP)) if positions.targets else y
+    )
     mean = x[~test].mean(axis=0)
     scale = x[~test].std(axis=0)
     scale[scale < 1e-9] = 1.0  # a constant feature: no scaling
@@ -235,7 +308,7 @@ def train_value(
     results: dict[str, dict[str, float]] = {}
     best: tuple[float, str, list[dict[str, list[Any]]]] | None = None
     for candidate in candidates:
-        model = _fit(candidate, xs[~test], y[~test], seed)
+        model = _fit(candidate, xs[~test], fitted[~test], seed)
         # measured through the evaluation searches run, on the exported weights
         layers = _layers(model)
         logits = _exported_logits(layers, mean, scale, x)
@@ -243,6 +316,10 @@ def train_value(
             **{f"train_{k}": v for k, v in _pair_metrics(logits[~test], y[~test]).items()},
             **{f"held_out_{k}": v for k, v in _pair_metrics(logits[test], y[test]).items()},
         }
+        if positions.targets:  # how closely the value follows the search it learns
+            value = np.tanh((logits[0::2] - logits[1::2]) / 4.0)
+            error = (value - targets[0::2]) ** 2
+            metrics["held_out_target_mse"] = float(np.mean(error[test[0::2]]))
         results[candidate.name] = metrics
         if best is None or metrics["held_out_log_loss"] < best[0]:
             best = (metrics["held_out_log_loss"], candidate.name, layers)
@@ -271,6 +348,13 @@ def train_value(
             "draws_left_out": positions.draws,
             "records_left_out": positions.skipped,
             "positions": len(positions.features) // 2,
+            "target": positions.target,
+            "target_search": (
+                search_target(load_game_cached(positions.game), TARGETS[positions.target])[0]
+                if positions.targets
+                else None
+            ),
+            "chance_nodes_left_out": positions.left_out_chance,
             "model": chosen,
             "candidates": results,
             "heuristic_held_out": _heuristic_metrics(heuristic[test[0::2]], y[test]),
@@ -315,11 +399,17 @@ def describe(trained: Trained) -> str:
         f"{trained.data['game']}: {training['games']} games ({training['held_out_games']} held "
         f"out), {training['positions']} positions, {training['draws_left_out']} draws left out"
     ]
+    if training["target_search"]:
+        lines.append(
+            f"target: {training['target_search']} ({training['chance_nodes_left_out']} chance "
+            "nodes before another chance node left out)"
+        )
     for name, m in trained.results.items():
         mark = "*" if name == trained.chosen else " "
+        fit = f"  target mse {m['held_out_target_mse']:.4f}" if "held_out_target_mse" in m else ""
         lines.append(
             f" {mark} {name:<28} held-out log loss {m['held_out_log_loss']:.4f}  "
-            f"mse {m['held_out_mse']:.4f}  accuracy {m['held_out_accuracy']:.3f}  "
+            f"mse {m['held_out_mse']:.4f}  accuracy {m['held_out_accuracy']:.3f}{fit}  "
             f"(train log loss {m['train_log_loss']:.4f})"
         )
     h = training["heuristic_held_out"]

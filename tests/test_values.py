@@ -15,12 +15,14 @@ import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
 from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.cli import main
-from chancespiel.evaluation.luck import game_correction, value_function
+from chancespiel.evaluation.luck import expected_value, game_correction, value_function
 from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.positions import replay
 from chancespiel.evaluation.values import (
     Candidate,
     TrainingError,
     collect_positions,
+    search_target,
     train_value,
     write_model,
 )
@@ -245,6 +247,59 @@ def test_training_learns_pig_and_beats_a_constant(tmp_path, registered_model) ->
     assert abs(h(state, 0)) < 0.5  # the first player has a small edge at most
 
 
+def test_search_targets_train_a_value_that_follows_the_search(registered_model) -> None:
+    records = _hold_records(20)
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    positions = collect_positions(records, keep=0.3, seed=2, target="lookahead")
+    assert positions.target == "lookahead" and positions.left_out_chance == 0
+    assert len(positions.targets) == len(positions.features) // 2 > 100
+    # Each target is one ply of expectimax on the heuristic (this Pig has no learned model),
+    # player 0's value: recomputed for the first game's kept positions, in order.
+    h = evaluation_for(game)
+    kept = collect_positions(records[:1], keep=0.3, seed=2, target="lookahead")
+    rng, expected = random.Random(2), []
+    for _, state, _ in replay(game, records[0]["history"]):
+        if rng.random() < 0.3:
+            expected.append(expected_value(state, h, 1))
+    assert kept.targets == pytest.approx(expected) and len(expected) >= 3
+    assert kept.targets != pytest.approx([h(s, 0) for s in _states(game, records[0], 0.3, 2)])
+
+    trained = train_value(positions, seed=0, candidates=[Candidate((), 1.0), Candidate((4,), 1e-3)])
+    training = trained.data["training"]
+    assert training["target"] == "lookahead"
+    assert training["target_search"] == "1 ply of expectimax on the hand-written heuristic"
+    chosen = trained.results[trained.chosen]
+    spread = float(np.var(positions.targets))
+    assert chosen["held_out_target_mse"] < 0.5 * spread  # it learned the search, not a constant
+    assert chosen["held_out_mse"] < 1.0  # and predicts outcomes better than a constant
+    parse_model(json.loads(json.dumps(trained.data)))
+    # With a learned model registered, the search is on the learned value.
+    registered_model("python_pig", trained.data)
+    name, _ = search_target(game, 2)
+    assert name == "2 plies of expectimax on the learned value"
+
+
+def _states(game, record, keep, seed):
+    rng = random.Random(seed)
+    return [s.clone() for _, s, _ in replay(game, record["history"]) if rng.random() < keep]
+
+
+def test_search_targets_leave_out_chance_nodes_before_chance_nodes() -> None:
+    game = pyspiel.load_game("python_einstein_wurfelt_nicht")
+    bots = [make_bot("random", game, p, 0) for p in (0, 1)]
+    played = play_game(game, bots, 3)
+    record = {"game": str(game), "returns": list(played.returns), "history": list(played.history),
+              "error": None}  # fmt: skip
+    everything = collect_positions([record])
+    searched = collect_positions([record], target="lookahead")
+    # The two setups: the first before the second, the second before the first roll.
+    assert searched.left_out_chance == 2
+    assert len(searched.targets) == len(everything.features) // 2 - 2
+    assert all(-1.0 <= t <= 1.0 for t in searched.targets)
+    with pytest.raises(TrainingError, match="unknown target 'deep'; known: outcome"):
+        collect_positions([record], target="deep")
+
+
 def test_training_refuses_what_it_cannot_use() -> None:
     records = _hold_records(2)
     with pytest.raises(TrainingError, match="at least 10"):
@@ -269,6 +324,15 @@ def test_cli_train_and_show(tmp_path, capsys) -> None:
     assert main(["value", "show", str(out), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["games"] == 24 and shown["command"].startswith("chancespiel value train")
+    assert shown["target"] == "outcome" and shown["target_search"] is None
+    searched = tmp_path / "searched.json"
+    assert main(["value", "train", str(path), "--out", str(searched), "--target", "lookahead"]) == 0
+    assert "target: 1 ply of expectimax on the hand-written heuristic" in capsys.readouterr().out
+    assert read_model(searched).training["target"] == "lookahead"
+    with pytest.raises(SystemExit):  # argparse's own usage error
+        main(["value", "train", str(path), "--out", str(tmp_path / "x"), "--target", "x"])
+    assert "--target: invalid choice" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
     assert main(["value", "train", str(path), "--out", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("[]")

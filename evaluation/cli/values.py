@@ -30,7 +30,7 @@ def cmd_value_train(args: argparse.Namespace) -> None:
     records = read_all(args.records)
     command = "chancespiel " + " ".join(shlex.quote(a) for a in args.command_line)
     try:
-        positions = collect_positions(records, keep=args.keep, seed=args.seed)
+        positions = collect_positions(records, keep=args.keep, seed=args.seed, target=args.target)
         trained = train_value(positions, seed=args.seed, command=command, records=args.records)
         write_model(trained.data, args.out)
     except TrainingError as e:
@@ -66,14 +66,21 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     actions = value.add_subparsers(dest="value_command", required=True)
     train = actions.add_parser(
         "train",
-        help="train a game's value model on the positions of match records (the outcome "
-        "as target; models compared on 20%% of the games held out)",
+        help="train a game's value model on the positions of match records (the outcome or "
+        "a search's value as target; models compared on 20%% of the games held out)",
     )
     train.add_argument("records", nargs="+", help="JSON Lines record files of one game")
     train.add_argument("--out", required=True, help="model file to write (never replaced)")
     train.add_argument("--seed", type=seed_arg, default=0, help="seed of the split and the fits")
     train.add_argument(
         "--keep", type=_fraction, default=1.0, help="share of the positions used (sampled)"
+    )
+    train.add_argument(
+        "--target",
+        choices=("outcome", "lookahead", "lookahead2"),
+        default="outcome",
+        help="what the model learns: the game's outcome, or the value of 1 or 2 plies of "
+        "expectimax on the game's current value (its learned model, else its heuristic)",
     )
     train.set_defaults(func=cmd_value_train)
     show = actions.add_parser("show", help="what a model file was trained on, and its metrics")
