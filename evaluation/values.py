@@ -240,8 +240,8 @@ def _fit(candidate: Candidate, x: np.ndarray, y: np.ndarray, seed: int) -> Any:
 
     regression = y.dtype.kind == "f"
     if not candidate.hidden:
-        if regression:  # one output unit, as the model file stores a logistic model's
-            return Ridge(alpha=candidate.alpha).fit(x, y.reshape(-1, 1))
+        if regression:
+            return Ridge(alpha=candidate.alpha).fit(x, y)
         return LogisticRegression(C=1.0 / candidate.alpha, max_iter=2000).fit(x, y)
     network = MLPRegressor if regression else MLPClassifier
     return network(
@@ -260,7 +260,9 @@ def _layers(model: Any) -> list[dict[str, list[Any]]]:
     if hasattr(model, "coefs_"):
         pairs = zip(model.coefs_, model.intercepts_, strict=True)
         return [{"weights": w.T.tolist(), "biases": b.tolist()} for w, b in pairs]
-    return [{"weights": model.coef_.tolist(), "biases": model.intercept_.tolist()}]
+    # one output unit: a classifier's coef_ is (1, n), a regression's (n,)
+    weights, biases = np.atleast_2d(model.coef_), np.atleast_1d(model.intercept_)
+    return [{"weights": weights.tolist(), "biases": biases.tolist()}]
 
 
 @dataclass

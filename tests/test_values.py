@@ -270,7 +270,8 @@ def test_search_targets_train_a_value_that_follows_the_search(registered_model) 
     assert training["target_search"] == "1 ply of expectimax on the hand-written heuristic"
     chosen = trained.results[trained.chosen]
     spread = float(np.var(positions.targets))
-    assert chosen["held_out_target_mse"] < 0.5 * spread  # it learned the search, not a constant
+    for metrics in trained.results.values():  # each learned the search, not a constant
+        assert metrics["held_out_target_mse"] < 0.5 * spread
     assert chosen["held_out_mse"] < 1.0  # and predicts outcomes better than a constant
     parse_model(json.loads(json.dumps(trained.data)))
     # With a learned model registered, the search is on the learned value.
