@@ -74,22 +74,18 @@ def translate_history(
     its dice in the order of one of the ordered rolls).
 
     Raises:
-      ReplayError: naming the step whose action has no counterpart, or more than one.
+      ReplayError: naming the step where the history stops being legal in `source` (as
+        `replay`), or whose action has no counterpart in `target`, or more than one.
     """
-    old, new = source.new_initial_state(), target.new_initial_state()
+    new = target.new_initial_state()
     out: list[int] = []
-    for step, action in enumerate(history):
-        if old.is_terminal() or new.is_terminal():
-            raise ReplayError(f"history continues after the end of the game at step {step}")
-        if action not in _choices(old):
-            raise ReplayError(f"action {action} at step {step} is not legal in {source}")
+    for step, old, action in replay(source, history):  # checks each action is legal
         name = old.action_to_string(old.current_player(), action)
         player = new.current_player()
         found = [a for a in _choices(new) if new.action_to_string(player, a) == name]
         if len(found) != 1:
             count = "no action" if not found else f"{len(found)} actions"
             raise ReplayError(f"step {step}: {count} of {target} named {name!r}")
-        old.apply_action(action)
         new.apply_action(found[0])
         out.append(found[0])
     return out

@@ -67,6 +67,7 @@ class Positions:
     # when the outcome is the target
     targets: list[float] = field(default_factory=list)
     target: str = "outcome"  # what the model learns: a name of TARGETS
+    target_search: str | None = None  # the search that made `targets` (`search_target`)
     left_out_chance: int = 0  # chance nodes before another chance node (no search target)
     draws: int = 0  # games left out: a draw has no winner to learn
     skipped: int = 0  # records left out: errors (forfeits, crashes)
@@ -139,9 +140,11 @@ def collect_positions(
     except ValueError as e:
         raise TrainingError(str(e)) from None
     heuristic = evaluation_for(game)
-    searched = search_target(game, TARGETS[target])[1] if TARGETS[target] else None
     rng = random.Random(seed)
     out = Positions(game_string, target=target)
+    searched = None
+    if TARGETS[target]:
+        out.target_search, searched = search_target(game, TARGETS[target])
     for index, record in enumerate(records):
         if record.get("error") is not None:
             out.skipped += 1
@@ -351,11 +354,7 @@ def train_value(
             "records_left_out": positions.skipped,
             "positions": len(positions.features) // 2,
             "target": positions.target,
-            "target_search": (
-                search_target(load_game_cached(positions.game), TARGETS[positions.target])[0]
-                if positions.targets
-                else None
-            ),
+            "target_search": positions.target_search,
             "chance_nodes_left_out": positions.left_out_chance,
             "model": chosen,
             "candidates": results,

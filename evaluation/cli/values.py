@@ -8,6 +8,7 @@ import shlex
 
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.usage import UsageError, seed_arg
+from chancespiel.evaluation.values import TARGETS
 
 
 def _fraction(text: str) -> float:
@@ -77,7 +78,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     train.add_argument(
         "--target",
-        choices=("outcome", "lookahead", "lookahead2"),
+        choices=tuple(TARGETS),
         default="outcome",
         help="what the model learns: the game's outcome, or the value of 1 or 2 plies of "
         "expectimax on the game's current value (its learned model, else its heuristic)",
