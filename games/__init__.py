@@ -8,19 +8,8 @@ search protocol), the pyspiel adapter, and registration last; `registry` holds t
 agents use and the entries `chancespiel games` lists. One import per line, so that branches
 adding games merge without conflicts.
 
-The layout (imports point one way: games <- agents <- evaluation <- evaluation.experiments):
-
-    games/                   chancespiel.games: rules engines behind thin OpenSpiel adapters,
-                             heuristics, exact solvers. A new game is one module here.
-    agents/                  chancespiel.agents: search algorithms as OpenSpiel bots, one module
-                             per family, and the agent registry. A new agent is one module here.
-    evaluation/              chancespiel.evaluation: the toolkit (matches, runner, parallel and
-                             Ray backends, statistics, ratings, SPRT, tuning, reports, plots).
-    evaluation/cli/          the `chancespiel` command: parsing and printing, one module per
-                             group of subcommands.
-    evaluation/experiments/  the paper studies, one module per table or figure. A new experiment
-                             is one module defining EXPERIMENT.
-    results/  docs/          committed results (with command, machine, date); guides.
+The package layout, and the one direction of imports between its parts, is in the
+docstring of `chancespiel` (chancespiel/__init__.py) and docs/architecture.md.
 """
 
 from chancespiel.games import pig
