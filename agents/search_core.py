@@ -21,8 +21,6 @@ from mypy_extensions import mypyc_attr
 
 from chancespiel.games.core import Core
 
-MASK64: Final = (1 << 64) - 1
-_GAMMA: Final = 0x9E3779B97F4A7C15
 MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is cleared
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
 
@@ -31,14 +29,6 @@ Ordering = Callable[[Core, Sequence[int]], Sequence[int]]
 # (see `guide_table`; empty for a table that is not cached), and the tuple itself (kept alive,
 # so that its id, the cache key, is not reused while cached).
 OutcomeTable = tuple[list[int], list[float], list[int], Sequence[tuple[int, float]]]
-
-
-def mix64(x: int) -> int:
-    """SplitMix64 finaliser: a well-spread 64-bit hash of a 64-bit integer."""
-    x = (x + _GAMMA) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
 
 
 def child_key(key: int, action: int) -> int:

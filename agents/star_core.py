@@ -27,15 +27,14 @@ from typing import Any, Final
 from mypy_extensions import mypyc_attr
 
 from chancespiel.agents.search_core import (
-    MASK64,
     Budget,
     MoveOrdering,
     Ordering,
     child_key,
-    mix64,
     sample_outcomes,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, Core
+from chancespiel.games.tree_hash import MASK64, mix64
 
 ALGORITHMS: Final = ("expectimax", "star1", "star2")
 TABLES: Final = ("state", "path")  # keys of the best-move table

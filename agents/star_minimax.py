@@ -83,7 +83,7 @@ from chancespiel.agents.search_common import (
     check_two_player_zero_sum,
     deepen,
 )
-from chancespiel.agents.search_core import MASK64, Budget, SearchTimeout, mix64
+from chancespiel.agents.search_core import Budget, SearchTimeout
 from chancespiel.agents.star_core import (
     ALGORITHMS,
     EXACT,
@@ -95,6 +95,7 @@ from chancespiel.agents.star_core import (
 )
 from chancespiel.games.core import Core
 from chancespiel.games.registry import evaluation_for, move_ordering_for
+from chancespiel.games.tree_hash import MASK64, mix64
 
 __all__ = ["EXACT", "LOWER", "UPPER", "StarMinimaxBot", "StarResult", "StarSearch", "search"]
 

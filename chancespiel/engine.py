@@ -29,6 +29,7 @@ from types import ModuleType
 # Source files compiled into the engine, relative to the project root, with their modules.
 COMPILED: dict[str, str] = {
     "games/core.py": "chancespiel.games.core",
+    "games/tree_hash.py": "chancespiel.games.tree_hash",
     "games/pig_core.py": "chancespiel.games.pig_core",
     "games/einstein_core.py": "chancespiel.games.einstein_core",
     "games/cant_stop_core.py": "chancespiel.games.cant_stop_core",

@@ -1,16 +1,20 @@
 """Hashing for synthetic trees that need no storage: every node is named by a 64-bit key of its
 path from the root, and everything about it (its type, its actions, its values) is a pure
-function of that key and the game's seed.
+function of that key and the game's seed. The searches' path keys and chance samples
+(agents.search_core) mix with the same `mix64`; the module is part of the compiled engine.
 """
 
 from __future__ import annotations
 
-MASK64 = (1 << 64) - 1
+from typing import Final
+
+MASK64: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15  # SplitMix64's increment
 
 
 def mix64(x: int) -> int:
     """SplitMix64 finaliser: a well-spread 64-bit hash of a 64-bit integer."""
-    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = (x + _GAMMA) & MASK64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
     return x ^ (x >> 31)
