@@ -27,8 +27,9 @@ from chancespiel.games._adapter import (
     chance_game_type,
     register_game,
 )
-from chancespiel.games.core import Core, SharedRules, check_int_param
+from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, expectimax_value
+from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 from chancespiel.games.tree_hash import child_key, mix64, unit
 
@@ -37,7 +38,7 @@ _DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob"
 _GAME_TYPE = chance_game_type("python_chance_tree", "Python random chance tree", _DEFAULTS)
 
 
-class ChanceTreeRules(SharedRules):
+class ChanceTreeRules(KeyedTreeRules):
     """Parameters of one random tree."""
 
     def __init__(
@@ -85,52 +86,22 @@ class ChanceTreeRules(SharedRules):
             max_game_length=2 * self.depth,
         )
 
-    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
-        """Plies made and player to move."""
-        return [("plies", (self.depth + 1,)), ("player", (2,))]
 
-    def fill_observation(self, core: ChanceTreeCore, player: int, views: dict) -> None:
-        """One-hot plies made and player to move."""
-        views["plies"][core.plies] = 1.0
-        if core.player >= 0:
-            views["player"][core.player] = 1.0
-
-    def observation_string(self, core: ChanceTreeCore, player: int) -> str:
-        """The full state."""
-        return str(core)
-
-
-class ChanceTreeCore(Core):
+class ChanceTreeCore(KeyedTreeCore):
     """A node of the tree: its path key, plies made and consecutive chance nodes."""
 
-    __slots__ = ("key", "player", "plies", "rules", "run")
+    __slots__ = ("run",)
+    rules: ChanceTreeRules
 
     def __init__(self, rules: ChanceTreeRules):
-        self.rules = rules
-        self.key = rules.root_key
-        self.plies = 0
+        super().__init__(rules)
         self.run = 0  # chance nodes in a row just before this node
-        self.player = 0
 
     def clone(self) -> ChanceTreeCore:
         """A copy."""
-        c = ChanceTreeCore.__new__(ChanceTreeCore)
-        c.rules, c.key, c.plies, c.run, c.player = (
-            self.rules,
-            self.key,
-            self.plies,
-            self.run,
-            self.player,
-        )
+        c = super().clone()
+        c.run = self.run
         return c
-
-    def current_player(self) -> int:
-        """The node's type: 0, 1, CHANCE or TERMINAL."""
-        return self.player
-
-    def is_terminal(self) -> bool:
-        """True after `depth` decision plies."""
-        return self.player == TERMINAL
 
     def legal_actions(self) -> list[int]:
         """1..branching actions, as the key decides."""
@@ -164,13 +135,6 @@ class ChanceTreeCore(Core):
     def value(self) -> float:
         """A hashed value in (-1, 1): the return at leaves, the heuristic elsewhere."""
         return 2.0 * unit(mix64(self.key ^ 0x77)) - 1.0
-
-    def returns(self) -> tuple[float, float]:
-        """Player 0 gets value(), player 1 its negation; zeros before the end."""
-        if self.player != TERMINAL:
-            return (0.0, 0.0)
-        v = self.value()
-        return (v, -v)
 
     def action_to_string(self, player: int, action: int) -> str:
         """'a2' for actions, 'o1' for chance outcomes."""

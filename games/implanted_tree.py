@@ -38,8 +38,9 @@ from chancespiel.games._adapter import (
     chance_game_type,
     register_game,
 )
-from chancespiel.games.core import Core, SharedRules, check_int_param
+from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, minimax_value
+from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameEntry, register_entry
 from chancespiel.games.tree_hash import child_key, mix64
 
@@ -84,7 +85,7 @@ def critical_depths(name: str, depths: Sequence[int], depth: int, parity: int) -
     return chosen
 
 
-class ImplantedTreeRules(SharedRules):
+class ImplantedTreeRules(KeyedTreeRules):
     """Parameters of one tree and the critical depths as a per-ply table."""
 
     def __init__(
@@ -140,54 +141,29 @@ class ImplantedTreeRules(SharedRules):
             max_game_length=self.depth,
         )
 
-    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
-        """Plies made and player to move."""
-        return [("plies", (self.depth + 1,)), ("player", (2,))]
-
-    def fill_observation(self, core: ImplantedTreeCore, player: int, views: dict) -> None:
-        """One-hot plies made and player to move."""
-        views["plies"][core.plies] = 1.0
-        if core.player >= 0:
-            views["player"][core.player] = 1.0
-
-    def observation_string(self, core: ImplantedTreeCore, player: int) -> str:
-        """The full state."""
-        return str(core)
-
 
 def correct_action(key: int) -> int:
     """The correct action (0 or 1) at a critical node with path key `key`."""
     return mix64(key ^ _CORRECT_SALT) & 1
 
 
-class ImplantedTreeCore(Core):
+class ImplantedTreeCore(KeyedTreeCore):
     """A node: path key, plies, mover, and whether each side has played correctly so far."""
 
-    __slots__ = ("key", "max_ok", "min_ok", "player", "plies", "root_ok", "rules")
+    __slots__ = ("max_ok", "min_ok", "root_ok")
+    rules: ImplantedTreeRules
 
     def __init__(self, rules: ImplantedTreeRules):
-        self.rules = rules
-        self.key = rules.root_key
-        self.plies = 0
-        self.player = 0
+        super().__init__(rules)
         self.max_ok = True  # Max correct at every critical node so far
         self.min_ok = True  # Min correct at every critical node so far
         self.root_ok = True  # Max's root move correct (or not made yet, or not critical)
 
     def clone(self) -> ImplantedTreeCore:
         """A copy."""
-        c = ImplantedTreeCore.__new__(ImplantedTreeCore)
-        c.rules, c.key, c.plies, c.player = self.rules, self.key, self.plies, self.player
+        c = super().clone()
         c.max_ok, c.min_ok, c.root_ok = self.max_ok, self.min_ok, self.root_ok
         return c
-
-    def current_player(self) -> int:
-        """0 at even plies, 1 at odd plies, TERMINAL after `depth` plies."""
-        return self.player
-
-    def is_terminal(self) -> bool:
-        """True after `depth` plies."""
-        return self.player == TERMINAL
 
     def legal_actions(self) -> Sequence[int]:
         """Both actions (none at a leaf)."""
@@ -224,13 +200,6 @@ class ImplantedTreeCore(Core):
         if self.root_ok:
             return -1.0  # subtree A, Max went wrong at a later critical depth
         return -1.0 if self.min_ok else 1.0  # subtree B: Min's strategy, or Max wins
-
-    def returns(self) -> tuple[float, float]:
-        """(value, -value) at a leaf, zeros before."""
-        if self.player != TERMINAL:
-            return (0.0, 0.0)
-        v = self.value()
-        return (v, -v)
 
     def action_to_string(self, player: int, action: int) -> str:
         """'L' or 'R', with '*' for the correct action at a critical node."""

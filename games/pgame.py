@@ -33,8 +33,9 @@ from chancespiel.games._adapter import (
     chance_game_type,
     register_game,
 )
-from chancespiel.games.core import Core, SharedRules, check_int_param
+from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, minimax_value
+from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
 from chancespiel.games.tree_hash import child_key, mix64
 
@@ -53,7 +54,7 @@ _GAME_TYPE = chance_game_type(
 )
 
 
-class PGameRules(SharedRules):
+class PGameRules(KeyedTreeRules):
     """Parameters of one P-game tree."""
 
     def __init__(self, seed: int = 0, branching: int = 2, depth: int = 20, scoring: str = "sign"):
@@ -95,18 +96,13 @@ class PGameRules(SharedRules):
 
     def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
         """Plies made (one-hot), player to move (one-hot) and the sum so far (scaled)."""
-        return [("plies", (self.depth + 1,)), ("player", (2,)), ("sum", (1,))]
+        return [*super().observation_pieces(), ("sum", (1,))]
 
-    def fill_observation(self, core: PGameCore, player: int, views: dict) -> None:
+    def fill_observation(self, core: KeyedTreeCore, player: int, views: dict[str, Any]) -> None:
         """One-hot plies and mover; the sum divided by the largest reachable sum."""
-        views["plies"][core.plies] = 1.0
-        if core.player >= 0:
-            views["player"][core.player] = 1.0
+        super().fill_observation(core, player, views)
+        assert isinstance(core, PGameCore)
         views["sum"][0] = core.total / self.scale
-
-    def observation_string(self, core: PGameCore, player: int) -> str:
-        """The full state."""
-        return str(core)
 
 
 def move_value(key: int, mover: int) -> int:
@@ -118,37 +114,21 @@ def move_value(key: int, mover: int) -> int:
     return value if mover == 0 else -value
 
 
-class PGameCore(Core):
+class PGameCore(KeyedTreeCore):
     """A node: its path key, plies made, the sum of move values so far and the player to move."""
 
-    __slots__ = ("key", "player", "plies", "rules", "total")
+    __slots__ = ("total",)
+    rules: PGameRules
 
     def __init__(self, rules: PGameRules):
-        self.rules = rules
-        self.key = rules.root_key
-        self.plies = 0
+        super().__init__(rules)
         self.total = 0
-        self.player = 0
 
     def clone(self) -> PGameCore:
         """A copy."""
-        c = PGameCore.__new__(PGameCore)
-        c.rules, c.key, c.plies, c.total, c.player = (
-            self.rules,
-            self.key,
-            self.plies,
-            self.total,
-            self.player,
-        )
+        c = super().clone()
+        c.total = self.total
         return c
-
-    def current_player(self) -> int:
-        """0 at even plies, 1 at odd plies, TERMINAL after `depth` plies."""
-        return self.player
-
-    def is_terminal(self) -> bool:
-        """True after `depth` plies."""
-        return self.player == TERMINAL
 
     def legal_actions(self) -> Sequence[int]:
         """0..branching-1 (none at a leaf)."""
@@ -174,13 +154,6 @@ class PGameCore(Core):
         if self.rules.scoring == "margin":
             return self.total / self.rules.scale
         return float((self.total > 0) - (self.total < 0))
-
-    def returns(self) -> tuple[float, float]:
-        """(value, -value) at a leaf, zeros before."""
-        if self.player != TERMINAL:
-            return (0.0, 0.0)
-        v = self.value()
-        return (v, -v)
 
     def action_to_string(self, player: int, action: int) -> str:
         """'a1:+57': the action and the value it adds here (just 'a1' at another node)."""
