@@ -46,8 +46,11 @@ games without a heuristic; the paper's tuned d_r are 0 (Pig, Ra), 10 (Can't Stop
 
 from __future__ import annotations
 
+import gc
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +87,26 @@ DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given n
 # The search function -----------------------------------------------------------------------
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pauses Python's cyclic garbage collector, as `timeit` does, and restores it after.
+
+    A search tree has no cycles (nodes hold their children and states, never a parent) and is
+    freed by reference counts, but every node, list and state is a container the collector
+    tracks: its passes over a growing tree took 10-40% of a search's time (docs/speed.md).
+    A tree dropped before the collector resumes leaves nothing for it to walk; one that is
+    kept is walked once at the collector's next pass (10% of a 200 ms move in Can't Stop and
+    Ra).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 @dataclass(kw_only=True)
 class MCTSResult(SearchResult):
     """What a search found, for the player to move at the root (agents.result.SearchResult's
@@ -97,7 +120,7 @@ class MCTSResult(SearchResult):
 
     visits: dict[int, int]
     simulations: int
-    root: Node = field(repr=False)
+    root: Node | None = field(repr=False)  # the search tree; None unless kept (`keep_tree`)
 
     def details(self) -> dict[str, Any]:
         """The simulations run and each root action's visits."""
@@ -157,6 +180,7 @@ def mcts_search(
     ordering: Ordering | None = None,
     max_nodes: int | None = None,
     clock: str = "wall",
+    keep_tree: bool = True,
 ) -> MCTSResult:
     """UCT, or DPW when `pw_c` is given, from a decision node.
 
@@ -177,6 +201,8 @@ def mcts_search(
       max_nodes: tree nodes (one per simulation that reaches a new node), for comparisons at
         equal work.
       clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
+      keep_tree: return the tree in `root`; False frees it before the garbage collector
+        resumes (see `collector_paused`), which is what a bot playing a move wants.
 
     Returns:
       The most visited root action, its value and the root statistics.
@@ -202,23 +228,27 @@ def mcts_search(
     deadline = limits.deadline()
     root = Node(player)
     policy = TreePolicy(uct_c, pw_c, pw_alpha)
-    counts = run_simulations(
-        state,
-        root,
-        policy,
-        rollout_depth=TO_THE_END if rollout_depth is None else rollout_depth,
-        evaluate=evaluation or evaluation_for(game),
-        ordering=ordering if ordering is not None else move_ordering_for(game),
-        rng=draws_from(random.Random(seed)),
-        max_simulations=max_simulations,
-        deadline=deadline,
-        max_nodes=max_nodes,
-        clock=limits.timer,
-    )
-    result = _result(
-        root, counts.simulations, counts.depth, time.perf_counter() - start, counts.nodes
-    )
-    result.evaluations = counts.evaluations
+    with collector_paused():
+        counts = run_simulations(
+            state,
+            root,
+            policy,
+            rollout_depth=TO_THE_END if rollout_depth is None else rollout_depth,
+            evaluate=evaluation or evaluation_for(game),
+            ordering=ordering if ordering is not None else move_ordering_for(game),
+            rng=draws_from(random.Random(seed)),
+            max_simulations=max_simulations,
+            deadline=deadline,
+            max_nodes=max_nodes,
+            clock=limits.timer,
+        )
+        result = _result(
+            root, counts.simulations, counts.depth, time.perf_counter() - start, counts.nodes
+        )
+        result.evaluations = counts.evaluations
+        if not keep_tree:  # freed here, while the collector is paused
+            result.root = None
+            del root
     return result
 
 
@@ -263,7 +293,9 @@ class MCTSBot(PolicyBot):
         if len(actions) == 1:
             self.last_result = None
             return actions[0]
-        result = mcts_search(state, self.game, seed=self.rng.getrandbits(63), **self.options)
+        result = mcts_search(
+            state, self.game, seed=self.rng.getrandbits(63), keep_tree=False, **self.options
+        )
         self.last_result = result
         return result.action
 

@@ -12,7 +12,6 @@ engine (see `chancespiel.engine`), and it is the code that runs and that the tes
 from __future__ import annotations
 
 import _random
-import gc
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -521,34 +520,23 @@ def run_simulations(
 ) -> SimulationCounts:
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent:
     each one selects down the tree, adds one node, evaluates it and backs the value up. At
-    least one simulation runs. Returns what the run counted."""
+    least one simulation runs. Returns what the run counted. (`agents.mcts.mcts_search` runs it
+    with the cyclic garbage collector paused.)"""
     if root.state is None:
         root.state = root_state.clone()
     simulator = Simulator(policy, rollout_depth, evaluate, ordering, rng)
     simulator.nodes = count_nodes(root) if root.children else 1
     simulations = 0
     deepest = 0
-    # The cyclic garbage collector is paused while the tree grows, as `timeit` pauses it: the
-    # tree has no cycles (nodes hold their children and states, never a parent) and is freed
-    # by reference counts, but every node, list and state is a container the collector tracks,
-    # and its passes over a large tree took 10-40% of a search's time (docs/speed.md).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        while True:
-            path, state = simulator.select(root)
-            value = simulator.evaluate_leaf(path[-1], state)
-            backup(path, value)
-            simulations += 1
-            deepest = max(deepest, simulator.plies)
-            if (
-                (max_simulations is not None and simulations >= max_simulations)
-                or (max_nodes is not None and simulator.nodes >= max_nodes)
-                or (deadline is not None and clock is not None and clock() >= deadline)
-            ):
-                return SimulationCounts(
-                    simulations, deepest, simulator.nodes, simulator.evaluations
-                )
-    finally:
-        if collecting:
-            gc.enable()
+    while True:
+        path, state = simulator.select(root)
+        value = simulator.evaluate_leaf(path[-1], state)
+        backup(path, value)
+        simulations += 1
+        deepest = max(deepest, simulator.plies)
+        if (
+            (max_simulations is not None and simulations >= max_simulations)
+            or (max_nodes is not None and simulator.nodes >= max_nodes)
+            or (deadline is not None and clock is not None and clock() >= deadline)
+        ):
+            return SimulationCounts(simulations, deepest, simulator.nodes, simulator.evaluations)

@@ -68,6 +68,7 @@ def run(
                 rollout_depth=rollout_depth,
                 max_simulations=simulations,
                 seed=index,
+                keep_tree=False,  # as a bot's move: the tree freed before the collector resumes
             )
             out.append((found.simulations, found.value))
     return out

@@ -82,6 +82,7 @@ def mcts_rate(
                 rollout_depth=rollout_depth,
                 time_ms=time_ms,
                 seed=1000 * repeat + index,
+                keep_tree=False,  # as a bot's move: the tree freed before the collector resumes
                 **CPU_CLOCK,
             )
             seconds += time.process_time() - start

@@ -703,3 +703,31 @@ def test_node_count_of_the_loop_equals_a_walk_of_the_tree(game_string, pw_c):
             state, game, max_simulations=max_simulations, rollout_depth=10, pw_c=pw_c, seed=5
         )
         assert result.nodes == count_nodes(result.root)
+
+
+def test_a_bots_search_frees_its_tree_before_the_collector_resumes():
+    """With keep_tree=False (what MCTSBot asks for) the tree is freed while the collector is
+    paused, so it leaves the collector nothing to walk; a kept tree counts as thousands of new
+    container allocations, which the collector's next pass walks."""
+    import gc
+
+    game = pyspiel.load_game("python_pig(dice=1)")
+    core = search_state(game.new_initial_state())
+    assert gc.isenabled()
+    allocated = {}
+    for keep in (True, False):
+        gc.collect()
+        before = gc.get_count()[0]
+        gc.disable()  # so that no pass resets the count between the search and the reading
+        try:
+            result = mcts_search(core, game, max_simulations=3000, seed=0, keep_tree=keep)
+            allocated[keep] = gc.get_count()[0] - before
+        finally:
+            gc.enable()
+        assert (result.root is not None) == keep
+        assert result.simulations == 3000
+    assert allocated[True] > 3000  # at least a node per simulation
+    assert allocated[False] < 300
+    bot = make_bot("mcts(max_simulations=500)", game, player=0)
+    bot.step(game.new_initial_state())
+    assert bot.last_result.root is None and gc.isenabled()
