@@ -731,3 +731,23 @@ def test_a_bots_search_frees_its_tree_before_the_collector_resumes():
     bot = make_bot("mcts(max_simulations=500)", game, player=0)
     bot.step(game.new_initial_state())
     assert bot.last_result.root is None and gc.isenabled()
+
+
+def test_dpw_without_a_move_ordering_admits_actions_in_the_games_order():
+    """Ra registers no move ordering: DPW enumerates its legal actions as listed (the paper's
+    "first k actions" of a static order), where UCT tries them in a shuffled order."""
+    game = pyspiel.load_game("python_ra")
+    for state in random_decision_positions(game, 20, seed=3, max_moves=40):
+        legal = list(state.legal_actions())
+        if len(legal) < 3:
+            continue
+        core = search_state(state)
+        for seed in range(3):
+            dpw = mcts_search(core, game, max_simulations=50, pw_c=1.0, pw_alpha=0.1, seed=seed)
+            assert dpw.root.actions == legal
+            assert set(dpw.visits) == set(legal[: dpw.root.width])
+        shuffled = [
+            mcts_search(core, game, max_simulations=1, seed=seed).root.actions for seed in range(8)
+        ]
+        assert all(sorted(order) == sorted(legal) for order in shuffled)
+        assert any(order != legal for order in shuffled)
