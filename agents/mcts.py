@@ -16,9 +16,10 @@ search function, its checks and the bots.
   MCMS paper's setup, section 4.2).
 - DPW (MCMS paper, section 2.2): on its v-th visit (this one included) a node admits
   k = ceil(pw_c * v^pw_alpha) children. At a decision node the admitted actions are the first
-  k in the game's move ordering (games.registry.register_move_ordering; a random order when
-  the game has none); unvisited admitted actions are tried first, then UCT chooses among the
-  admitted ones. At a chance node, while fewer than k outcomes have been sampled an outcome is
+  k in the game's move ordering (games.registry.register_move_ordering; the game's own order
+  of its legal actions when it has none, a static order as in the paper's section 4.2);
+  unvisited admitted actions are tried first, then UCT chooses among the admitted ones. At a
+  chance node, while fewer than k outcomes have been sampled an outcome is
   drawn from the full distribution (a new one joins the set, a known one is followed);
   otherwise an existing child is drawn with probability proportional to its own, i.e. from
   the distribution restricted to the sampled set.

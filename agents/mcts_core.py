@@ -223,16 +223,22 @@ def rollout(
 def expand_decision(
     node: Node, state: Core, ordering: Ordering | None, rng: random.Random, widening: bool
 ) -> list[int]:
-    """Lists the node's actions in trial order: the move ordering if given, else shuffled.
+    """Lists the node's actions in trial order: the move ordering if given; else, under DPW,
+    the game's own order, and under UCT a shuffled one.
 
-    Under UCT every action is admitted at once; under DPW none until the first selection.
+    DPW admits "only the first k actions from the action set", enumerated by a static move
+    ordering (MCMS paper, sections 2.2 and 4.2): a game without a registered ordering is
+    enumerated in its own order, as the depth-first searches try it. Under UCT, which admits
+    every action at once, the order only breaks ties among untried actions. Under DPW no
+    action is admitted until the first selection.
     """
     legal = state.legal_actions()
     if ordering is not None:
         actions = list(ordering(state, legal))
     else:
         actions = list(legal)
-        rng.shuffle(actions)
+        if not widening:
+            rng.shuffle(actions)
     node.actions = actions
     node.children = []
     node.width = 0 if widening else len(actions)
