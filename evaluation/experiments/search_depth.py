@@ -1,19 +1,23 @@
-"""How deep the paper's *-Minimax players search in the time they are given (MCMS Figure 2).
+"""How deep the paper's players search in the time they are given, and how good their moves are
+(MCMS Figure 2).
 
 MCMS trades exactness at chance nodes for depth, so whether it wins depends on how many more
 decision plies the sampling variants complete than the classic ones in the same time. This
 measures that directly: positions are drawn from the games of a Figure 2 run (the positions
 the agents actually met), and each of the six *-Minimax players of `mcms_setup.paper_specs`
 searches each of them with the time budget; the table gives the deepest completed iteration
-and the nodes searched.
+and the nodes searched. `--pairings` names other pairings of the figure (e.g. `Star1-MCTS`):
+their players are measured instead, MCTS being the game's variant (UCT or DPW), whose "depth"
+is the deepest decision ply a simulation reached in its tree and whose nodes are tree nodes.
 
 With `--reference SPEC` (an expectimax with a larger budget, whose root action values are all
 exact), the table also gives each player's regret against it: the reference's value of its
 best move minus its value of the player's move, in the paper's points ([-100, 100]), and how
 often the player picks the reference's move. A deeper classic search is not the truth, but it
 is the judge the paper's argument appeals to: sampling pays if it buys moves that a deeper
-search prefers. A second table pairs each sampled player with its classic counterpart position
-by position (sampled minus classic regret), the comparison the matches make. A reference with
+search prefers. A second table pairs the two players of each pairing position by position
+(left minus right regret; for the default pairings, sampled minus classic), the comparison the
+matches make. A reference with
 a node budget (`expectimax(max_nodes=...)`) is the same judge in every run, so runs that vary
 one condition (`--heuristic`, `--max-nodes`, `--ordered-dice`) can be set side by side; with
 `--ordered-dice` the players search the positions with ordered dice and the judge searches them
@@ -40,7 +44,7 @@ from chancespiel.agents.registry import make_bot, parse_spec
 from chancespiel.agents.search_common import CLOCKS
 from chancespiel.evaluation import usage
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
-from chancespiel.evaluation.experiments.figure2.plan import load_records
+from chancespiel.evaluation.experiments.figure2.plan import load_records, pairing_names
 from chancespiel.evaluation.match import Record, RecordFileError
 from chancespiel.evaluation.positions import translate_history
 from chancespiel.evaluation.stats import match_interval
@@ -48,6 +52,7 @@ from chancespiel.evaluation.stats import match_interval
 STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
 # Each sampled player and its classic counterpart, as the paper pairs them.
 COUNTERPARTS = (("expss", "exp"), ("star1ss", "star1"), ("star2ss", "star2"))
+COUNTERPART_LABELS = ("ExpSS-Exp", "Star1SS-Star1", "Star2SS-Star2")
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class DepthRow:
     """One agent's completed depths and nodes over the positions of one game."""
 
     game: str  # the paper's name of the game
-    agent: str  # a name of STAR_AGENTS
+    agent: str  # a name of mcms_setup.paper_specs
     spec: str
     positions: int
     mean_depth: float
@@ -68,15 +73,16 @@ class DepthRow:
 
 @dataclass(frozen=True)
 class PairedRow:
-    """Sampled minus classic regret over the same positions of one game."""
+    """Left minus right regret over the same positions of one game (for a pairing of
+    COUNTERPARTS: sampled minus classic)."""
 
     game: str
-    sampled: str  # a name of STAR_AGENTS
-    classic: str
+    left: str  # a name of mcms_setup.paper_specs
+    right: str
     positions: int
-    difference: float  # mean of sampled minus classic regret, in points
+    difference: float  # mean of left minus right regret, in points
     half: float  # half-width of its 95% interval
-    better: int  # positions where the sampled player's move has the smaller regret
+    better: int  # positions where the left player's move has the smaller regret
     worse: int
 
 
@@ -243,23 +249,26 @@ def measure(
     return rows
 
 
-def paired(rows: Sequence[DepthRow]) -> list[PairedRow]:
-    """For each game and each pair of COUNTERPARTS judged in `rows`, the sampled player's
-    regret minus its classic counterpart's, position by position, with a 95% interval."""
+def paired(
+    rows: Sequence[DepthRow], pairs: Sequence[tuple[str, str]] = COUNTERPARTS
+) -> list[PairedRow]:
+    """For each game and each (left, right) of `pairs` judged in `rows` (a pair whose players
+    a game has no rows for, such as another game's MCTS variant, is passed by), the left
+    player's regret minus the right one's, position by position, with a 95% interval."""
     found = {(r.game, r.agent): r for r in rows if r.regrets}
-    pairs = []
+    chosen = []
     for game in dict.fromkeys(r.game for r in rows):
-        for sampled, classic in COUNTERPARTS:
-            a, b = found.get((game, sampled)), found.get((game, classic))
+        for left, right in dict.fromkeys(pairs):
+            a, b = found.get((game, left)), found.get((game, right))
             if a is None or b is None:
                 continue
             differences = [x - y for x, y in zip(a.regrets, b.regrets, strict=True)]
             interval = match_interval(differences, bounds=(-math.inf, math.inf))
-            pairs.append(
+            chosen.append(
                 PairedRow(
                     game=game,
-                    sampled=sampled,
-                    classic=classic,
+                    left=left,
+                    right=right,
                     positions=len(differences),
                     difference=interval.mean,
                     half=interval.half_width,
@@ -267,7 +276,7 @@ def paired(rows: Sequence[DepthRow]) -> list[PairedRow]:
                     worse=sum(d > 1e-9 for d in differences),
                 )
             )
-    return pairs
+    return chosen
 
 
 def budget_label(time_ms: float, max_nodes: int | None = None) -> str:
@@ -275,9 +284,12 @@ def budget_label(time_ms: float, max_nodes: int | None = None) -> str:
     return f"{time_ms:g} ms" if max_nodes is None else f"{max_nodes:,} nodes"
 
 
-def markdown(rows: Sequence[DepthRow], budget: str) -> str:
+def markdown(
+    rows: Sequence[DepthRow], budget: str, pairs: Sequence[tuple[str, str]] = COUNTERPARTS
+) -> str:
     """A Markdown table of the rows: mean completed depth at `budget` (see `budget_label`),
-    its distribution, mean nodes, and regret and agreement against the reference if any."""
+    its distribution, mean nodes, and regret and agreement against the reference if any; then
+    the `pairs` compared position by position (see `paired`)."""
     judged = any(r.regret is not None for r in rows)
     extra = " regret vs reference (points, 95%) | plays the reference's move |" if judged else ""
     lines = [
@@ -294,18 +306,18 @@ def markdown(rows: Sequence[DepthRow], budget: str) -> str:
         if judged and r.regret is not None and r.agreement is not None:
             line += f" {r.regret[0]:.2f} +- {r.regret[1]:.2f} | {100 * r.agreement:.0f}% |"
         lines.append(line)
-    pairs = paired(rows)
-    if pairs:
+    compared = paired(rows, pairs)
+    if compared:
         lines += [
             "",
-            "| game | sampled - classic | positions | regret difference (points, 95%) "
-            "| sampled move better | sampled move worse |",
+            "| game | left - right | positions | regret difference (points, 95%) "
+            "| left's move better | left's move worse |",
             "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {p.game} | {p.sampled} - {p.classic} | {p.positions} "
+            f"| {p.game} | {p.left} - {p.right} | {p.positions} "
             f"| {p.difference:+.2f} +- {p.half:.2f} | {p.better} | {p.worse} |"
-            for p in pairs
+            for p in compared
         ]
     return "\n".join(lines) + "\n"
 
@@ -346,12 +358,33 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the game's heuristic every player evaluates with (e.g. learned)",
     )
     parser.add_argument(
+        "--pairings",
+        help="comma-separated pairings of Figure 2 whose players are measured and compared"
+        f" (default: {','.join(COUNTERPART_LABELS)}); MCTS is the game's variant",
+    )
+    parser.add_argument(
         "--out", help="Markdown file for the table (default: a new file in results/search_depth/)"
     )
 
 
+def players(
+    setup: mcms_setup.GameSetup, labels: Sequence[str] | None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The players to measure in `setup`'s game and the (left, right) pairs to compare: the
+    six *-Minimax players and COUNTERPARTS by default, else those of the pairings `labels`.
+
+    Raises:
+      ValueError: for an unknown pairing.
+    """
+    if labels is None:
+        return list(STAR_AGENTS), list(COUNTERPARTS)
+    pairs = [(a, b) for _, a, b in pairing_names(setup, labels)]
+    return list(dict.fromkeys(name for pair in pairs for name in pair)), pairs
+
+
 def _run(args: argparse.Namespace) -> None:
     keys = usage.choices("--games", args.games, list(mcms_setup.SETUPS))
+    labels = None if args.pairings is None else [x.strip() for x in args.pairings.split(",")]
     if not 0 < args.time_ms < float("inf"):
         raise usage.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
     if args.positions < 1:
@@ -376,12 +409,19 @@ def _run(args: argparse.Namespace) -> None:
         raise usage.UsageError(f"no record file in {args.records} for: {', '.join(missing)}")
     if not any(k in records for k in keys):
         raise usage.UsageError(f"no Figure 2 record files in {args.records}")
+    try:
+        chosen = {key: players(setups[key], labels) for key in keys}
+    except ValueError as e:
+        raise usage.UsageError(f"--pairings: {e}") from None
     out = args.out or usage.fresh_output("search_depth", ".md")
     rows = []
+    pairs: list[tuple[str, str]] = []
     for key in keys:
         if key not in records:
             continue
         setup = setups[key]
+        agents, game_pairs = chosen[key]
+        pairs += game_pairs
         try:
             found = positions_for(setup, records[key], args.positions, args.seed)
         except ValueError as e:
@@ -404,6 +444,7 @@ def _run(args: argparse.Namespace) -> None:
                 histories,
                 args.time_ms,
                 args.seed,
+                agents=agents,
                 clock=args.clock,
                 reference=args.reference,
                 max_nodes=args.max_nodes,
@@ -413,7 +454,7 @@ def _run(args: argparse.Namespace) -> None:
         except ValueError as e:
             raise usage.UsageError(f"{setup.title}: {e}") from None
         print(f"{setup.title}: {len(histories)} positions", flush=True)
-    table = markdown(rows, budget_label(args.time_ms, args.max_nodes))
+    table = markdown(rows, budget_label(args.time_ms, args.max_nodes), pairs)
     print(table, end="")
     usage.write_text(out, table)
     print(f"written to {out}")
@@ -421,7 +462,7 @@ def _run(args: argparse.Namespace) -> None:
 
 EXPERIMENT = Experiment(
     "search-depth",
-    "completed depth of the MCMS paper's *-Minimax players at a time budget",
+    "completed depth and regret of the MCMS paper's players at a time budget",
     _add_arguments,
     _run,
 )

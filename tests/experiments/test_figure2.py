@@ -219,7 +219,7 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     (pair,) = search_depth.paired(judged)
     exp, expss = judged
     differences = [s - c for s, c in zip(expss.regrets, exp.regrets, strict=True)]
-    assert (pair.sampled, pair.classic, pair.positions) == ("expss", "exp", 3)
+    assert (pair.left, pair.right, pair.positions) == ("expss", "exp", 3)
     assert pair.difference == pytest.approx(sum(differences) / 3)
     assert pair.better == sum(d < -1e-9 for d in differences)
     assert pair.worse == sum(d > 1e-9 for d in differences)
@@ -232,6 +232,35 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
     assert learned[0].spec == "star2(time_ms=5,prune_min_depth=2,heuristic=learned)"
     assert cli.main([*args, "--heuristic", "nonsense"]) == 2
     assert "--heuristic" in capsys.readouterr().err and not out.read_text().count("nonsense")
+
+
+def test_search_depth_measures_the_players_of_other_pairings(tmp_path, capsys):
+    """`--pairings` names pairings of the figure: their players are measured (MCTS as the
+    game's variant) and compared left minus right; an unknown pairing is refused."""
+    assert plan.pairing_names(mcms_setup.SETUPS["ra"], ["Star1-MCTS", "Star2SS-Star1SS"]) == [
+        ("Star2SS-Star1SS", "star2ss", "star1ss"),
+        ("Star1-DPW", "star1", "dpw"),
+    ]
+    assert search_depth.players(mcms_setup.SETUPS["pig"], ["Star1-MCTS", "Star1SS-MCTS"]) == (
+        ["star1", "mcts", "star1ss"],
+        [("star1", "mcts"), ("star1ss", "mcts")],
+    )
+    run = ["experiment", "figure2", "--games", "pig", "--pairings", "Star1-MCTS",
+           "--matches", "1", "--time-ms", "2", "--workers", "1", "--no-progress",
+           "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(run) == 0
+    out = tmp_path / "mcts.md"
+    args = ["experiment", "search-depth", "--records", str(tmp_path), "--games", "pig",
+            "--positions", "2", "--time-ms", "5", "--clock", "cpu", "--pairings", "Star1-MCTS",
+            "--reference", "expectimax(max_depth=2)", "--out", str(out)]  # fmt: skip
+    assert cli.main(args) == 0
+    text = out.read_text()
+    rows = [line.split(" | ")[1] for line in text.splitlines() if line.startswith("| Pig |")]
+    assert rows == ["star1", "mcts", "star1 - mcts"]
+    assert "| left - right |" in text
+    assert cli.main([*args[:-2], "--pairings", "Star1-Nobody", "--out", str(out)]) == 2
+    assert "--pairings: unknown pairing(s) ['Star1-Nobody']" in capsys.readouterr().err
+    assert out.read_text() == text
 
 
 def test_search_depth_with_ordered_dice_on_the_positions_of_a_merged_run(tmp_path, capsys):

@@ -49,6 +49,27 @@ def _variant(setup: mcms_setup.GameSetup, mcts: str) -> str:
     return setup.best_mcts if mcts == "paper" else mcts
 
 
+def pairing_names(
+    setup: mcms_setup.GameSetup, labels: Sequence[str] = PAIRING_LABELS, mcts: str = "paper"
+) -> list[tuple[str, str, str]]:
+    """(label, left, right) of the pairings `labels` in `setup`'s game, in the paper's order,
+    with the names of mcms_setup.AGENT_NAMES; MCTS is resolved to the game's variant (in the
+    label too: 'Star1-DPW').
+
+    Raises:
+      ValueError: for an unknown label or `mcts` choice.
+    """
+    unknown = [label for label in labels if label not in PAIRING_LABELS]
+    if unknown:
+        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
+    variant = _variant(setup, mcts)
+    return [
+        (label.replace(MCTS, variant.upper()), a, variant if b == MCTS else b)
+        for label, a, b in PAIRINGS
+        if label in labels
+    ]
+
+
 def pairings(
     setup: mcms_setup.GameSetup,
     labels: Sequence[str] = PAIRING_LABELS,
@@ -64,19 +85,9 @@ def pairings(
     Raises:
       ValueError: for an unknown label or `mcts` choice.
     """
-    unknown = [label for label in labels if label not in PAIRING_LABELS]
-    if unknown:
-        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
-    variant = _variant(setup, mcts)
+    names = pairing_names(setup, labels, mcts)
     specs = mcms_setup.paper_specs(setup, time_ms, heuristic, clock, max_nodes)
-    chosen = []
-    for label, a, b in PAIRINGS:
-        if label not in labels:
-            continue
-        if b == MCTS:
-            b, label = variant, label.replace(MCTS, variant.upper())
-        chosen.append(Pairing(label, specs[a], specs[b]))
-    return chosen
+    return [Pairing(label, specs[a], specs[b]) for label, a, b in names]
 
 
 def file_pairings(
