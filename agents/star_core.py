@@ -67,6 +67,7 @@ class ChanceBounds:
         key: int,
         child_ckey: int,
         shared: bool,
+        path_keys: bool,
         vmin: float,
         vmax: float,
     ) -> None:
@@ -74,8 +75,10 @@ class ChanceBounds:
         self.state = state
         self.outcomes = [outcome for outcome, _ in outcomes]
         self.probs = [prob for _, prob in outcomes]
-        self.keys = [child_key(key, outcome) for outcome in self.outcomes]
-        self.ckeys = [child_ckey] * n if shared else self.keys
+        self.key = key
+        self.child_ckey = child_ckey
+        self.shared = shared
+        self.path_keys = path_keys
         self.children: list[Core | None] = [None] * n
         self.vmin = vmin
         self.vmax = vmax
@@ -91,6 +94,12 @@ class ChanceBounds:
             child = self.state.child(self.outcomes[i])
             self.children[i] = child
         return child
+
+    def keys(self, i: int) -> tuple[int, int]:
+        """Outcome i's path key (0 when the search needs none) and sample key, made when it
+        is searched: with a thousand outcomes (ordered dice) most nodes cut after a few."""
+        key = child_key(self.key, self.outcomes[i]) if self.path_keys else 0
+        return key, self.child_ckey if self.shared else key
 
     def window(self, i: int, alpha: float, beta: float) -> tuple[float, float]:
         """Outcome i's window: the values for which it could change whether the node cuts,
@@ -171,12 +180,20 @@ class StarSearch(MoveOrdering):
         # Best moves are keyed by state (a transposition table, as the MCMS paper's
         # implementation had) or by path; root_search decides for the root's type.
         self.by_state = False
+        self.path_keys = True  # are path keys needed? (root_search decides; see `path_key`)
         self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
         self.evaluations = 0
         self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
 
     # Shared helpers -----------------------------------------------------------------------
+
+    def path_key(self, key: int, action: int) -> int:
+        """The path key of the child reached by `action`, or 0 when no key is needed: path
+        keys name nodes for their samples, Star2's probes and a best-move table kept by path;
+        classic expectimax, and classic Star1 with its table by state, use none, and hashing
+        every child's path cost Star1 a sixth of its time (docs/speed.md)."""
+        return child_key(key, action) if self.path_keys else 0
 
     def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
         """The chance node's outcomes, or its sample (a function of its sample key)."""
@@ -233,13 +250,13 @@ class StarSearch(MoveOrdering):
         if player == CHANCE:
             total = 0.0
             for outcome, prob in self.outcomes(state, ckey):
-                k = child_key(key, outcome) if sampled else 0
+                k = self.path_key(key, outcome)
                 c = self.chance_ckey(ckey, k) if sampled else 0
                 total += prob * self.expectimax(state.child(outcome), depth, k, c)
             return total
         values = []
         for action in state.legal_actions():
-            k = child_key(key, action) if sampled else 0
+            k = self.path_key(key, action)
             c = self.decision_ckey(ckey, player, k) if sampled else 0
             values.append(self.expectimax(state.child(action), depth - 1, k, c))
         return max(values) if player == self.root else min(values)
@@ -290,7 +307,7 @@ class StarSearch(MoveOrdering):
             if probed is not None and probed[0] == action:
                 value = probed[1]  # exact, from Star2's probe of this node
             else:
-                k = child_key(key, action)
+                k = self.path_key(key, action)
                 c = self.decision_ckey(ckey, player, k)
                 value = self.star(state.child(action), depth - 1, alpha, beta, k, c)
                 if probe and alpha < value < beta:
@@ -314,7 +331,7 @@ class StarSearch(MoveOrdering):
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
         for outcome, prob in self.outcomes(state, ckey):
-            k = child_key(key, outcome)
+            k = self.path_key(key, outcome)
             c = self.chance_ckey(ckey, k)
             total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
         return total
@@ -329,6 +346,7 @@ class StarSearch(MoveOrdering):
             key,
             self.chance_ckey(ckey, 0),
             self.shared,
+            self.path_keys,
             self.vmin,
             self.vmax,
         )
@@ -359,9 +377,8 @@ class StarSearch(MoveOrdering):
             else:
                 child_alpha, child_beta = node.window(i, alpha, beta)
                 self.budget.tick()
-                value = self.decision_node(
-                    child, depth, child_alpha, child_beta, node.keys[i], node.ckeys[i], True
-                )
+                key, ckey = node.keys(i)
+                value = self.decision_node(child, depth, child_alpha, child_beta, key, ckey, True)
                 if player == root:
                     if value > child_alpha and value > node.lower[i]:  # a proof: child >= value
                         node.tighten(i, value, node.upper[i])
@@ -381,9 +398,8 @@ class StarSearch(MoveOrdering):
             if low == up:
                 continue  # known exactly (a terminal child found while probing)
             child_alpha, child_beta = node.window(i, alpha, beta)
-            value = self.star(
-                node.child(i), depth, child_alpha, child_beta, node.keys[i], node.ckeys[i]
-            )
+            key, ckey = node.keys(i)
+            value = self.star(node.child(i), depth, child_alpha, child_beta, key, ckey)
             if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
                 node.tighten(i, value if value > low else low, up)
             elif value <= child_alpha and child_alpha > vmin:  # fail low: an upper bound
@@ -408,6 +424,9 @@ class StarSearch(MoveOrdering):
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1
         self.by_state = self.table == "state" and state.has_state_key()
+        self.path_keys = self.samples is not None or (
+            self.algorithm != "expectimax" and (self.algorithm == "star2" or not self.by_state)
+        )
         table_key = state.state_key() if self.by_state else 0
         vmin, vmax = self.vmin, self.vmax
         for action in self.ordered_actions(state, table_key):
