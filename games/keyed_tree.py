@@ -5,7 +5,7 @@ to move, worth `value()` for player 0 at its leaves; and an observation of plies
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from chancespiel.games.core import TERMINAL, Core, SharedRules
 
@@ -46,7 +46,7 @@ class KeyedTreeCore(Core):
         self.plies = 0
         self.player = 0
 
-    def clone(self) -> Any:
+    def clone(self) -> Self:
         """A copy of the shared fields; a subclass copies its own after calling this."""
         c = self.__class__.__new__(self.__class__)
         c.rules, c.key, c.plies, c.player = self.rules, self.key, self.plies, self.player
