@@ -39,7 +39,6 @@ import pyspiel
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
 from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum
-from chancespiel.agents.search_core import child_key
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
     StarSearch,
@@ -209,8 +208,8 @@ class ChanceProbCutSearch(StarSearch):
         for outcome, prob in self.outcomes(state, ckey):
             child = state.clone()
             child.apply(outcome)
-            k = child_key(key, outcome)
-            value = self.star(child, shallow, vmin, vmax, k, self.chance_ckey(ckey, k))
+            k, c = self.chance_child_keys(key, ckey, outcome)
+            value = self.star(child, shallow, vmin, vmax, k, c)
             if child.current_player() == TERMINAL:
                 lo = hi = value  # exact
             else:

@@ -65,9 +65,7 @@ class ChanceBounds:
         state: Core,
         outcomes: Sequence[tuple[int, float]],
         key: int,
-        child_ckey: int,
-        shared: bool,
-        path_keys: bool,
+        ckey: int,
         vmin: float,
         vmax: float,
     ) -> None:
@@ -75,10 +73,10 @@ class ChanceBounds:
         self.state = state
         self.outcomes = [outcome for outcome, _ in outcomes]
         self.probs = [prob for _, prob in outcomes]
+        # The node's own keys: a child's are made only when it is searched (with a thousand
+        # outcomes, most nodes cut after a few).
         self.key = key
-        self.child_ckey = child_ckey
-        self.shared = shared
-        self.path_keys = path_keys
+        self.ckey = ckey
         self.children: list[Core | None] = [None] * n
         self.vmin = vmin
         self.vmax = vmax
@@ -94,12 +92,6 @@ class ChanceBounds:
             child = self.state.child(self.outcomes[i])
             self.children[i] = child
         return child
-
-    def keys(self, i: int) -> tuple[int, int]:
-        """Outcome i's path key (0 when the search needs none) and sample key, made when it
-        is searched: with a thousand outcomes (ordered dice) most nodes cut after a few."""
-        key = child_key(self.key, self.outcomes[i]) if self.path_keys else 0
-        return key, self.child_ckey if self.shared else key
 
     def window(self, i: int, alpha: float, beta: float) -> tuple[float, float]:
         """Outcome i's window: the values for which it could change whether the node cuts,
@@ -194,6 +186,12 @@ class StarSearch(MoveOrdering):
         classic expectimax, and classic Star1 with its table by state, use none, and hashing
         every child's path cost Star1 a sixth of its time (docs/speed.md)."""
         return child_key(key, action) if self.path_keys else 0
+
+    def chance_child_keys(self, key: int, ckey: int, outcome: int) -> tuple[int, int]:
+        """Path key and sample key of the child reached from the chance node (`key`, `ckey`)
+        by `outcome`."""
+        k = self.path_key(key, outcome)
+        return k, self.chance_ckey(ckey, k)
 
     def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
         """The chance node's outcomes, or its sample (a function of its sample key)."""
@@ -331,8 +329,7 @@ class StarSearch(MoveOrdering):
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
         for outcome, prob in self.outcomes(state, ckey):
-            k = self.path_key(key, outcome)
-            c = self.chance_ckey(ckey, k)
+            k, c = self.chance_child_keys(key, ckey, outcome)
             total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
         return total
 
@@ -340,16 +337,7 @@ class StarSearch(MoveOrdering):
         self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
-        node = ChanceBounds(
-            state,
-            self.outcomes(state, ckey),
-            key,
-            self.chance_ckey(ckey, 0),
-            self.shared,
-            self.path_keys,
-            self.vmin,
-            self.vmax,
-        )
+        node = ChanceBounds(state, self.outcomes(state, ckey), key, ckey, self.vmin, self.vmax)
         if self.algorithm == "star2" and self.probe_outcomes(node, depth, alpha, beta):
             return node.bound(beta)
         return self.search_outcomes(node, depth, alpha, beta)
@@ -377,7 +365,7 @@ class StarSearch(MoveOrdering):
             else:
                 child_alpha, child_beta = node.window(i, alpha, beta)
                 self.budget.tick()
-                key, ckey = node.keys(i)
+                key, ckey = self.chance_child_keys(node.key, node.ckey, node.outcomes[i])
                 value = self.decision_node(child, depth, child_alpha, child_beta, key, ckey, True)
                 if player == root:
                     if value > child_alpha and value > node.lower[i]:  # a proof: child >= value
@@ -398,7 +386,7 @@ class StarSearch(MoveOrdering):
             if low == up:
                 continue  # known exactly (a terminal child found while probing)
             child_alpha, child_beta = node.window(i, alpha, beta)
-            key, ckey = node.keys(i)
+            key, ckey = self.chance_child_keys(node.key, node.ckey, node.outcomes[i])
             value = self.star(node.child(i), depth, child_alpha, child_beta, key, ckey)
             if value >= child_beta and child_beta < vmax:  # fail high: a lower bound
                 node.tighten(i, value if value > low else low, up)
