@@ -44,15 +44,15 @@ from chancespiel.agents.registry import make_bot, parse_spec
 from chancespiel.agents.search_common import CLOCKS
 from chancespiel.evaluation import usage
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
-from chancespiel.evaluation.experiments.figure2.plan import load_records, pairing_names
+from chancespiel.evaluation.experiments.figure2.plan import PAIRINGS, load_records, pairing_names
+from chancespiel.evaluation.experiments.figure2.stats import COUNTERPARTS as COUNTERPART_LABELS
 from chancespiel.evaluation.match import Record, RecordFileError
 from chancespiel.evaluation.positions import translate_history
 from chancespiel.evaluation.stats import match_interval
 
 STAR_AGENTS = ("exp", "star1", "star2", "expss", "star1ss", "star2ss")
 # Each sampled player and its classic counterpart, as the paper pairs them.
-COUNTERPARTS = (("expss", "exp"), ("star1ss", "star1"), ("star2ss", "star2"))
-COUNTERPART_LABELS = ("ExpSS-Exp", "Star1SS-Star1", "Star2SS-Star2")
+COUNTERPARTS = tuple((a, b) for label, a, b in PAIRINGS if label in COUNTERPART_LABELS)
 
 
 @dataclass(frozen=True)
