@@ -18,6 +18,11 @@ heuristic is the same before and after the die roll that decides which cube may 
 - `learned`, `learned_lookahead`, `learned_lookahead2`: the game's learned value model
   (games.learned, trained on other records by `chancespiel value train`), alone or under one
   or two plies of expectimax.
+- `search(depth=D)`, `search(max_nodes=N)` (both: whichever ends first), with
+  `heuristic=NAME` (default: the game's; `learned` for its learned value): Star2's value of a
+  decision node, the exact expectimax value of D plies, or of the deepest depth completed in
+  N nodes (the compiled engine's search, so deeper values cost what a move's search costs).
+  No clock: a state always gets the same value, as V must.
 - `zero`: 0 everywhere (its corrections are 0: raw scores, for comparison).
 
 The coefficient beta of `corrected = outcome - beta * correction` is fitted per pair on matches
@@ -56,7 +61,7 @@ from chancespiel.evaluation.positions import ReplayError, replay
 from chancespiel.evaluation.stats import MatchInterval, match_interval
 from chancespiel.games.core import Core
 from chancespiel.games.pig_core import PigCore
-from chancespiel.games.registry import evaluation_for
+from chancespiel.games.registry import DEFAULT_HEURISTIC, evaluation_for, parse_parameters
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 FOLDS = 10
@@ -182,6 +187,104 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
     return value
 
 
+SEARCH = "search"
+SEARCH_PARAMS = ("depth", "max_nodes", "heuristic")
+MAX_SEARCH_DEPTH = 64  # a node budget alone deepens up to this many plies
+
+
+def search_value(
+    game: pyspiel.Game,
+    depth: int | None = None,
+    max_nodes: int | None = None,
+    heuristic: str = DEFAULT_HEURISTIC,
+) -> ValueFunction:
+    """Star2 on `heuristic` for player 0: to `depth` plies, or as deep as `max_nodes` nodes
+    complete (both: whichever ends first); the heuristic itself at a chance node (a chance
+    node's child that is one, as in EWN's setups).
+
+    Raises:
+      LuckError: without a bound (a search of a long game need not end), for a bound below 1,
+        a heuristic the game does not know, or a game Star2 cannot search.
+    """
+    from chancespiel.agents.search_common import check_two_player_zero_sum
+    from chancespiel.agents.star_minimax import search
+
+    try:
+        check_two_player_zero_sum(game, "star2")
+    except ValueError as e:
+        raise LuckError(f"value 'search': {e}") from None
+
+    if depth is None and max_nodes is None:
+        raise LuckError(
+            "value 'search' needs depth= or max_nodes= (without a bound a search need not end)"
+        )
+    for key, bound in (("depth", depth), ("max_nodes", max_nodes)):
+        if bound is not None and (
+            isinstance(bound, bool) or not isinstance(bound, int) or bound < 1
+        ):
+            raise LuckError(f"value 'search': {key} must be an integer >= 1, got {bound!r}")
+    if depth is not None and depth > MAX_SEARCH_DEPTH:
+        raise LuckError(f"value 'search': depth must be at most {MAX_SEARCH_DEPTH}, got {depth}")
+    try:
+        h = evaluation_for(game, heuristic)
+    except ValueError as e:
+        raise LuckError(f"value 'search': {e}") from None
+    # With a depth, even a forced move is searched to it (with a node budget alone the search
+    # would stop a forced move at one ply, and V would be shallower where play has no choice).
+    plies = depth if depth is not None else MAX_SEARCH_DEPTH
+
+    def value(state: Core) -> float:
+        terminal = _terminal_or(state)
+        if terminal is not None:
+            return terminal
+        player = state.current_player()
+        if player == CHANCE:
+            return h(state, 0)
+        found = search(state, game, "star2", max_depth=plies, max_nodes=max_nodes, evaluation=h)
+        if found.depth == 0:  # not even one ply within the node budget
+            return h(state, 0)
+        return found.value if player == 0 else -found.value
+
+    return value
+
+
+def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
+    """A value function with parameters, `search(...)`, and its name as the user wrote it.
+
+    Raises:
+      LuckError: for a malformed name, another function, or bad parameters.
+    """
+    name = "".join(name.split())
+    try:
+        params = parse_parameters(name)
+    except ValueError as e:
+        raise LuckError(f"value {name!r}: {e}") from None
+    if params.pop("name") != SEARCH:
+        raise LuckError(f"unknown value function {name!r}; known: {', '.join(known_values())}")
+    unknown = sorted(set(params) - set(SEARCH_PARAMS))
+    if unknown:
+        raise LuckError(
+            f"value 'search': unknown parameter(s) {unknown}; known: {', '.join(SEARCH_PARAMS)}"
+        )
+    heuristic = params.get("heuristic", DEFAULT_HEURISTIC)
+    if not isinstance(heuristic, str):
+        raise LuckError(f"value 'search': heuristic must be a name, got {heuristic!r}")
+    return name, search_value(game, params.get("depth"), params.get("max_nodes"), heuristic)
+
+
+def value_names(text: str) -> list[str]:
+    """Comma-separated value functions, commas inside parentheses kept: 'lookahead,
+    search(depth=3,heuristic=learned)' is two names."""
+    names, depth, start = [], 0, 0
+    for i, char in enumerate(text + ","):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            if text[start:i].strip():
+                names.append(text[start:i].strip())
+            start = i + 1
+    return names
+
+
 def zero_value(game: pyspiel.Game) -> ValueFunction:
     """0 everywhere: every correction is 0 (raw scores, for comparison)."""
 
@@ -233,9 +336,16 @@ def value_function(game_string: str, name: str | None = None) -> tuple[str, Valu
     game = load_game_cached(game_string)
     if name is None:
         name = default_value_name(game)
-    if name not in VALUES:
-        raise LuckError(f"unknown value function {name!r}; known: {', '.join(VALUES)}")
-    return name, VALUES[name](game)
+    if name in VALUES:
+        return name, VALUES[name](game)
+    if "(" in name or name.strip() == SEARCH:
+        return _parametrized(game, name)
+    raise LuckError(f"unknown value function {name!r}; known: {', '.join(known_values())}")
+
+
+def known_values() -> list[str]:
+    """The value functions' names, the parametrized one with its parameters."""
+    return [*VALUES, f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME])"]
 
 
 def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:

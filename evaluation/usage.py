@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import difflib
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -125,6 +126,11 @@ def seed_arg(value: str) -> int:
     if number < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {number}")
     return number
+
+
+def command_text(command_line: Sequence[str]) -> str:
+    """The command that made a result, as a shell would take it back ('chancespiel ...')."""
+    return f"chancespiel {shlex.join(command_line)}"
 
 
 def fresh_output(kind: str, suffix: str = "") -> Path:

@@ -13,6 +13,7 @@ import pytest
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
 from chancespiel.agents.protocol import search_state
+from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import luck
 from chancespiel.evaluation.luck import (
     LuckError,
@@ -70,7 +71,8 @@ def test_corrected_expectation_equals_raw_by_enumeration(seed: int) -> None:
     assert math.isclose(sum(p for p, _, _ in paths), 1.0, abs_tol=1e-12)
     raw = sum(p * r for p, _, r in paths)
     deeper = luck._lookahead(evaluation_for(game), 2)
-    for value in (hashed_value, lookahead_value(game), deeper):
+    _, searched = value_function(str(game), "search(depth=2)")
+    for value in (hashed_value, lookahead_value(game), deeper, searched):
         corrections = [game_correction(game, h, value) for _, h, _ in paths]
         assert any(abs(c) > 1e-6 for c in corrections)  # the oracle is not trivial
         corrected = sum(p * (r - c) for (p, _, r), c in zip(paths, corrections, strict=True))
@@ -95,6 +97,126 @@ def test_bad_history_and_value_names_are_errors() -> None:
         value_function("python_pig(winscore=20)", "oracle")
     with pytest.raises(LuckError, match="needs python_pig"):
         value_function("python_cant_stop", "exact")
+
+
+def random_decision_cores(game_string: str, count: int, seed: int) -> list:
+    """Cores of decision nodes reached by random play (chance by its probabilities)."""
+    import random
+
+    game = pyspiel.load_game(game_string)
+    rng = random.Random(seed)
+    cores = []
+    while len(cores) < count:
+        state = game.new_initial_state()
+        for _ in range(rng.randrange(2, 40)):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        if not state.is_terminal() and not state.is_chance_node():
+            cores.append(search_state(state))
+    return cores
+
+
+def expectimax(state, h, depth: int) -> float:
+    """Player 0's expectimax value with depth counting decision plies and h at any
+    non-terminal node of depth 0, chance nodes included (the convention of the searches)."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    if depth == 0:
+        return h(state, 0)
+    player = state.current_player()
+    values = []
+    for action, prob in (
+        state.chance_outcomes() if player == CHANCE else ((a, 1.0) for a in state.legal_actions())
+    ):
+        child = state.clone()
+        child.apply(action)
+        values.append((prob, expectimax(child, h, depth - (player != CHANCE))))
+    if player == CHANCE:
+        return sum(p * v for p, v in values)
+    return (max if player == 0 else min)(v for _, v in values)
+
+
+@pytest.mark.parametrize(
+    "game_string", ["python_einstein_wurfelt_nicht(setup=random)", "python_ra", "python_cant_stop"]
+)
+def test_search_value_is_expectimax_on_the_heuristic(game_string: str) -> None:
+    # the oracle: a plain recursion, apart from the compiled Star2
+    expected_value = expectimax
+    game = pyspiel.load_game(game_string)
+    h = evaluation_for(game)
+    depths = (1, 2) if "cant_stop" not in game_string else (1,)
+    for core in random_decision_cores(game_string, 6, seed=len(game_string)):
+        for depth in depths:
+            _, value = value_function(game_string, f"search(depth={depth})")
+            assert value(core) == pytest.approx(expected_value(core, h, depth), abs=1e-9)
+        _, unbounded = value_function(game_string, "search(depth=1,max_nodes=1000000000)")
+        assert unbounded(core) == pytest.approx(expected_value(core, h, 1), abs=1e-9)
+        # a node budget: the value of the deepest depth it completes
+        _, budgeted = value_function(game_string, "search(max_nodes=3000)")
+        reached = search(core, game, "star2", max_depth=64, max_nodes=3000).depth
+        assert reached >= 1
+        assert budgeted(core) == pytest.approx(expected_value(core, h, reached), abs=1e-9)
+
+
+def test_search_value_without_a_completed_ply_is_the_heuristic(monkeypatch) -> None:
+    # budgets are checked every 256 nodes, so no game here fails to complete one ply; a
+    # search that did (result depth 0, its value meaningless) must not become V
+    from chancespiel.agents import star_minimax
+
+    game = pyspiel.load_game("python_ra")
+    core = random_decision_cores("python_ra", 1, seed=0)[0]
+    monkeypatch.setattr(
+        star_minimax, "search", lambda *args, **kwargs: star_minimax.StarResult(value=0.9, action=0)
+    )
+    value = luck.search_value(game, max_nodes=10)
+    assert value(core) == evaluation_for(game)(core, 0)
+
+
+def test_search_value_on_the_learned_value() -> None:
+    from chancespiel.games.learned import learned_heuristic
+
+    game_string = "python_einstein_wurfelt_nicht(setup=random)"
+    h = learned_heuristic(pyspiel.load_game(game_string))
+    _, value = value_function(game_string, "search(depth=2, heuristic=learned)")
+    for core in random_decision_cores(game_string, 4, seed=3):
+        assert value(core) == pytest.approx(expectimax(core, h, 2), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("search", "needs depth= or max_nodes="),
+        ("search(depth=0)", "depth must be an integer >= 1, got 0"),
+        ("search(max_nodes=2.5)", "max_nodes must be an integer >= 1"),
+        ("search(depth=65)", "depth must be at most 64"),
+        ("search(depth=2,width=3)", "unknown parameter"),
+        ("search(depth=2,heuristic=oracle)", "no heuristic 'oracle'"),
+        ("search(depth=2", "unbalanced parentheses"),
+        ("serch(depth=2)", "unknown value function"),
+    ],
+)
+def test_bad_search_values_are_one_line_errors(name: str, message: str) -> None:
+    with pytest.raises(LuckError, match=message) as raised:
+        value_function("python_einstein_wurfelt_nicht(setup=random)", name)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_search_value_needs_a_game_star2_can_search() -> None:
+    with pytest.raises(LuckError, match="imperfect information"):
+        value_function("kuhn_poker", "search(depth=2)")
+
+
+def test_value_names_keep_commas_inside_parentheses() -> None:
+    assert luck.value_names("lookahead, search(depth=3,heuristic=learned),exact,") == [
+        "lookahead",
+        "search(depth=3,heuristic=learned)",
+        "exact",
+    ]
 
 
 def test_pig_corrected_score_matches_exact_policy_value() -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 
 from chancespiel.evaluation.cli.common import read_all
-from chancespiel.evaluation.usage import UsageError, seed_arg
+from chancespiel.evaluation.usage import UsageError, command_text, seed_arg
 from chancespiel.evaluation.values import TARGETS
 
 
@@ -29,7 +28,7 @@ def cmd_value_train(args: argparse.Namespace) -> None:
     )
 
     records = read_all(args.records)
-    command = "chancespiel " + " ".join(shlex.quote(a) for a in args.command_line)
+    command = command_text(args.command_line)
     try:
         positions = collect_positions(records, keep=args.keep, seed=args.seed, target=args.target)
         trained = train_value(positions, seed=args.seed, command=command, records=args.records)

@@ -32,6 +32,7 @@ from chancespiel.evaluation.luck import (
     LuckError,
     corrected_rates,
     value_function,
+    value_names,
     whole_matches,
 )
 from chancespiel.evaluation.match import (
@@ -41,7 +42,13 @@ from chancespiel.evaluation.match import (
     read_records,
 )
 from chancespiel.evaluation.stats import Z95
-from chancespiel.evaluation.usage import UsageError, fresh_output, seed_arg, write_text
+from chancespiel.evaluation.usage import (
+    UsageError,
+    command_text,
+    fresh_output,
+    seed_arg,
+    write_text,
+)
 
 HALF_WIDTH = 0.03
 BOOTSTRAP = 1000
@@ -122,14 +129,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--values",
         default=",".join(DEFAULT_VALUES),
-        help="comma-separated value functions (those that do not apply to a game are skipped)",
+        help="comma-separated value functions, e.g. 'lookahead,search(depth=3)' (those that do "
+        "not apply to a game are skipped)",
     )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap")
     parser.add_argument("--out", help="directory for pairings.csv, README.md, matches_needed.png")
 
 
 def _run(args: argparse.Namespace) -> None:
-    values = [v.strip() for v in args.values.split(",") if v.strip()]
+    values = value_names(args.values)
     out = Path(args.out) if args.out else fresh_output("luck_values")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"--out {out} is not empty: give a new directory")
@@ -203,7 +211,7 @@ def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
     lines = [
         "# Matches needed for +-3 points, raw and luck-corrected",
         "",
-        f"Made by `chancespiel {' '.join(args.command_line)}` (chancespiel "
+        f"Made by `{command_text(args.command_line)}` (chancespiel "
         f"{package_version()}, {datetime.date.today().isoformat()}); the experiment is "
         "`evaluation/experiments/luck_values.py`. Match-score variances pooled over each "
         "game's pairings; the ratio's interval is a 95% bootstrap over matches.",

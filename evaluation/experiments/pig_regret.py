@@ -53,7 +53,6 @@ import json
 import math
 import os
 import random
-import shlex
 import statistics
 import subprocess
 import sys
@@ -77,7 +76,13 @@ from chancespiel.evaluation.experiments.pig_estimators import (
     exact_values,
 )
 from chancespiel.evaluation.match import package_version
-from chancespiel.evaluation.usage import UsageError, fresh_output, seed_arg, write_text
+from chancespiel.evaluation.usage import (
+    UsageError,
+    command_text,
+    fresh_output,
+    seed_arg,
+    write_text,
+)
 from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
@@ -793,7 +798,7 @@ def _run(args: argparse.Namespace) -> None:
             with open(out / COMMANDS, "a", encoding="utf-8") as log:
                 log.write(
                     f"{datetime.date.today().isoformat()} chancespiel {package_version()} "
-                    f"(commit {_git_commit()}): chancespiel {shlex.join(args.command_line)}\n"
+                    f"(commit {_git_commit()}): {command_text(args.command_line)}\n"
                 )
         deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
         complete = run_tasks(study, tasks, raw, args.workers, deadline, not args.no_progress)
@@ -833,7 +838,7 @@ def write_summaries(
     readme = [
         "# Regret at equal node budgets on two-dice Pig",
         "",
-        f"Summarised by `chancespiel {shlex.join(command_line)}` (chancespiel "
+        f"Summarised by `{command_text(command_line)}` (chancespiel "
         f"{package_version()}, commit {_git_commit()}, {datetime.date.today().isoformat()}); "
         "the experiment is `evaluation/experiments/pig_regret.py`, whose docstring defines "
         f"every term. The rows were played in chunks, by these commands ({COMMANDS}):",

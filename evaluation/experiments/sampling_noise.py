@@ -47,6 +47,7 @@ from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.evaluation.usage import (
     UsageError,
     choices,
+    command_text,
     fresh_output,
     positive,
     seed_arg,
@@ -183,7 +184,7 @@ def _readme(rows: Sequence[dict[str, Any]], keys: Sequence[str], args: argparse.
     lines = [
         "# The error of one sampled chance node against the decisions, per game",
         "",
-        f"Made by `chancespiel {' '.join(args.command_line)}` (chancespiel "
+        f"Made by `{command_text(args.command_line)}` (chancespiel "
         f"{package_version()}, {datetime.date.today().isoformat()}); the experiment is "
         "`evaluation/experiments/sampling_noise.py`, whose docstring defines every term. "
         f"Medians over the positions ({where}, seeded), values on the [-1, 1] scale; "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
 
 import numpy as np
 import pytest
@@ -30,15 +31,19 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
     match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "12"]
     assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
     out = tmp_path / "out"
-    args = ["experiment", "luck-values", str(records), "--values", "heuristic,exact,zero"]
+    values = "heuristic,exact,zero,search(depth=1,heuristic=zero)"
+    args = ["experiment", "luck-values", str(records), "--values", values]
     assert cli.main([*args, "--out", str(out)]) == 0
     with open(out / "pairings.csv") as f:
         rows = list(csv.DictReader(f))
-    assert {r["value"] for r in rows} == {"heuristic", "exact", "zero"}
+    assert {r["value"] for r in rows} == {"heuristic", "exact", "zero", values.split(",", 3)[3]}
     zero = next(r for r in rows if r["value"] == "zero")
     assert float(zero["raw_variance"]) == pytest.approx(float(zero["corrected_variance"]))
     readme = (out / "README.md").read_text()
     assert "| exact |" in readme and (out / "matches_needed.png").stat().st_size > 0
+    # the command as a shell takes it back (the value with its commas and parentheses quoted)
+    command = readme.split("Made by `", 1)[1].split("`", 1)[0]
+    assert shlex.split(command) == ["chancespiel", *args, "--out", str(out)]
     # a model trained on these records may not be measured on them
     model = tmp_path / "m.json"
     assert cli.main(["value", "train", str(records), "--out", str(model)]) == 0
