@@ -1,4 +1,5 @@
-"""Golden playthrough files: a random game recorded line by line, replayed by the tests.
+"""Golden playthrough files (a random game recorded line by line, replayed by the tests), and
+the seeded random positions of the golden searches.
 
 Regenerate one after an intended change of behaviour (and say why in the commit):
 
@@ -7,9 +8,12 @@ Regenerate one after an intended change of behaviour (and say why in the commit)
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
+from typing import Any
 
+import pyspiel
 from absl import flags
 from open_spiel.python.algorithms import generate_playthrough
 
@@ -35,6 +39,30 @@ def write(path: Path, game_string: str, seed: int) -> None:
     _parse_flags()
     text = generate_playthrough.playthrough(game_string, None, seed=seed)
     path.write_text(text, encoding="utf-8")
+
+
+def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
+    """`count` decision cores with at least two legal actions, from seeded random play."""
+    rules = game.rules
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        core = rules.initial_core()
+        for _ in range(rng.randrange(4, 60)):
+            if core.is_terminal():
+                break
+            if core.current_player() == pyspiel.PlayerId.CHANCE:
+                outcomes = core.chance_outcomes()
+                core.apply(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                actions = core.legal_actions()
+                core.apply(actions[rng.randrange(len(actions))])
+        while not core.is_terminal() and core.current_player() == pyspiel.PlayerId.CHANCE:
+            outcomes = core.chance_outcomes()
+            core.apply(outcomes[rng.randrange(len(outcomes))][0])
+        if not core.is_terminal() and len(core.legal_actions()) > 1:
+            found.append(core)
+    return found
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ Re-record only after an intended change of behaviour, and say why in the commit:
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 from typing import Any
 
 import pyspiel
 import pytest
+from golden import golden_positions
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents.baselines import mc_search
@@ -50,30 +50,6 @@ TREE_SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "dpw_rd10": (mcts_search, {"rollout_depth": 10, "pw_c": 4.0, "pw_alpha": 0.25}),
     "mc_rd10": (mc_search, {"rollout_depth": 10}),
 }
-
-
-def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
-    """`count` decision cores with at least two legal actions, from seeded random play."""
-    rules = game.rules
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        core = rules.initial_core()
-        for _ in range(rng.randrange(4, 60)):
-            if core.is_terminal():
-                break
-            if core.current_player() == pyspiel.PlayerId.CHANCE:
-                outcomes = core.chance_outcomes()
-                core.apply(outcomes[rng.randrange(len(outcomes))][0])
-            else:
-                actions = core.legal_actions()
-                core.apply(actions[rng.randrange(len(actions))])
-        while not core.is_terminal() and core.current_player() == pyspiel.PlayerId.CHANCE:
-            outcomes = core.chance_outcomes()
-            core.apply(outcomes[rng.randrange(len(outcomes))][0])
-        if not core.is_terminal() and len(core.legal_actions()) > 1:
-            found.append(core)
-    return found
 
 
 def _cases() -> list[tuple[str, str, int, str, str]]:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pyspiel
 import pytest
+from golden import golden_positions
 
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
@@ -99,28 +100,6 @@ def test_bad_history_and_value_names_are_errors() -> None:
         value_function("python_cant_stop", "exact")
 
 
-def random_decision_cores(game_string: str, count: int, seed: int) -> list:
-    """Cores of decision nodes reached by random play (chance by its probabilities)."""
-    import random
-
-    game = pyspiel.load_game(game_string)
-    rng = random.Random(seed)
-    cores = []
-    while len(cores) < count:
-        state = game.new_initial_state()
-        for _ in range(rng.randrange(2, 40)):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(outcomes, probs)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-        if not state.is_terminal() and not state.is_chance_node():
-            cores.append(search_state(state))
-    return cores
-
-
 def expectimax(state, h, depth: int) -> float:
     """Player 0's expectimax value with depth counting decision plies and h at any
     non-terminal node of depth 0, chance nodes included (the convention of the searches)."""
@@ -150,7 +129,7 @@ def test_search_value_is_expectimax_on_the_heuristic(game_string: str) -> None:
     game = pyspiel.load_game(game_string)
     h = evaluation_for(game)
     depths = (1, 2) if "cant_stop" not in game_string else (1,)
-    for core in random_decision_cores(game_string, 6, seed=len(game_string)):
+    for core in golden_positions(pyspiel.load_game(game_string), 6, seed=len(game_string)):
         for depth in depths:
             _, value = value_function(game_string, f"search(depth={depth})")
             assert value(core) == pytest.approx(expected_value(core, h, depth), abs=1e-9)
@@ -169,7 +148,7 @@ def test_search_value_without_a_completed_ply_is_the_heuristic(monkeypatch) -> N
     from chancespiel.agents import star_minimax
 
     game = pyspiel.load_game("python_ra")
-    core = random_decision_cores("python_ra", 1, seed=0)[0]
+    core = golden_positions(game, 1, seed=0)[0]
     monkeypatch.setattr(
         star_minimax, "search", lambda *args, **kwargs: star_minimax.StarResult(value=0.9, action=0)
     )
@@ -183,7 +162,7 @@ def test_search_value_on_the_learned_value() -> None:
     game_string = "python_einstein_wurfelt_nicht(setup=random)"
     h = learned_heuristic(pyspiel.load_game(game_string))
     _, value = value_function(game_string, "search(depth=2, heuristic=learned)")
-    for core in random_decision_cores(game_string, 4, seed=3):
+    for core in golden_positions(pyspiel.load_game(game_string), 4, seed=3):
         assert value(core) == pytest.approx(expectimax(core, h, 2), abs=1e-9)
 
 
