@@ -41,6 +41,20 @@ def write(path: Path, game_string: str, seed: int) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def play_randomly(core: Any, rng: random.Random, steps: int) -> None:
+    """Applies up to `steps` uniformly random actions and chance outcomes to `core` (fewer if
+    the game ends), each drawn by one `rng.randrange`."""
+    for _ in range(steps):
+        if core.is_terminal():
+            return
+        if core.current_player() == pyspiel.PlayerId.CHANCE:
+            outcomes = core.chance_outcomes()
+            core.apply(outcomes[rng.randrange(len(outcomes))][0])
+        else:
+            actions = core.legal_actions()
+            core.apply(actions[rng.randrange(len(actions))])
+
+
 def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
     """`count` decision cores with at least two legal actions, from seeded random play."""
     rules = game.rules
@@ -48,15 +62,7 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
     found = []
     while len(found) < count:
         core = rules.initial_core()
-        for _ in range(rng.randrange(4, 60)):
-            if core.is_terminal():
-                break
-            if core.current_player() == pyspiel.PlayerId.CHANCE:
-                outcomes = core.chance_outcomes()
-                core.apply(outcomes[rng.randrange(len(outcomes))][0])
-            else:
-                actions = core.legal_actions()
-                core.apply(actions[rng.randrange(len(actions))])
+        play_randomly(core, rng, rng.randrange(4, 60))
         while not core.is_terminal() and core.current_player() == pyspiel.PlayerId.CHANCE:
             outcomes = core.chance_outcomes()
             core.apply(outcomes[rng.randrange(len(outcomes))][0])

@@ -11,6 +11,7 @@ import random
 
 import pyspiel
 import pytest
+from golden import play_randomly
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.games.cant_stop_core import OVER, ROLLING, CantStopCore, cant_stop_heuristic
@@ -47,15 +48,7 @@ def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
     cores = []
     while len(cores) < count:
         core = game.rules.initial_core()
-        for _ in range(rng.randrange(0, 150)):
-            if core.is_terminal():
-                break
-            if core.current_player() == pyspiel.PlayerId.CHANCE:
-                outcomes = core.chance_outcomes()
-                core.apply(outcomes[rng.randrange(len(outcomes))][0])
-            else:
-                actions = core.legal_actions()
-                core.apply(actions[rng.randrange(len(actions))])
+        play_randomly(core, rng, rng.randrange(0, 150))
         cores.append(core)
     return cores
 
