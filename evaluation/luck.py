@@ -229,8 +229,8 @@ def search_value(
         h = evaluation_for(game, heuristic)
     except ValueError as e:
         raise LuckError(f"value 'search': {e}") from None
-    # With a depth, even a forced move is searched to it (with a node budget alone the search
-    # would stop a forced move at one ply, and V would be shallower where play has no choice).
+    # Always a max_depth: without one the search stops at one ply where the move is forced,
+    # and V would be shallowest exactly where play has no choice.
     plies = depth if depth is not None else MAX_SEARCH_DEPTH
 
     def value(state: Core) -> float:
