@@ -41,18 +41,22 @@ def write(path: Path, game_string: str, seed: int) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def random_step(core: Any, rng: random.Random) -> None:
+    """Applies one uniformly random action or chance outcome to `core` (one `rng.randrange`)."""
+    if core.current_player() == pyspiel.PlayerId.CHANCE:
+        outcomes = core.chance_outcomes()
+        core.apply(outcomes[rng.randrange(len(outcomes))][0])
+    else:
+        actions = core.legal_actions()
+        core.apply(actions[rng.randrange(len(actions))])
+
+
 def play_randomly(core: Any, rng: random.Random, steps: int) -> None:
-    """Applies up to `steps` uniformly random actions and chance outcomes to `core` (fewer if
-    the game ends), each drawn by one `rng.randrange`."""
+    """Applies up to `steps` random steps to `core` (fewer if the game ends)."""
     for _ in range(steps):
         if core.is_terminal():
             return
-        if core.current_player() == pyspiel.PlayerId.CHANCE:
-            outcomes = core.chance_outcomes()
-            core.apply(outcomes[rng.randrange(len(outcomes))][0])
-        else:
-            actions = core.legal_actions()
-            core.apply(actions[rng.randrange(len(actions))])
+        random_step(core, rng)
 
 
 def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
@@ -64,8 +68,7 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
         core = rules.initial_core()
         play_randomly(core, rng, rng.randrange(4, 60))
         while not core.is_terminal() and core.current_player() == pyspiel.PlayerId.CHANCE:
-            outcomes = core.chance_outcomes()
-            core.apply(outcomes[rng.randrange(len(outcomes))][0])
+            random_step(core, rng)
         if not core.is_terminal() and len(core.legal_actions()) > 1:
             found.append(core)
     return found

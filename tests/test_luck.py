@@ -125,21 +125,20 @@ def expectimax(state, h, depth: int) -> float:
 )
 def test_search_value_is_expectimax_on_the_heuristic(game_string: str) -> None:
     # the oracle: a plain recursion, apart from the compiled Star2
-    expected_value = expectimax
     game = pyspiel.load_game(game_string)
     h = evaluation_for(game)
     depths = (1, 2) if "cant_stop" not in game_string else (1,)
-    for core in golden_positions(pyspiel.load_game(game_string), 6, seed=len(game_string)):
+    for core in golden_positions(game, 6, seed=len(game_string)):
         for depth in depths:
             _, value = value_function(game_string, f"search(depth={depth})")
-            assert value(core) == pytest.approx(expected_value(core, h, depth), abs=1e-9)
+            assert value(core) == pytest.approx(expectimax(core, h, depth), abs=1e-9)
         _, unbounded = value_function(game_string, "search(depth=1,max_nodes=1000000000)")
-        assert unbounded(core) == pytest.approx(expected_value(core, h, 1), abs=1e-9)
+        assert unbounded(core) == pytest.approx(expectimax(core, h, 1), abs=1e-9)
         # a node budget: the value of the deepest depth it completes
         _, budgeted = value_function(game_string, "search(max_nodes=3000)")
         reached = search(core, game, "star2", max_depth=64, max_nodes=3000).depth
         assert reached >= 1
-        assert budgeted(core) == pytest.approx(expected_value(core, h, reached), abs=1e-9)
+        assert budgeted(core) == pytest.approx(expectimax(core, h, reached), abs=1e-9)
 
 
 def test_search_value_without_a_completed_ply_is_the_heuristic(monkeypatch) -> None:
@@ -160,9 +159,10 @@ def test_search_value_on_the_learned_value() -> None:
     from chancespiel.games.learned import learned_heuristic
 
     game_string = "python_einstein_wurfelt_nicht(setup=random)"
-    h = learned_heuristic(pyspiel.load_game(game_string))
+    game = pyspiel.load_game(game_string)
+    h = learned_heuristic(game)
     _, value = value_function(game_string, "search(depth=2, heuristic=learned)")
-    for core in golden_positions(pyspiel.load_game(game_string), 4, seed=3):
+    for core in golden_positions(game, 4, seed=3):
         assert value(core) == pytest.approx(expectimax(core, h, 2), abs=1e-9)
 
 
