@@ -1,10 +1,12 @@
 """Training learned value functions from match records: the recipe for any game.
 
 1. Records of strong agents playing each other (`chancespiel match`), as many as the games
-   allow; their positions are the data, each game's outcome the target, or (`target`
-   "lookahead", "lookahead2") the value of an expectimax search of one or two plies below the
-   position on the game's current value: a target that varies from position to position
-   where the outcome is one coin for a whole game (bootstrapped training).
+   allow; their positions are the data, each game's outcome the target, or a search's value
+   of the position: `target` "lookahead" or "lookahead2", one or two plies of expectimax on
+   the game's current value (bootstrapped training), or `search(depth=D)` (any bound of the
+   luck correction's `search` value), a deeper search on the hand-written heuristic or the
+   learned value (distillation). A search's value varies from position to position where the
+   outcome is one coin for a whole game.
 2. `train_value`: every position of those games (every non-terminal node, chance nodes too,
    since the luck correction values the children of chance nodes) is seen from both players
    through the game's registered features (`register_features`); models are fitted on the
@@ -34,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+import tqdm
 
 import chancespiel
 from chancespiel import engine
@@ -78,8 +81,10 @@ class Positions:
 
 
 # What a model learns to predict: the game's outcome, or the value of an expectimax search of
-# one or two decision plies below each position on the game's current value (bootstrapped).
+# one or two decision plies below each position on the game's current value (bootstrapped);
+# or, by a name with parameters (`SEARCH_TARGET`), the luck correction's `search(...)` value.
 TARGETS = {"outcome": 0, "lookahead": 1, "lookahead2": 2}
+SEARCH_TARGET = "search(depth=D|max_nodes=N[,heuristic=NAME])"
 
 
 def search_target(game: pyspiel.Game, depth: int) -> tuple[str, Callable[[Core], float]]:
@@ -98,6 +103,33 @@ def search_target(game: pyspiel.Game, depth: int) -> tuple[str, Callable[[Core],
 
     plies = "ply" if depth == 1 else "plies"
     return f"{depth} {plies} of expectimax on {base}", value
+
+
+def star2_target(game_string: str, name: str) -> tuple[str, Callable[[Core], float]]:
+    """Player 0's value of a position of `game_string` by the luck correction's value `name`,
+    a `search(...)` (Star2 to a depth or node bound; `evaluation.luck.search_value`): at a
+    decision node the search's value, at a chance node the mean of its outcomes' values (the
+    search's own value there would be the heuristic's, and a search with the trained model at
+    its horizon evaluates exactly such chance nodes); with a description of it.
+
+    Raises:
+      TrainingError: for a name that is not a `search(...)` the game can use.
+    """
+    from chancespiel.evaluation.luck import LuckError, value_function
+
+    if name.split("(")[0].strip() != "search":
+        raise TrainingError(
+            f"unknown target {name!r}; known: {', '.join(TARGETS)}, {SEARCH_TARGET}"
+        )
+    try:
+        spelled, searched = value_function(game_string, name)
+    except LuckError as e:
+        raise TrainingError(str(e)) from None
+
+    def value(state: Core) -> float:
+        return expected_value(state, lambda child, _: searched(child), 0)
+
+    return f"{spelled} (Star2; at chance nodes the mean over the outcomes)", value
 
 
 def _before_chance(state: Core) -> bool:
@@ -119,15 +151,14 @@ def collect_positions(
 ) -> Positions:
     """Every non-terminal position of the records' games (each kept with probability `keep`),
     seen from both players, with the outcome and, for a `target` other than "outcome", the
-    value of that search below the position (`search_target`; chance nodes followed by another
-    chance node are left out).
+    value of that search below the position (`search_target`, `star2_target`; chance nodes
+    followed by another chance node are left out). A search target shows a progress bar on a
+    terminal (a deep one takes minutes).
 
     Raises:
       TrainingError: for records of several games, a game without features, a history that
         does not replay, an unknown target, or more than `max_rows` rows.
     """
-    if target not in TARGETS:
-        raise TrainingError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
     if not records:
         raise TrainingError("no records")
     games = {canonical_game(r["game"]) for r in records}
@@ -141,11 +172,18 @@ def collect_positions(
         raise TrainingError(str(e)) from None
     heuristic = evaluation_for(game)
     rng = random.Random(seed)
-    out = Positions(game_string, target=target)
     searched = None
-    if TARGETS[target]:
-        out.target_search, searched = search_target(game, TARGETS[target])
-    for index, record in enumerate(records):
+    target_search = None
+    if target not in TARGETS:
+        target = "".join(target.split())
+        target_search, searched = star2_target(game_string, target)
+    elif TARGETS[target]:
+        target_search, searched = search_target(game, TARGETS[target])
+    out = Positions(game_string, target=target, target_search=target_search)
+    bar = tqdm.tqdm(
+        records, desc="positions", unit="game", leave=False, disable=None if searched else True
+    )
+    for index, record in enumerate(bar):
         if record.get("error") is not None:
             out.skipped += 1
             continue

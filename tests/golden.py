@@ -1,5 +1,6 @@
-"""Golden playthrough files (a random game recorded line by line, replayed by the tests), and
-the seeded random positions of the golden searches.
+"""Golden playthrough files (a random game recorded line by line, replayed by the tests), the
+seeded random positions of the golden searches, and the plain expectimax recursion that the
+compiled searches are checked against.
 
 Regenerate one after an intended change of behaviour (and say why in the commit):
 
@@ -20,6 +21,7 @@ from open_spiel.python.algorithms import generate_playthrough
 import chancespiel.games  # noqa: F401  (registers the games the files name)
 
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
+CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 
 def _parse_flags() -> None:
@@ -72,6 +74,26 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
         if not core.is_terminal() and len(core.legal_actions()) > 1:
             found.append(core)
     return found
+
+
+def expectimax(state, h, depth: int) -> float:
+    """Player 0's expectimax value with depth counting decision plies and h at any
+    non-terminal node of depth 0, chance nodes included (the convention of the searches)."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    if depth == 0:
+        return h(state, 0)
+    player = state.current_player()
+    values = []
+    for action, prob in (
+        state.chance_outcomes() if player == CHANCE else ((a, 1.0) for a in state.legal_actions())
+    ):
+        child = state.clone()
+        child.apply(action)
+        values.append((prob, expectimax(child, h, depth - (player != CHANCE))))
+    if player == CHANCE:
+        return sum(p * v for p, v in values)
+    return (max if player == 0 else min)(v for _, v in values)
 
 
 if __name__ == "__main__":

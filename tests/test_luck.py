@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pyspiel
 import pytest
-from golden import golden_positions
+from golden import expectimax, golden_positions
 
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
@@ -98,26 +98,6 @@ def test_bad_history_and_value_names_are_errors() -> None:
         value_function("python_pig(winscore=20)", "oracle")
     with pytest.raises(LuckError, match="needs python_pig"):
         value_function("python_cant_stop", "exact")
-
-
-def expectimax(state, h, depth: int) -> float:
-    """Player 0's expectimax value with depth counting decision plies and h at any
-    non-terminal node of depth 0, chance nodes included (the convention of the searches)."""
-    if state.is_terminal():
-        return float(state.returns()[0])
-    if depth == 0:
-        return h(state, 0)
-    player = state.current_player()
-    values = []
-    for action, prob in (
-        state.chance_outcomes() if player == CHANCE else ((a, 1.0) for a in state.legal_actions())
-    ):
-        child = state.clone()
-        child.apply(action)
-        values.append((prob, expectimax(child, h, depth - (player != CHANCE))))
-    if player == CHANCE:
-        return sum(p * v for p, v in values)
-    return (max if player == 0 else min)(v for _, v in values)
 
 
 @pytest.mark.parametrize(

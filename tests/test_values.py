@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pyspiel
 import pytest
+from golden import expectimax
 
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
@@ -21,6 +23,7 @@ from chancespiel.evaluation.positions import replay
 from chancespiel.evaluation.values import (
     Candidate,
     TrainingError,
+    _before_chance,
     collect_positions,
     search_target,
     train_value,
@@ -287,6 +290,53 @@ def _states(game, record, keep, seed):
     return [s.clone() for _, s, _ in replay(game, record["history"]) if rng.random() < keep]
 
 
+def test_star2_targets_are_expectimax_values_averaged_at_chance_nodes() -> None:
+    # the oracle: the plain expectimax recursion on the hand-written heuristic, apart from
+    # the compiled Star2; at a chance node the mean of its outcomes' values
+    game_string = "python_einstein_wurfelt_nicht(setup=random)"
+    game = pyspiel.load_game(game_string)
+    bots = [make_bot("random", game, p, 0) for p in (0, 1)]
+    played = play_game(game, bots, 5)
+    record = {"game": game_string, "returns": list(played.returns),
+              "history": list(played.history), "error": None}  # fmt: skip
+    positions = collect_positions([record], keep=0.5, seed=1, target="search( depth = 2 )")
+    assert positions.target == "search(depth=2)"
+    assert positions.target_search.startswith("search(depth=2) (Star2;")
+    h = evaluation_for(game)
+    rng, expected, kinds = random.Random(1), [], set()
+    for _, state, _ in replay(game, record["history"]):
+        if rng.random() >= 0.5 or _before_chance(state):
+            continue
+        if state.current_player() == pyspiel.PlayerId.CHANCE:
+            outcomes = [(p, state.child(a)) for a, p in state.chance_outcomes()]
+            expected.append(sum(p * expectimax(child, h, 2) for p, child in outcomes))
+        else:
+            expected.append(expectimax(state, h, 2))
+        kinds.add(state.current_player() == pyspiel.PlayerId.CHANCE)
+    assert kinds == {True, False} and len(expected) >= 6
+    assert positions.targets == pytest.approx(expected, abs=1e-9)
+    # a one-ply search is another target
+    shallow = collect_positions([record], keep=0.5, seed=1, target="search(depth=1)")
+    assert shallow.targets != pytest.approx(positions.targets)
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("deep", "unknown target 'deep'; known: outcome, lookahead, lookahead2, search("),
+        ("search(depth=0)", "depth must be an integer >= 1"),
+        ("search(width=3)", "unknown parameter"),
+        ("search(depth=2,heuristic=oracle)", "no heuristic 'oracle'"),
+        ("search", "needs depth= or max_nodes="),
+    ],
+)
+def test_bad_targets_are_one_line_errors(target: str, message: str) -> None:
+    records = _hold_records(1)
+    with pytest.raises(TrainingError, match=re.escape(message)) as caught:
+        collect_positions(records, target=target)
+    assert "\n" not in str(caught.value)
+
+
 def test_search_targets_leave_out_chance_nodes_before_chance_nodes() -> None:
     game = pyspiel.load_game("python_einstein_wurfelt_nicht")
     bots = [make_bot("random", game, p, 0) for p in (0, 1)]
@@ -332,10 +382,14 @@ def test_cli_train_and_show(tmp_path, capsys) -> None:
     assert main(["value", "train", str(path), "--out", str(searched), "--target", "lookahead"]) == 0
     assert "target: 1 ply of expectimax on the hand-written heuristic" in capsys.readouterr().out
     assert read_model(searched).training["target"] == "lookahead"
-    with pytest.raises(SystemExit):  # argparse's own usage error
-        main(["value", "train", str(path), "--out", str(tmp_path / "x"), "--target", "x"])
-    assert "--target: invalid choice" in capsys.readouterr().err
+    assert main(["value", "train", str(path), "--out", str(tmp_path / "x"), "--target", "x"]) == 2
+    assert "unknown target 'x'" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+    deeper = tmp_path / "deeper.json"
+    command = ["value", "train", str(path), "--out", str(deeper), "--target", "search(depth=2)"]
+    assert main([*command, "--keep", "0.3"]) == 0
+    assert "target: search(depth=2) (Star2;" in capsys.readouterr().out
+    assert read_model(deeper).training["target"] == "search(depth=2)"
     assert main(["value", "train", str(path), "--out", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("[]")

@@ -7,7 +7,7 @@ import json
 
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.usage import UsageError, command_text, seed_arg
-from chancespiel.evaluation.values import TARGETS
+from chancespiel.evaluation.values import SEARCH_TARGET, TARGETS
 
 
 def _fraction(text: str) -> float:
@@ -77,10 +77,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     train.add_argument(
         "--target",
-        choices=tuple(TARGETS),
         default="outcome",
-        help="what the model learns: the game's outcome, or the value of 1 or 2 plies of "
-        "expectimax on the game's current value (its learned model, else its heuristic)",
+        metavar="|".join([*TARGETS, SEARCH_TARGET]),
+        help="what the model learns: the game's outcome; the value of 1 or 2 plies of "
+        "expectimax on the game's current value (its learned model, else its heuristic); or "
+        "Star2's value to a depth or node bound (on the hand-written heuristic unless "
+        "heuristic=learned), averaged over the outcomes at chance nodes",
     )
     train.set_defaults(func=cmd_value_train)
     show = actions.add_parser("show", help="what a model file was trained on, and its metrics")
