@@ -188,6 +188,7 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
 
 
 SEARCH = "search"
+SEARCH_SPEC = f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME])"  # the name, as help shows it
 SEARCH_PARAMS = ("depth", "max_nodes", "heuristic")
 MAX_SEARCH_DEPTH = 64  # a node budget alone deepens up to this many plies
 
@@ -345,7 +346,7 @@ def value_function(game_string: str, name: str | None = None) -> tuple[str, Valu
 
 def known_values() -> list[str]:
     """The value functions' names, the parametrized one with its parameters."""
-    return [*VALUES, f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME])"]
+    return [*VALUES, SEARCH_SPEC]
 
 
 def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:

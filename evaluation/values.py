@@ -40,7 +40,13 @@ import tqdm
 
 import chancespiel
 from chancespiel import engine
-from chancespiel.evaluation.luck import expected_value
+from chancespiel.evaluation.luck import (
+    SEARCH,
+    SEARCH_SPEC,
+    LuckError,
+    expected_value,
+    value_function,
+)
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.evaluation.positions import ReplayError, replay
 from chancespiel.games.core import CHANCE, Core
@@ -82,9 +88,8 @@ class Positions:
 
 # What a model learns to predict: the game's outcome, or the value of an expectimax search of
 # one or two decision plies below each position on the game's current value (bootstrapped);
-# or, by a name with parameters (`SEARCH_TARGET`), the luck correction's `search(...)` value.
+# or, by a name with parameters (`SEARCH_SPEC`), the luck correction's `search(...)` value.
 TARGETS = {"outcome": 0, "lookahead": 1, "lookahead2": 2}
-SEARCH_TARGET = "search(depth=D|max_nodes=N[,heuristic=NAME])"
 
 
 def search_target(game: pyspiel.Game, depth: int) -> tuple[str, Callable[[Core], float]]:
@@ -115,12 +120,8 @@ def star2_target(game_string: str, name: str) -> tuple[str, Callable[[Core], flo
     Raises:
       TrainingError: for a name that is not a `search(...)` the game can use.
     """
-    from chancespiel.evaluation.luck import LuckError, value_function
-
-    if name.split("(")[0].strip() != "search":
-        raise TrainingError(
-            f"unknown target {name!r}; known: {', '.join(TARGETS)}, {SEARCH_TARGET}"
-        )
+    if name.split("(")[0].strip() != SEARCH:
+        raise TrainingError(f"unknown target {name!r}; known: {', '.join(TARGETS)}, {SEARCH_SPEC}")
     try:
         spelled, searched = value_function(game_string, name)
     except LuckError as e:

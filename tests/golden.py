@@ -45,7 +45,7 @@ def write(path: Path, game_string: str, seed: int) -> None:
 
 def random_step(core: Any, rng: random.Random) -> None:
     """Applies one uniformly random action or chance outcome to `core` (one `rng.randrange`)."""
-    if core.current_player() == pyspiel.PlayerId.CHANCE:
+    if core.current_player() == CHANCE:
         outcomes = core.chance_outcomes()
         core.apply(outcomes[rng.randrange(len(outcomes))][0])
     else:
@@ -69,7 +69,7 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
     while len(found) < count:
         core = rules.initial_core()
         play_randomly(core, rng, rng.randrange(4, 60))
-        while not core.is_terminal() and core.current_player() == pyspiel.PlayerId.CHANCE:
+        while not core.is_terminal() and core.current_player() == CHANCE:
             random_step(core, rng)
         if not core.is_terminal() and len(core.legal_actions()) > 1:
             found.append(core)

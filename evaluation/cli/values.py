@@ -6,8 +6,9 @@ import argparse
 import json
 
 from chancespiel.evaluation.cli.common import read_all
+from chancespiel.evaluation.luck import SEARCH_SPEC
 from chancespiel.evaluation.usage import UsageError, command_text, seed_arg
-from chancespiel.evaluation.values import SEARCH_TARGET, TARGETS
+from chancespiel.evaluation.values import TARGETS
 
 
 def _fraction(text: str) -> float:
@@ -78,7 +79,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--target",
         default="outcome",
-        metavar="|".join([*TARGETS, SEARCH_TARGET]),
+        metavar="|".join([*TARGETS, SEARCH_SPEC]),
         help="what the model learns: the game's outcome; the value of 1 or 2 plies of "
         "expectimax on the game's current value (its learned model, else its heuristic); or "
         "Star2's value to a depth or node bound (on the hand-written heuristic unless "
