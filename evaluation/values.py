@@ -25,6 +25,7 @@ combined into one zero-sum value.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import math
 import os
@@ -149,16 +150,19 @@ def collect_positions(
     seed: int = 0,
     max_rows: int = 2_000_000,
     target: str = "outcome",
+    saved: Sequence[float] | None = None,
 ) -> Positions:
     """Every non-terminal position of the records' games (each kept with probability `keep`),
     seen from both players, with the outcome and, for a `target` other than "outcome", the
     value of that search below the position (`search_target`, `star2_target`; chance nodes
     followed by another chance node are left out). A search target shows a progress bar on a
-    terminal (a deep one takes minutes).
+    terminal (a deep one takes minutes). `saved`: the targets of an earlier call with the same
+    records, keep, seed and target (`read_targets`), taken in order instead of searching.
 
     Raises:
       TrainingError: for records of several games, a game without features, a history that
-        does not replay, an unknown target, or more than `max_rows` rows.
+        does not replay, an unknown target, more than `max_rows` rows, or `saved` targets
+        that are not as many as the positions.
     """
     if not records:
         raise TrainingError("no records")
@@ -180,9 +184,15 @@ def collect_positions(
         target_search, searched = star2_target(game_string, target)
     elif TARGETS[target]:
         target_search, searched = search_target(game, TARGETS[target])
+    if saved is not None and searched is None:
+        raise TrainingError("saved targets belong to a search target, not to the outcome")
     out = Positions(game_string, target=target, target_search=target_search)
     bar = tqdm.tqdm(
-        records, desc="positions", unit="game", leave=False, disable=None if searched else True
+        records,
+        desc="positions",
+        unit="game",
+        leave=False,
+        disable=None if searched and saved is None else True,
     )
     for index, record in enumerate(bar):
         if record.get("error") is not None:
@@ -201,7 +211,12 @@ def collect_positions(
                     if _before_chance(state):
                         out.left_out_chance += 1
                         continue
-                    out.targets.append(searched(state))
+                    if saved is None:
+                        out.targets.append(searched(state))
+                    elif len(out.targets) < len(saved):
+                        out.targets.append(saved[len(out.targets)])
+                    else:
+                        raise TrainingError(_NOT_THESE_POSITIONS)
                 for player in (0, 1):
                     row = features(state, player)
                     if len(row) != len(names):
@@ -218,7 +233,114 @@ def collect_positions(
             raise TrainingError(f"record {index}: {e}") from None
     if not out.features:
         raise TrainingError("no positions: every record was left out")
+    if saved is not None and len(out.targets) != len(saved):
+        raise TrainingError(_NOT_THESE_POSITIONS)
     return out
+
+
+_NOT_THESE_POSITIONS = "the saved targets are not as many as the positions they should label"
+MAX_TARGETS_BYTES = 256 << 20  # 2,000,000 rows are 1,000,000 targets, about 25 MiB of JSON
+TARGETS_FORMAT = "chancespiel-value-targets"
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _selection(
+    game: str, target: str, records: Sequence[str], keep: float, seed: int
+) -> dict[str, Any]:
+    """What decides which positions are labelled, and by which search: the saved targets
+    label the same positions only if all of it is the same."""
+    try:
+        digests = [file_digest(p) for p in records]
+    except OSError as e:
+        raise TrainingError(f"cannot read {e.filename}: {e.strerror}") from None
+    return {"game": game, "target": target, "keep": keep, "seed": seed, "records_sha256": digests}
+
+
+def write_targets(
+    path: str | os.PathLike[str],
+    positions: Positions,
+    records: Sequence[str],
+    keep: float,
+    seed: int,
+) -> None:
+    """Writes the search targets of `positions` (collected from the record files `records`
+    with `keep` and `seed`) with what selected them, so that other features or models can be
+    tried without searching again (`read_targets`). A saved file is not overwritten."""
+    if not positions.targets:
+        raise TrainingError("no search targets to save: the target is the outcome")
+    target = Path(path)
+    if target.exists():
+        raise TrainingError(f"{target} exists: saved targets are not overwritten")
+    data = {
+        "format": TARGETS_FORMAT,
+        **_selection(positions.game, positions.target, records, keep, seed),
+        "records": [str(p) for p in records],
+        "target_search": positions.target_search,
+        "chancespiel": chancespiel.__version__,
+        "engine": engine.describe(),
+        "date": datetime.date.today().isoformat(),
+        "targets": positions.targets,
+    }
+    tmp = target.with_suffix(target.suffix + ".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data) + "\n")
+        os.replace(tmp, target)
+    except OSError as e:
+        raise TrainingError(f"cannot write {target}: {e.strerror}") from None
+
+
+def read_targets(
+    path: str | os.PathLike[str],
+    game: str,
+    target: str,
+    records: Sequence[str],
+    keep: float,
+    seed: int,
+) -> list[float]:
+    """The targets `write_targets` saved in `path`, read with a bounded read, after checking
+    that they label these records' positions: the same game, target, keep, seed and record
+    files (their contents, in order; the paths may differ).
+
+    Raises:
+      TrainingError: naming the first thing that differs, or a file that is not saved targets.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_TARGETS_BYTES + 1)
+    except OSError as e:
+        raise TrainingError(f"cannot read saved targets {path}: {e.strerror}") from None
+    if len(raw) > MAX_TARGETS_BYTES:
+        raise TrainingError(f"{path} is larger than {MAX_TARGETS_BYTES >> 20} MiB")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != TARGETS_FORMAT:
+        raise TrainingError(f"{path} is not a file of saved targets (value train --save-targets)")
+    wanted = _selection(game, "".join(target.split()), records, keep, seed)
+    for key, value in wanted.items():
+        if data.get(key) != value:
+            what = (
+                "they were made from other record files (by content, in order)"
+                if key == "records_sha256"
+                else f"its {key} is {data.get(key)!r}, not {value!r}"
+            )
+            raise TrainingError(f"{path} labels other positions: {what}")
+    values = data.get("targets")
+    if not isinstance(values, list) or not all(
+        isinstance(v, float | int) and not isinstance(v, bool) and -1.0 <= v <= 1.0 for v in values
+    ):
+        raise TrainingError(f"{path}: targets must be a list of numbers in [-1, 1]")
+    return [float(v) for v in values]
 
 
 @dataclass(frozen=True)

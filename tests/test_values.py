@@ -25,9 +25,11 @@ from chancespiel.evaluation.values import (
     TrainingError,
     _before_chance,
     collect_positions,
+    read_targets,
     search_target,
     train_value,
     write_model,
+    write_targets,
 )
 from chancespiel.games import learned
 from chancespiel.games.learned import ModelError, parse_model, read_model
@@ -351,6 +353,99 @@ def test_search_targets_leave_out_chance_nodes_before_chance_nodes() -> None:
     assert all(-1.0 <= t <= 1.0 for t in searched.targets)
     with pytest.raises(TrainingError, match="unknown target 'deep'; known: outcome"):
         collect_positions([record], target="deep")
+
+
+def _record_file(path, records) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(path)
+
+
+def test_saved_targets_label_the_same_positions_without_searching(tmp_path, monkeypatch) -> None:
+    records = _hold_records(6)
+    files = [
+        _record_file(tmp_path / "a.jsonl", records[:6]),
+        _record_file(tmp_path / "b.jsonl", records[6:]),
+    ]
+    target = "search(depth=2)"
+    searched = collect_positions(records, keep=0.5, seed=3, target=target)
+    saved = tmp_path / "targets.json"
+    write_targets(saved, searched, files, 0.5, 3)
+    with pytest.raises(TrainingError, match="exists: saved targets are not overwritten"):
+        write_targets(saved, searched, files, 0.5, 3)
+    game = searched.game
+    # the same positions, labelled from the file: no search may run
+    targets = read_targets(saved, game, "search( depth = 2 )", files, 0.5, 3)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched although the targets were saved")
+
+    monkeypatch.setattr("chancespiel.evaluation.values.star2_target", lambda *a: ("s", no_search))
+    again = collect_positions(records, keep=0.5, seed=3, target=target, saved=targets)
+    assert again.targets == searched.targets and len(targets) > 20
+    assert again.features == searched.features and again.wins == searched.wins
+    # targets of other positions, or from another file, are refused in one line
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text((tmp_path / "a.jsonl").read_text())
+    assert read_targets(saved, game, target, [str(moved), files[1]], 0.5, 3) == targets
+    other = _record_file(tmp_path / "c.jsonl", records[:4])
+    for args, message in [
+        ((game, target, files, 0.4, 3), "its keep is 0.5, not 0.4"),
+        ((game, target, files, 0.5, 4), "its seed is 3, not 4"),
+        ((game, "search(depth=3)", files, 0.5, 3), "its target is 'search(depth=2)', not"),
+        ((game, target, files[::-1], 0.5, 3), "other record files (by content, in order)"),
+        ((game, target, [files[0], other], 0.5, 3), "other record files"),
+        ((game, target, [files[0], str(tmp_path / "gone.jsonl")], 0.5, 3), "cannot read"),
+    ]:
+        with pytest.raises(TrainingError, match=re.escape(message)) as caught:
+            read_targets(saved, *args)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(TrainingError, match="not as many as the positions"):
+        collect_positions(records, keep=0.5, seed=3, target=target, saved=targets[:-1])
+    with pytest.raises(TrainingError, match="not as many as the positions"):
+        collect_positions(records, keep=0.5, seed=3, target=target, saved=[*targets, 0.0])
+    with pytest.raises(TrainingError, match="belong to a search target"):
+        collect_positions(records, keep=0.5, seed=3, saved=targets)
+    with pytest.raises(TrainingError, match="no search targets to save"):
+        write_targets(tmp_path / "none.json", collect_positions(records), files, 1.0, 0)
+    for text, message in [
+        ("[]", "not a file of saved targets"),
+        ("{", "not a file of saved targets"),
+        (saved.read_text().replace('"targets": [', '"targets": ["x", '), "numbers in [-1, 1]"),
+    ]:
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(TrainingError, match=re.escape(message)):
+            read_targets(bad, game, target, files, 0.5, 3)
+
+
+def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
+    path = str(tmp_path / "records.jsonl")
+    match = ["match", "python_pig(winscore=40)", "hold(n=15)", "hold(n=25)", "--matches", "12"]
+    assert main([*match, "--workers", "1", "--no-progress", "--out", path]) == 0
+    train = ["value", "train", path, "--keep", "0.3", "--target", "search(depth=2)"]
+    saved = tmp_path / "targets.json"
+    first = tmp_path / "first.json"
+    assert main([*train, "--out", str(first), "--save-targets", str(saved)]) == 0
+    assert f"targets saved: {saved}" in capsys.readouterr().out
+    second = tmp_path / "second.json"
+    assert main([*train, "--out", str(second), "--targets-from", str(saved)]) == 0
+    capsys.readouterr()
+    # the same targets, split and seed: the same model
+    assert read_model(first).training["candidates"] == read_model(second).training["candidates"]
+    # refused before any labelling: an existing output, targets for the outcome, other options
+    for extra, message in [
+        (["--out", str(first)], f"{first} exists"),
+        (["--out", str(tmp_path / "m.json"), "--save-targets", str(saved)], f"{saved} exists"),
+        (["--out", str(tmp_path / "m.json"), "--targets-from", str(saved), "--seed", "1"],
+         "its seed is 0, not 1"),
+    ]:  # fmt: skip
+        assert main([*train, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    command = ["value", "train", path, "--out", str(tmp_path / "m.json")]
+    assert main([*command, "--save-targets", str(tmp_path / "t.json")]) == 2
+    assert "need a search --target" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists() and not (tmp_path / "t.json").exists()
 
 
 def test_training_refuses_what_it_cannot_use() -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
+from chancespiel.evaluation.match import canonical_game
 from chancespiel.evaluation.usage import UsageError, command_text, seed_arg
 from chancespiel.evaluation.values import TARGETS
 
@@ -24,14 +26,37 @@ def cmd_value_train(args: argparse.Namespace) -> None:
         TrainingError,
         collect_positions,
         describe,
+        read_targets,
         train_value,
         write_model,
+        write_targets,
     )
 
+    # Refused before the positions are labelled, which can take most of an hour.
+    for path in (args.out, args.save_targets):
+        if path is not None and Path(path).exists():
+            raise UsageError(f"{path} exists: a trained model or saved targets are not overwritten")
+    if (args.save_targets or args.targets_from) and args.target == "outcome":
+        raise UsageError("--save-targets and --targets-from need a search --target")
     records = read_all(args.records)
     command = command_text(args.command_line)
     try:
-        positions = collect_positions(records, keep=args.keep, seed=args.seed, target=args.target)
+        saved = None
+        if args.targets_from:
+            saved = read_targets(
+                args.targets_from,
+                canonical_game(records[0]["game"]),
+                args.target,
+                args.records,
+                args.keep,
+                args.seed,
+            )
+        positions = collect_positions(
+            records, keep=args.keep, seed=args.seed, target=args.target, saved=saved
+        )
+        if args.save_targets:
+            write_targets(args.save_targets, positions, args.records, args.keep, args.seed)
+            print(f"targets saved: {args.save_targets}")
         trained = train_value(positions, seed=args.seed, command=command, records=args.records)
         write_model(trained.data, args.out)
     except TrainingError as e:
@@ -84,6 +109,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "expectimax on the game's current value (its learned model, else its heuristic); or "
         "Star2's value to a depth or node bound (on the hand-written heuristic unless "
         "heuristic=learned), averaged over the outcomes at chance nodes",
+    )
+    train.add_argument(
+        "--save-targets",
+        metavar="FILE",
+        help="also write the search targets (with the records' digests, keep, seed and "
+        "target), so that other features or models can be trained on them without searching",
+    )
+    train.add_argument(
+        "--targets-from",
+        metavar="FILE",
+        help="take the search targets from a file --save-targets wrote for the same records, "
+        "keep, seed and target, instead of searching",
     )
     train.set_defaults(func=cmd_value_train)
     show = actions.add_parser("show", help="what a model file was trained on, and its metrics")
