@@ -8,8 +8,10 @@ of those is an OSError with a message instead.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
+from typing import Any
 
 
 def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
@@ -40,3 +42,14 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
     return data
+
+
+def read_json(path: str | os.PathLike[str], limit: int) -> Any:
+    """The JSON value in the regular file `path` of at most `limit` bytes.
+
+    Raises:
+      OSError: as read_bounded.
+      ValueError: if the bytes are not JSON in UTF-8 (json.JSONDecodeError or
+        UnicodeDecodeError).
+    """
+    return json.loads(read_bounded(path, limit))

@@ -50,6 +50,7 @@ from chancespiel.evaluation.luck import (
 )
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.evaluation.positions import ReplayError, replay
+from chancespiel.files import open_regular, read_json
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
@@ -239,14 +240,14 @@ def collect_positions(
 
 
 _NOT_THESE_POSITIONS = "the saved targets are not as many as the positions they should label"
-MAX_TARGETS_BYTES = 256 << 20  # 2,000,000 rows are 1,000,000 targets, about 25 MiB of JSON
+MAX_TARGETS_BYTES = 64 << 20  # 2,000,000 rows are 1,000,000 targets, about 20 MiB of JSON
 TARGETS_FORMAT = "chancespiel-value-targets"
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
     """The SHA-256 of a file's bytes, in hex."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with os.fdopen(open_regular(path), "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -314,16 +315,11 @@ def read_targets(
       TrainingError: naming the first thing that differs, or a file that is not saved targets.
     """
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_TARGETS_BYTES + 1)
+        data = read_json(path, MAX_TARGETS_BYTES)
     except OSError as e:
         raise TrainingError(f"cannot read saved targets {path}: {e.strerror}") from None
-    if len(raw) > MAX_TARGETS_BYTES:
-        raise TrainingError(f"{path} is larger than {MAX_TARGETS_BYTES >> 20} MiB")
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        data = None
+    except ValueError:
+        data = None  # refused below, as any other content that is not saved targets
     if not isinstance(data, dict) or data.get("format") != TARGETS_FORMAT:
         raise TrainingError(f"{path} is not a file of saved targets (value train --save-targets)")
     wanted = _selection(game, "".join(target.split()), records, keep, seed)

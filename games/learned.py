@@ -18,7 +18,6 @@ its own with `registry.register_value_model`.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.files import read_json
 from chancespiel.games.registry import (
     Heuristic,
     features_for,
@@ -122,15 +122,10 @@ def read_model(path: str | Path) -> ModelFile:
       ModelError: if the file is missing, too large, not JSON or not a valid model.
     """
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_MODEL_BYTES + 1)
+        data = read_json(path, MAX_MODEL_BYTES)
     except OSError as e:
         raise ModelError(f"cannot read value model {path}: {e.strerror}") from None
-    if len(raw) > MAX_MODEL_BYTES:
-        raise ModelError(f"value model {path} is larger than {MAX_MODEL_BYTES >> 20} MiB")
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except ValueError as e:
         raise ModelError(f"value model {path} is not JSON: {e}") from None
     return parse_model(data, str(path))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 
@@ -195,6 +196,18 @@ def test_a_model_file_larger_than_the_bound_is_refused(tmp_path, monkeypatch) ->
     path.write_text(" " * 101)
     with pytest.raises(ModelError, match="larger than"):
         read_model(path)
+
+
+def test_a_model_or_targets_path_that_is_not_a_file_is_refused(tmp_path) -> None:
+    # a FIFO would block the read: refused before reading a byte, in one line
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ModelError, match="not a regular file"):
+        read_model(fifo)
+    with pytest.raises(TrainingError, match="not a regular file"):
+        read_targets(fifo, "python_pig", "search(depth=2)", [], 1.0, 0)
+    with pytest.raises(ModelError, match="not a regular file"):
+        read_model(tmp_path)
 
 
 def test_a_model_of_other_parameters_is_refused(registered_model) -> None:
