@@ -528,12 +528,17 @@ def running_scores(
 
 
 def write_report_files(
-    records: Sequence[Record], out: Path, luck: bool = False, value: str | None = None
+    records: Sequence[Record],
+    out: Path,
+    luck: bool = False,
+    value: str | None = None,
+    made: dict[str, Any] | None = None,
 ) -> list[str]:
-    """report.json (as `report --json`), pairs.csv and agents.csv (one row per pair and per
-    agent of every game), score.png (A's running score rate over the matches of each pair
-    with its 95% interval, raw and with `luck` corrected) and elo.png (ratings with 95%
-    intervals, per game with three agents or more); returns the names written."""
+    """report.json (as `report --json`, with `made`: the command, version, engine and date
+    that made it), pairs.csv and agents.csv (one row per pair and per agent of every game),
+    score.png (A's running score rate over the matches of each pair with its 95% interval,
+    raw and with `luck` corrected) and elo.png (ratings with 95% intervals, per game with
+    three agents or more); returns the names written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -541,6 +546,8 @@ def write_report_files(
 
     out.mkdir(parents=True, exist_ok=True)
     summary = summarize(records, luck, value)
+    if made is not None:
+        summary = {"made": made, **summary}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     pairs = [{"game": g["game"], **_flat(p)} for g in summary["games"] for p in g["pairs"]]
     agents = [{"game": g["game"], **_flat(a)} for g in summary["games"] for a in g["agents"]]

@@ -133,6 +133,20 @@ def command_text(command_line: Sequence[str]) -> str:
     return f"chancespiel {shlex.join(command_line)}"
 
 
+def made_by(command_line: Sequence[str]) -> dict[str, str]:
+    """What made a result, to store beside it: the command, chancespiel's version, the engine
+    (compiled or pure Python) and the date."""
+    import chancespiel
+    from chancespiel import engine
+
+    return {
+        "command": command_text(command_line),
+        "chancespiel": chancespiel.__version__,
+        "engine": engine.describe(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
 def fresh_output(kind: str, suffix: str = "") -> Path:
     """A new path `results/<kind>/run-<UTC timestamp><suffix>` that does not exist yet.
 

@@ -194,6 +194,12 @@ def test_report_out_writes_json_csv_and_plots(tmp_path, capsys):
         "agents.csv", "elo.png", "pairs.csv", "report.json", "score.png",
     ]  # fmt: skip
     summary = json.loads((out / "report.json").read_text())
+    assert summary["made"]["command"].startswith("chancespiel report ")
+    assert {"chancespiel", "engine", "date"} <= set(summary["made"])
+    # a report is a result: a second one into the same directory is refused, nothing changed
+    before = (out / "report.json").read_bytes()
+    assert cli.main(["report", str(records), "--out", str(out)]) == 2
+    assert (out / "report.json").read_bytes() == before
     with open(out / "pairs.csv") as f:
         pairs = list(csv.DictReader(f))
     assert len(pairs) == 3 and {p["a"] for p in pairs} <= {"hold(n=5)", "hold(n=10)"}

@@ -19,7 +19,13 @@ from chancespiel.evaluation.run_options import (
     speed_line,
 )
 from chancespiel.evaluation.sprt import SprtParams
-from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive
+from chancespiel.evaluation.usage import (
+    UsageError,
+    checked_specs,
+    load_game,
+    made_by,
+    positive,
+)
 
 
 def cmd_match(args: argparse.Namespace) -> None:
@@ -218,16 +224,21 @@ def cmd_report(args: argparse.Namespace) -> None:
 
     if args.value is not None and not args.luck:
         raise UsageError("--value needs --luck")
+    if args.out is not None and Path(args.out).exists():
+        if not Path(args.out).is_dir():
+            raise UsageError(f"--out {args.out} exists and is not a directory")
+        if (Path(args.out) / "report.json").exists():
+            raise UsageError(f"--out {args.out} holds a report already: name a new directory")
     records = read_all(args.files)
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise UsageError(f"--out {args.out} exists and is not a directory")
     try:
         if args.json:
             print(json.dumps(summarize(records, args.luck, args.value)))
         else:
             print(format_report(records, args.luck, args.value))
         if args.out is not None:
-            written = write_report_files(records, Path(args.out), args.luck, args.value)
+            written = write_report_files(
+                records, Path(args.out), args.luck, args.value, made_by(args.command_line)
+            )
             print(f"written to {args.out}: {', '.join(written)}", file=sys.stderr)
     except LuckError as e:
         raise UsageError(f"--luck: {e}") from None
@@ -409,8 +420,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--json", action="store_true", help="print one JSON object")
     report.add_argument(
         "--out",
-        help="also write a directory: report.json, pairs.csv, agents.csv, score.png (running "
-        "score rate with its interval, luck-corrected with --luck), elo.png (3+ agents)",
+        help="also write a directory: report.json (with the command, version, engine and "
+        "date that made it), pairs.csv, agents.csv, score.png (running score rate with its "
+        "interval, luck-corrected with --luck), elo.png (3+ agents); a directory that holds a "
+        "report already is refused",
     )
     _add_luck_options(report, "also")
     report.set_defaults(func=cmd_report)
