@@ -163,6 +163,21 @@ def fresh_output(kind: str, suffix: str = "") -> Path:
     return path
 
 
+def new_output(given: str | Path | None, kind: str, suffix: str = "") -> Path:
+    """Where a result that is not resumed goes: `given` if nothing is there yet (or an empty
+    directory), else a UsageError; without `given`, a fresh path (`fresh_output`). So a rerun
+    of a documented command never writes over the result it made."""
+    if given is None:
+        return fresh_output(kind, suffix)
+    path = Path(given)
+    if path.is_dir():
+        if any(path.iterdir()):
+            raise UsageError(f"--out {path} is not empty: a result is not written over")
+    elif path.exists() or path.is_symlink():
+        raise UsageError(f"--out {path} exists: a result is not written over")
+    return path
+
+
 def write_text(path: str | Path, text: str) -> None:
     """Writes `text` to `path` (parent folders made), or a UsageError naming the path."""
     path = Path(path)

@@ -17,7 +17,7 @@ import pyspiel
 from chancespiel.evaluation.experiments import Experiment, register_experiment
 from chancespiel.evaluation.play import play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
-from chancespiel.evaluation.usage import UsageError, positive, write_text
+from chancespiel.evaluation.usage import UsageError, made_by, new_output, positive, write_text
 
 GAME = "example_dice_race"
 
@@ -25,7 +25,7 @@ GAME = "example_dice_race"
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--thresholds", default="2,4,6,8", help="comma-separated n")
     parser.add_argument("--games", type=positive, default=100, help="matches per threshold")
-    parser.add_argument("--out", required=True, help="Markdown file for the table")
+    parser.add_argument("--out", help="Markdown file for the table (a new one)")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -37,6 +37,7 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--thresholds: comma-separated integers, not {args.thresholds!r}"
         ) from None
+    out = new_output(args.out, "example_hold_sweep", ".md")  # refused before the games
     game = pyspiel.load_game(GAME)
     lines = ["| n | matches | score | 95% interval |", "|---:|---:|---:|---|"]
     for n in thresholds:
@@ -48,7 +49,9 @@ def _run(args: argparse.Namespace) -> None:
         lines.append(
             f"| {n} | {args.games} | {points / (2 * args.games):.1%} | {low:.1%} to {high:.1%} |"
         )
-    write_text(args.out, "\n".join(lines) + "\n")
+    made = made_by(args.command_line)
+    lines += ["", f"`{made['command']}`: chancespiel {made['chancespiel']}, {made['date']}."]
+    write_text(out, "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -182,6 +182,32 @@ def test_bad_input_is_one_line_and_writes_nothing(
     assert records.read_bytes() == before  # existing records untouched
 
 
+# Each command that makes a result, pointed at a result already there: refused before any work.
+EXISTING = [
+    (["experiment", "search-depth", "--records", str(RECORDS.parent), "--out", "old.md"], "old.md"),
+    (["experiment", "node-counts", "--game", PIG, "--depths", "1", "--out", "old.md"], "old.md"),
+    (["experiment", "pig-estimators", "--regret-of", str(RECORDS), "--out", "old.md"], "old.md"),
+    (["experiment", "luck-values", str(RECORDS), "--out", "old"], "old/table.md"),
+    (["experiment", "bab-nodes", "--trees", "1", "--out", "old"], "old/table.md"),
+    (["report", str(RECORDS), "--out", "old"], "old/report.json"),
+    (["plot", str(RECORDS), "--out", "old.png"], "old.png"),
+]
+
+
+@pytest.mark.parametrize(("argv", "result"), EXISTING, ids=[" ".join(c[0][:2]) for c in EXISTING])
+def test_a_result_is_not_written_over(argv, result, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / result).parent.mkdir(exist_ok=True)
+    (tmp_path / result).write_text("a committed result\n")
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "not written over" in err or "holds a report already" in err, err
+    assert (tmp_path / result).read_text() == "a committed result\n"
+    assert len(list(tmp_path.rglob("*"))) == (2 if "/" in result else 1)  # nothing else written
+
+
 @pytest.mark.parametrize(
     "argv",
     [

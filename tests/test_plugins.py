@@ -179,7 +179,12 @@ def test_a_plugins_experiment_is_a_subcommand(tmp_path):
                         "example-hold-sweep", "--games", "5", "--thresholds", "3,6",
                         "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert [line.split(" | ")[0] for line in out.read_text().splitlines()[2:]] == ["| 3", "| 6"]
+    lines = out.read_text().splitlines()
+    assert [line.split(" | ")[0] for line in lines[2:4]] == ["| 3", "| 6"]
+    assert lines[-1].startswith("`chancespiel --import") and "example-hold-sweep" in lines[-1]
+    again = _chancespiel("--import", str(EXAMPLE), "--import", str(study), "experiment",
+                         "example-hold-sweep", "--out", str(out))  # fmt: skip
+    assert again.returncode == 2 and "a result is not written over" in again.stderr
     without = _chancespiel("--import", str(study), "experiment", "example-hold-sweep",
                            "--out", str(out))  # fmt: skip
     assert without.returncode == 2 and "add --import examples/dice_race.py" in without.stderr

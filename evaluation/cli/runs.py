@@ -24,6 +24,7 @@ from chancespiel.evaluation.usage import (
     checked_specs,
     load_game,
     made_by,
+    new_output,
     positive,
 )
 
@@ -251,6 +252,7 @@ def cmd_plot(args: argparse.Namespace) -> None:
     out = Path(args.out)
     if out.is_dir() or not out.name or out.suffix.lower() != ".png":
         raise UsageError(f"--out must name a .png file, got {args.out!r}")
+    new_output(out, "plot", ".png")  # a plot is a result: not drawn over
     records = read_all(args.files)
     try:
         plot_pairs(records, args.out, title=args.title)

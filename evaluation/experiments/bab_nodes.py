@@ -297,7 +297,7 @@ def _run(args: argparse.Namespace) -> None:
             check_bab_params(0.0, gamma, 1, None, None)
     except ValueError as e:
         raise usage.UsageError(f"--epsilons/--gammas: {e}") from None
-    out = Path(args.out) if args.out else usage.fresh_output("bab_nodes")
+    out = usage.new_output(args.out, "bab_nodes")
     rows = run(games, args.trees, epsilons, gammas, out)
     print(f"wrote {out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 

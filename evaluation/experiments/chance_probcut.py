@@ -20,7 +20,6 @@ import argparse
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import pyspiel
 
@@ -36,8 +35,8 @@ from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.evaluation.usage import (
     UsageError,
-    fresh_output,
     load_game,
+    new_output,
     seed_arg,
     write_text,
 )
@@ -170,7 +169,7 @@ def _run(args: argparse.Namespace) -> None:
             check_cpc_params(Regression(args.depth, args.shallow), confidence)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    out = Path(args.out) if args.out else fresh_output("chance_probcut")
+    out = new_output(args.out, "chance_probcut")
     print(f"fitting ({args.depth}, {args.shallow}) on positions of {args.games} games ...")
     try:
         regression = fit_regression(

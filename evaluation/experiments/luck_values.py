@@ -45,7 +45,7 @@ from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
     UsageError,
     command_text,
-    fresh_output,
+    new_output,
     seed_arg,
     write_text,
 )
@@ -138,9 +138,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> None:
     values = value_names(args.values)
-    out = Path(args.out) if args.out else fresh_output("luck_values")
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"--out {out} is not empty: give a new directory")
+    out = new_output(args.out, "luck_values")
     by_game: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
     for path in args.records:
         try:

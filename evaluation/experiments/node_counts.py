@@ -24,8 +24,8 @@ from chancespiel.evaluation.usage import (
     UsageError,
     check_heuristic,
     checked_specs,
-    fresh_output,
     load_game,
+    new_output,
     seed_arg,
     write_text,
 )
@@ -137,7 +137,7 @@ def _run(args: argparse.Namespace) -> None:
     for game_string in args.game:
         checked_specs(load_game(game_string), ALGORITHMS)
         check_heuristic(game_string, args.heuristic)
-    out = args.out or str(fresh_output("node_counts", ".md"))
+    out = str(new_output(args.out, "node_counts", ".md"))
     rows = []
     for game_string in args.game:
         rows.extend(

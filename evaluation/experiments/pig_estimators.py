@@ -44,7 +44,7 @@ from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
     UsageError,
     check_heuristic,
-    fresh_output,
+    new_output,
     seed_arg,
     write_text,
 )
@@ -497,6 +497,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> None:
     if args.regret_of:
+        if args.out:
+            new_output(args.out, "pig_estimators", ".md")  # refused before the work
         try:
             records = read_records(args.regret_of)
             text = markdown_regrets(decision_regrets(records))
@@ -541,7 +543,7 @@ def _run(args: argparse.Namespace) -> None:
     collect = paper_specs(args.collect_time_ms, args.heuristic)
     collect = {name: collect[name] for name in specs}  # shared samples or not: the same games
     specs = with_shared_samples(specs, args.shared_samples)
-    out = Path(args.out) if args.out else fresh_output("pig_estimators")
+    out = new_output(args.out, "pig_estimators")
     print(f"collecting states from games between {', '.join(collect)} ...", flush=True)
     states = collect_states(collect, args.collect_games, args.states, args.seed)
     print(

@@ -32,7 +32,6 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyspiel
@@ -48,7 +47,7 @@ from chancespiel.evaluation.usage import (
     UsageError,
     choices,
     command_text,
-    fresh_output,
+    new_output,
     positive,
     seed_arg,
     write_text,
@@ -131,9 +130,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> None:
     keys = choices("--games", args.games, list(mcms_setup.SETUPS))
-    out = Path(args.out) if args.out else fresh_output("sampling_noise")
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"--out {out} is not empty: give a new directory")
+    out = new_output(args.out, "sampling_noise")
     records: dict[str, list[Any]] = {}
     if args.records is not None:
         try:

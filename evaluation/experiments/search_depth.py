@@ -413,7 +413,7 @@ def _run(args: argparse.Namespace) -> None:
         chosen = {key: players(setups[key], labels) for key in keys}
     except ValueError as e:
         raise usage.UsageError(f"--pairings: {e}") from None
-    out = args.out or usage.fresh_output("search_depth", ".md")
+    out = usage.new_output(args.out, "search_depth", ".md")
     rows = []
     pairs: list[tuple[str, str]] = []
     for key in keys:

@@ -652,7 +652,7 @@ def _run(args: argparse.Namespace) -> None:
     scale = Scale(
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )
-    out = Path(args.out) if args.out else usage.fresh_output("uct_convergence")
+    out = usage.new_output(args.out, "uct_convergence")
     run(scale, out, studies)
     print(f"wrote the tables (uct_*.md), CSV files and plots into {out}")
 
