@@ -195,8 +195,11 @@ def test_search_depth_on_the_positions_of_a_run(tmp_path, capsys):
         "star1ss(samples=1,max_nodes=700,prune_min_depth=2)",
     ]
     assert all(r.mean_nodes <= 700 + 256 for r in budgeted)
-    assert cli.main([*args, "--max-nodes", "700"]) == 0
-    assert "| mean depth at 700 nodes |" in out.read_text()
+    assert cli.main([*args, "--max-nodes", "700"]) == 2  # a result is not written over
+    assert "not written over" in capsys.readouterr().err
+    nodes = tmp_path / "nodes.md"
+    assert cli.main([*args[:-1], str(nodes), "--max-nodes", "700"]) == 0
+    assert "| mean depth at 700 nodes |" in nodes.read_text()
 
     # Against a reference: regret 0 exactly when the player plays the reference's move, up to
     # the rounding `measure` allows (a search that reaches deeper in its 5 ms may pick the other
@@ -301,8 +304,9 @@ def test_search_depth_with_ordered_dice_on_the_positions_of_a_merged_run(tmp_pat
     assert judged[0].regret is not None and len(judged[0].regrets) == 2
     with pytest.raises(ValueError, match="position 0: the judged moves are not the legal"):
         search_depth.measure(ordered, histories[:1], 5, agents=["exp"], judged=[{99: 0.0}])
-    assert cli.main([*args, "--reference", reference]) == 0
-    assert "regret vs reference" in out.read_text()
+    judged_out = tmp_path / "judged.md"
+    assert cli.main([*args[:-1], str(judged_out), "--reference", reference]) == 0
+    assert "regret vs reference" in judged_out.read_text()
 
 
 def _replayed(game, history):
