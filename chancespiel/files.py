@@ -11,7 +11,7 @@ import errno
 import json
 import os
 import stat
-from typing import Any
+from typing import Any, TextIO
 
 
 def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
@@ -53,3 +53,13 @@ def read_json(path: str | os.PathLike[str], limit: int) -> Any:
         UnicodeDecodeError).
     """
     return json.loads(read_bounded(path, limit))
+
+
+def open_text(path: str | os.PathLike[str], newline: str | None = None) -> TextIO:
+    """`open(path, encoding="utf-8", newline=newline)` for reading, refusing what is not a
+    regular file.
+
+    Raises:
+      OSError: as open_regular.
+    """
+    return os.fdopen(open_regular(path), encoding="utf-8", newline=newline)

@@ -48,6 +48,7 @@ from chancespiel.evaluation.usage import (
     seed_arg,
     write_text,
 )
+from chancespiel.files import open_text
 from chancespiel.games.pig_core import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 
@@ -428,10 +429,12 @@ def read_raw(path: Path) -> list[Estimate]:
       ValueError: for a missing file, another header or a malformed line (named by number).
     """
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open_text(path, newline="") as f:
             lines = list(csv.reader(f))
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror}") from None
+    except (UnicodeDecodeError, csv.Error):
+        lines = []  # refused below
     if not lines or lines[0] != RAW_HEADER:
         raise ValueError(f"{path}: not a raw.csv of pig-estimators (header {RAW_HEADER})")
     estimates = []

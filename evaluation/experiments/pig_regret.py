@@ -83,6 +83,7 @@ from chancespiel.evaluation.usage import (
     seed_arg,
     write_text,
 )
+from chancespiel.files import open_text
 from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
@@ -577,21 +578,31 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
 # --- The run --------------------------------------------------------------------------------
 
 
+MAX_RAW_LINE = 100_000  # characters: a row of raw.jsonl is a few hundred
+
+
 def read_raw(path: Path) -> list[dict[str, Any]]:
     """The rows of raw.jsonl (a partly written last line is dropped)."""
     rows: list[dict[str, Any]] = []
     if not path.exists():
         return rows
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if len(line) > 100_000:
-                raise UsageError(f"{path}:{number}: a line of {len(line)} characters is not ours")
-            if not line.endswith("\n"):
-                break  # cut short by a kill: that task is searched again
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise UsageError(f"{path}:{number}: not a JSON line of this experiment") from None
+    try:
+        with open_text(path) as f:
+            # read a line at most MAX_RAW_LINE + 1 characters at a time: a file that is not
+            # ours may have no newline at all
+            for number, line in enumerate(iter(lambda: f.readline(MAX_RAW_LINE + 1), ""), 1):
+                if len(line) > MAX_RAW_LINE:
+                    raise UsageError(f"{path}:{number}: a line this long is not ours")
+                if not line.endswith("\n"):
+                    break  # cut short by a kill: that task is searched again
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    raise UsageError(
+                        f"{path}:{number}: not a JSON line of this experiment"
+                    ) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     return rows
 
 
@@ -612,12 +623,16 @@ def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int,
     """The study's positions: read from positions.csv, or collected and written there."""
     path = out / "positions.csv"
     if path.exists():
-        with open(path, encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            keys = [
-                tuple(int(row[k]) for k in ("mine", "theirs", "turn_total", "mover"))
-                for row in reader
-            ]
+        try:
+            with open_text(path, newline="") as f:
+                keys = [
+                    tuple(int(row[k]) for k in ("mine", "theirs", "turn_total", "mover"))
+                    for row in csv.DictReader(f)
+                ]
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror}") from None
+        except (KeyError, TypeError, ValueError, csv.Error):  # (UnicodeDecodeError too)
+            raise UsageError(f"{path}: not a positions.csv of this experiment") from None
         if len(keys) != count:
             raise UsageError(
                 f"{path} holds {len(keys)} positions, not --positions {count}: use another --out"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import random
 import statistics
 
@@ -145,6 +146,37 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     assert json.loads((out / "run.json").read_text())["budgets"] == [200, 600]
     code = _run(out, "--configs", "base", "--seed", "4")
     assert code == 2 and "other settings (seed)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("positions.csv", "index,mine\n0,x\n", "not a positions.csv of this experiment"),
+        ("positions.csv", b"\xff\xfe\n", "not a positions.csv of this experiment"),
+        ("positions.csv", None, "not a regular file"),
+        ("raw.jsonl", "x" * 100_001, "a line this long is not ours"),
+        ("raw.jsonl", None, "not a regular file"),
+    ],
+)
+def test_a_damaged_run_directory_is_one_line(tmp_path, capsys, name, content, message):
+    out = tmp_path / "run"
+    out.mkdir()
+    if name == "raw.jsonl":  # positions that need no collecting, then the damaged rows
+        with open(out / "positions.csv", "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["index", "mine", "theirs", "turn_total", "mover", "gap", "real"])
+            for index, key in enumerate(KEYS):
+                writer.writerow([index, *key, pig_regret.gap_of(key), 1])
+    path = out / name
+    if content is None:
+        os.mkfifo(path)  # would block a plain open
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    assert _run(out, "--configs", "base") == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 @pytest.mark.parametrize(
