@@ -570,6 +570,10 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     records = []
     try:
         for number, line, complete in _file_lines(fd, name):
+            # a torn write of a record of any format begins a JSON object; anything else is
+            # not a record file (the writer, which appends, holds to the current format)
+            if not complete and not line.startswith(b"{"):
+                raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
             if not complete:
                 warnings.warn(
                     f"{name}: the last line is incomplete (torn by an interrupted write); ignored",

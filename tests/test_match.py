@@ -201,6 +201,11 @@ def test_reading_a_torn_file_warns_and_skips_the_line(tmp_path):
     with pytest.warns(UserWarning, match="incomplete"):
         assert len(read_records(out)) == 4
     assert cli.main(["report", str(out)]) == 0
+    # bytes after the last newline that no record begins with: not a record file
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00 not a record")
+    with pytest.raises(RecordFileError, match="line 1 is not a chancespiel game record"):
+        read_records(binary)
 
 
 def test_corrupt_middle_line_is_an_error_naming_it(tmp_path, capsys):

@@ -504,6 +504,8 @@ def _run(args: argparse.Namespace) -> None:
             new_output(args.out, "pig_estimators", ".md")  # refused before the work
         try:
             records = read_records(args.regret_of)
+            if not records:
+                raise UsageError(f"no game records in {args.regret_of}")
             text = markdown_regrets(decision_regrets(records))
         except (RecordFileError, ValueError) as e:
             raise UsageError(str(e)) from None

@@ -167,3 +167,7 @@ def test_decision_regrets_zero_for_optimal_play_positive_for_a_fixed_rule(tmp_pa
                      "1", "--workers", "1", "--no-progress", "--out", str(other)]) == 0  # fmt: skip
     assert cli.main(["experiment", "pig-estimators", "--regret-of", str(other)]) == 2
     assert "decision regrets need python_pig" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert cli.main(["experiment", "pig-estimators", "--regret-of", str(empty)]) == 2
+    assert "no game records in" in capsys.readouterr().err
