@@ -2,15 +2,20 @@
 
 One panel per game; in each, one bar per pairing 'A-B' whose height is A's score rate in
 percent (draws count half) and whose error bar is the Wilson 95% interval; a line marks 50%.
+With `luck`, each bar also gets A's luck-corrected rate over whole matches, a point with its
+95% interval beside the bar (`evaluation.luck`).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 
+from chancespiel.evaluation.luck import luck_summary
 from chancespiel.evaluation.match import Record, canonical_game
 from chancespiel.evaluation.report import PairSummary, pair_summaries
+from chancespiel.evaluation.stats import MatchInterval
 
 
 def _wrap(text: str, width: int) -> str:
@@ -35,16 +40,20 @@ def plot_pairs(
     titles: Mapping[str, str] | None = None,
     order: Sequence[tuple[str, str, str]] | None = None,
     columns: int | None = None,
+    luck: bool = False,
+    value: str | None = None,
 ) -> None:
     """Writes the bar chart of `records` to the PNG file `out`.
 
     `labels` names pairs (spec A, spec B) (default: the two specs), `titles` names games
     (default: the game string), `order` of
     (game, spec A, spec B) sorts the bars of each panel (others follow), and
-    `columns` wraps the panels into a grid (default: one row).
+    `columns` wraps the panels into a grid (default: one row). With `luck`, the corrected
+    rate of each pair (value function `value`, default the game's) is drawn beside its bar.
 
     Raises:
       ValueError: if no record has a scored game.
+      LuckError: with `luck`, if the value function does not apply or a game does not replay.
     """
     import matplotlib
 
@@ -68,6 +77,7 @@ def plot_pairs(
         pairs.sort(key=lambda p: rank.get((p.game, p.a, p.b), len(rank)))
     if not games:
         raise ValueError("no scored games to plot")
+    corrected = _corrected(records, value) if luck else {}
     most = max(len(pairs) for pairs in games.values())  # bars in the fullest panel
     widths = [max(2.5, 1.3 * len(pairs) + 1.0) for pairs in games.values()]
     label_lines = max(_label(p).count("\n") + 1 for pairs in games.values() for p in pairs)
@@ -98,17 +108,39 @@ def plot_pairs(
         ax.errorbar(
             positions, rates, yerr=[lows, highs], fmt="none", ecolor="black", capsize=5, lw=1.2
         )
+        for x, p in zip(positions, pairs, strict=True):
+            found = corrected.get((p.game, p.a, p.b))
+            if found is not None and math.isfinite(found.low + found.high):
+                mean, low, high = (100 * v for v in (found.mean, found.low, found.high))
+                ax.errorbar(
+                    x + 0.38, mean, yerr=[[mean - low], [high - mean]], fmt="o",
+                    color="#dd8452", markeredgecolor="black", capsize=4, lw=1.2,
+                )  # fmt: skip
         ax.axhline(50, color="#c44e52", linestyle="--", linewidth=1)
         ax.set_xticks(list(positions))
         ax.set_xticklabels([_label(p) for p in pairs], fontsize=8)
-        ax.set_xlim(-0.6, (len(pairs) if columns is None else most) - 0.4)
+        ax.set_xlim(-0.6, (len(pairs) if columns is None else most) - (0.1 if luck else 0.4))
         ax.set_title(_wrap(titles.get(game, game), int(9 * width)), fontsize=9)
         ax.set_ylim(0, 100)
         ax.grid(axis="y", alpha=0.3)
         if ax in axes[:, 0]:
-            ax.set_ylabel("score rate of the left agent (%)\n95% Wilson interval")
+            ax.set_ylabel(
+                "score rate of the left agent (%)\n95% Wilson interval"
+                + ("; points: luck-corrected, 95%" if luck else "")
+            )
     if title:
         fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+def _corrected(
+    records: Sequence[Record], value: str | None
+) -> dict[tuple[str, str, str], MatchInterval]:
+    """A's luck-corrected rate of each (game, A, B) of `records`, with its 95% interval."""
+    by_pair: dict[tuple[str, str, str], list[Record]] = {}
+    for record in records:
+        key = (canonical_game(record["game"]), record["a"], record["b"])
+        by_pair.setdefault(key, []).append(record)
+    return {key: luck_summary(pair, value).corrected for key, pair in by_pair.items()}

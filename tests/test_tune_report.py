@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from chancespiel.evaluation import cli
-from chancespiel.evaluation.match import read_records
+from chancespiel.evaluation import cli, plot
+from chancespiel.evaluation.luck import luck_summary
+from chancespiel.evaluation.match import canonical_game, read_records
 from chancespiel.evaluation.plot import plot_pairs
 from chancespiel.evaluation.report import pair_summaries
 from chancespiel.evaluation.tune import candidate_specs, eliminate, parse_param
@@ -150,6 +151,24 @@ def test_plot_writes_a_png_with_one_panel_per_game(tmp_path, capsys):
     assert width > 800  # two panels of three bars
     with pytest.raises(ValueError, match="no scored games"):
         plot_pairs([], tmp_path / "none.png")
+    # with --luck each bar gets its pair's corrected rate, as luck_summary computes it
+    lucky = tmp_path / "luck.png"
+    assert cli.main(["plot", *files, "--out", str(lucky), "--luck", "--value", "lookahead"]) == 0
+    assert lucky.read_bytes().startswith(b"\x89PNG") and lucky.read_bytes() != data
+    corrected = plot._corrected(records, "lookahead")
+    assert len(corrected) == 6
+    first = [r for r in records if (r["a"], r["b"]) == (records[0]["a"], records[0]["b"])]
+    first = [r for r in first if r["game"] == records[0]["game"]]
+    key = (canonical_game(records[0]["game"]), records[0]["a"], records[0]["b"])
+    assert corrected[key] == luck_summary(first, "lookahead").corrected
+    capsys.readouterr()
+    assert cli.main(["plot", *files, "--out", str(tmp_path / "v.png"), "--value", "exact"]) == 2
+    assert "--value needs --luck" in capsys.readouterr().err
+    assert cli.main(["plot", *files, "--out", str(tmp_path / "w.png"), "--luck", "--value",
+                     "nope"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "--luck: unknown value function 'nope'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "v.png").exists() and not (tmp_path / "w.png").exists()
 
 
 def test_elimination_reports_undecided_steps():

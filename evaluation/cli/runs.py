@@ -247,15 +247,20 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 def cmd_plot(args: argparse.Namespace) -> None:
     """Bar chart of pairwise score rates with 95% intervals (MCMS paper, Figure 2)."""
+    from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.plot import plot_pairs
 
     out = Path(args.out)
     if out.is_dir() or not out.name or out.suffix.lower() != ".png":
         raise UsageError(f"--out must name a .png file, got {args.out!r}")
     new_output(out, "plot", ".png")  # a plot is a result: not drawn over
+    if args.value is not None and not args.luck:
+        raise UsageError("--value needs --luck")
     records = read_all(args.files)
     try:
-        plot_pairs(records, args.out, title=args.title)
+        plot_pairs(records, args.out, title=args.title, luck=args.luck, value=args.value)
+    except LuckError as e:
+        raise UsageError(f"--luck: {e}") from None
     except ValueError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -441,4 +446,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     plot.add_argument("files", nargs="+", help="JSON Lines files of games")
     plot.add_argument("--out", required=True, help="PNG file to write")
     plot.add_argument("--title", default="", help="title of the figure")
+    _add_luck_options(plot, "also draw")
     plot.set_defaults(func=cmd_plot)
