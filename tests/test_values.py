@@ -455,6 +455,10 @@ def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
         assert main([*train, *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main([*train, "--out", str(blocked / "m.json")]) == 2  # a directory it cannot make
+    assert "cannot write" in capsys.readouterr().err
     command = ["value", "train", path, "--out", str(tmp_path / "m.json")]
     assert main([*command, "--save-targets", str(tmp_path / "t.json")]) == 2
     assert "need a search --target" in capsys.readouterr().err

@@ -34,8 +34,14 @@ def cmd_value_train(args: argparse.Namespace) -> None:
 
     # Refused before the positions are labelled, which can take most of an hour.
     for path in (args.out, args.save_targets):
-        if path is not None and Path(path).exists():
+        if path is None:
+            continue
+        if Path(path).exists():
             raise UsageError(f"{path} exists: a trained model or saved targets are not overwritten")
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot write {path}: {e.strerror}") from None
     if (args.save_targets or args.targets_from) and args.target == "outcome":
         raise UsageError("--save-targets and --targets-from need a search --target")
     records = read_all(args.records)
