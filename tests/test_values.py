@@ -457,7 +457,7 @@ def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
         assert message in err and len(err.strip().splitlines()) == 1
     blocked = tmp_path / "file"
     blocked.write_text("")
-    assert main([*train, "--out", str(blocked / "m.json")]) == 2  # a directory it cannot make
+    assert main([*train, "--out", str(blocked / "sub" / "m.json")]) == 2  # no folder there
     assert "cannot write" in capsys.readouterr().err
     command = ["value", "train", path, "--out", str(tmp_path / "m.json")]
     assert main([*command, "--save-targets", str(tmp_path / "t.json")]) == 2

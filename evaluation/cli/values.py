@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from chancespiel.evaluation.cli.common import read_all
@@ -38,10 +39,11 @@ def cmd_value_train(args: argparse.Namespace) -> None:
             continue
         if Path(path).exists():
             raise UsageError(f"{path} exists: a trained model or saved targets are not overwritten")
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UsageError(f"cannot write {path}: {e.strerror}") from None
+        existing = Path(path).absolute().parent  # the folder that is there to write in
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir() or not os.access(existing, os.W_OK):
+            raise UsageError(f"cannot write {path}: {existing} is not a writable folder")
     if (args.save_targets or args.targets_from) and args.target == "outcome":
         raise UsageError("--save-targets and --targets-from need a search --target")
     records = read_all(args.records)
