@@ -369,6 +369,10 @@ def test_sequential_run_stops_each_pairing_by_the_rule_and_resumes(tmp_path, cap
     assert " up to " not in capsys.readouterr().out
     assert len((tmp_path / "ewn.jsonl").read_text().splitlines()) == len(records)
     assert "| ExpSS-Exp |" in (tmp_path / "answers.md").read_text()
+    assert not (tmp_path / "figure2_luck.png").exists()
+    assert cli.main([*args, "--summarise-only", "--luck-figure"]) == 0
+    assert (tmp_path / "figure2_luck.png").read_bytes().startswith(b"\x89PNG")
+    assert "figure2_luck.png" in capsys.readouterr().out
 
 
 def test_paper_rates_and_ordered_dice_setups():

@@ -48,6 +48,7 @@ from chancespiel.evaluation.experiments.figure2.render import (
 )
 from chancespiel.evaluation.experiments.figure2.running import play_all, play_sequential
 from chancespiel.evaluation.experiments.figure2.stats import CachedCorrections, answers_for
+from chancespiel.evaluation.luck import LuckError
 from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options
 from chancespiel.evaluation.sequential import SequentialRule
@@ -121,6 +122,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="start no new game after this many minutes (the same command resumes)",
     )
     parser.add_argument(
+        "--luck-figure",
+        action="store_true",
+        help="also write figure2_luck.png: each bar with its pairing's luck-corrected rate "
+        "and interval (replays every game: minutes for Can't Stop and Ra)",
+    )
+    parser.add_argument(
         "--summarise-only",
         action="store_true",
         help="play nothing: only write the tables and figures from the records in --out",
@@ -183,9 +190,13 @@ def _run(args: argparse.Namespace) -> None:
     if not any(a_score(r) is not None for game_records in records.values() for r in game_records):
         print(f"{out}: no scored games to summarise yet; the same command plays them")
         return
-    rows = write_outputs(out, records, setups)
+    try:
+        rows = write_outputs(out, records, setups, luck=args.luck_figure)
+    except LuckError as e:
+        raise UsageError(f"--luck-figure: {e}") from None
     print(markdown(rows))
-    print(f"written to {out}/table.md, table.csv, figure2.png (records: {out}/<game>.jsonl)")
+    figures = "figure2.png, figure2_luck.png" if args.luck_figure else "figure2.png"
+    print(f"written to {out}/table.md, table.csv, {figures} (records: {out}/<game>.jsonl)")
 
 
 EXPERIMENT = Experiment(

@@ -46,11 +46,15 @@ def write_outputs(
     out: str | os.PathLike[str],
     records_by_game: Mapping[str, Sequence[Record]],
     setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS,
+    luck: bool = False,
 ) -> list[Row]:
-    """table.md (rates and per-agent statistics), table.csv and figure2.png in `out`.
+    """table.md (rates and per-agent statistics), table.csv and figure2.png in `out`; with
+    `luck`, also figure2_luck.png, each bar with its pairing's luck-corrected rate (the
+    game's default value function).
 
     Raises:
       ValueError: if there are no scored games.
+      LuckError: with `luck`, if a game's records cannot be corrected.
     """
     from chancespiel.evaluation.plot import plot_pairs
 
@@ -79,15 +83,17 @@ def write_outputs(
     all_records = [r for records in records_by_game.values() for r in records]
     labels = {(r.a, r.b): r.pairing for r in rows}
     titles = {setups[key].game: setups[key].title for key in records_by_game}
-    plot_pairs(
-        all_records,
-        out / "figure2.png",
-        title="MCMS paper, Figure 2: score rate of the left agent",
-        labels=labels,
-        titles=titles,
-        order=[(r.game_string, r.a, r.b) for r in rows],
-        columns=2,
-    )
+    for name, corrected in (("figure2.png", False), ("figure2_luck.png", True))[: 1 + luck]:
+        plot_pairs(
+            all_records,
+            out / name,
+            title="MCMS paper, Figure 2: score rate of the left agent",
+            labels=labels,
+            titles=titles,
+            order=[(r.game_string, r.a, r.b) for r in rows],
+            columns=2,
+            luck=corrected,
+        )
     return rows
 
 
