@@ -374,13 +374,54 @@ def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunctio
     return terms
 
 
+def drift_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:
+    """What V changes by apart from the luck of the draws, node by node: across each move of
+    the players, V(after the move) - V(before); at a chance node, the mean of its outcomes'
+    V minus V there.
+
+    V is taken as the returns at the end, so a game's return telescopes into V(start) + the
+    chance terms + these, and what the correction leaves (at beta = 1) is their sum: a value
+    corrects well only if it drifts little, across the players' moves above all.
+
+    Raises:
+      LuckError: if the history is not a legal sequence of actions of the game.
+    """
+
+    def exact_at_end(state: Core) -> float:  # (`zero` is 0 at the end too)
+        end = _terminal_or(state)
+        return value(state) if end is None else end
+
+    terms = []
+    try:
+        for _, state, action in replay(game, history):
+            if state.current_player() == CHANCE:
+                mean = 0.0
+                for outcome, prob in state.chance_outcomes():
+                    child = state.clone()
+                    child.apply(outcome)
+                    mean += prob * exact_at_end(child)
+                terms.append(mean - exact_at_end(state))
+            else:
+                child = state.clone()
+                child.apply(action)
+                terms.append(exact_at_end(child) - exact_at_end(state))
+    except ReplayError as e:
+        raise LuckError(str(e)) from None
+    return terms
+
+
 def game_correction(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> float:
     """The correction of one game (player 0's return): the sum of its chance nodes' luck."""
     return math.fsum(chance_terms(game, history, value))
 
 
-def record_correction(record: Record, value: ValueFunction) -> float:
-    """The correction of a record, in A's score units (a score is (return + 1) / 2).
+def record_correction(
+    record: Record,
+    value: ValueFunction,
+    terms: Callable[[pyspiel.Game, Sequence[int], ValueFunction], list[float]] = chance_terms,
+) -> float:
+    """The correction of a record, in A's score units (a score is (return + 1) / 2); with
+    `terms=drift_terms`, what the correction leaves of it, in the same units.
 
     Raises:
       LuckError: naming the record, if its history does not replay.
@@ -390,7 +431,7 @@ def record_correction(record: Record, value: ValueFunction) -> float:
     if digest is not None and digest != rules_digest(record["game"]):
         _warn_rules(record["game"], digest)
     try:
-        correction = game_correction(game, record["history"], value) / 2.0
+        correction = math.fsum(terms(game, record["history"], value)) / 2.0
     except LuckError as e:
         raise LuckError(
             f"the game of match {record['match']} (game index {record['game_index']}, "

@@ -20,6 +20,7 @@ from chancespiel.evaluation.luck import (
     LuckError,
     chance_terms,
     cross_fitted,
+    drift_terms,
     game_correction,
     lookahead_value,
     luck_summary,
@@ -78,6 +79,24 @@ def test_corrected_expectation_equals_raw_by_enumeration(seed: int) -> None:
         assert any(abs(c) > 1e-6 for c in corrections)  # the oracle is not trivial
         corrected = sum(p * (r - c) for (p, _, r), c in zip(paths, corrections, strict=True))
         assert corrected == pytest.approx(raw, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("game_string", "value"),
+    [("python_pig(winscore=20)", "heuristic"), ("python_einstein_wurfelt_nicht", "lookahead")],
+)
+def test_a_return_is_the_start_value_the_luck_and_the_changes_at_moves(game_string, value):
+    # the decomposition the luck-values experiment reports: it telescopes, V exact at the end
+    game = pyspiel.load_game(game_string)
+    _, fn = value_function(game_string, value)
+    for seed in range(3):
+        played = play_game(game, [make_bot("random", game, p, seed + p) for p in (0, 1)], seed)
+        start = fn(search_state(game.new_initial_state()))
+        chance = chance_terms(game, played.history, fn)
+        moves = drift_terms(game, played.history, fn)
+        assert len(chance) > 0 and len(moves) > 0 and any(abs(t) > 1e-6 for t in moves)
+        total = start + math.fsum(chance) + math.fsum(moves)
+        assert total == pytest.approx(played.returns[0], abs=1e-9)
 
 
 def test_constant_value_gives_zero_correction() -> None:

@@ -31,6 +31,8 @@ from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.luck import (
     LuckError,
     corrected_rates,
+    drift_terms,
+    record_correction,
     value_function,
     value_names,
     whole_matches,
@@ -73,13 +75,17 @@ def _training_records(game: str) -> set[str]:
 
 
 def pairing_scores(
-    records: Sequence[dict[str, Any]], values: Sequence[str]
-) -> tuple[np.ndarray, dict[str, np.ndarray], list[str]]:
+    records: Sequence[dict[str, Any]], values: Sequence[str], decompose: bool = False
+) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], dict[str, np.ndarray]]:
     """A's raw score in each whole match of one pairing, the corrected scores by value
-    function, and the value functions that do not apply to the game (skipped)."""
+    function, the value functions that do not apply to the game (skipped), and with
+    `decompose`, by value function, each match's drift of V (`luck.drift_terms`: its changes
+    across the players' moves and at chance nodes apart from the draws, in score units; what
+    a correction with beta = 1 leaves)."""
     matches, *_ = whole_matches(records)
     raw = np.zeros(0)
     corrected: dict[str, np.ndarray] = {}
+    left: dict[str, np.ndarray] = {}
     skipped = []
     for name in values:
         try:
@@ -90,7 +96,10 @@ def pairing_scores(
         rates, fixed, _ = corrected_rates(matches, fn)
         raw = np.asarray(rates, dtype=float)
         corrected[name] = np.asarray(fixed, dtype=float)
-    return raw, corrected, skipped
+        if decompose:
+            changes = [sum(record_correction(r, fn, drift_terms) for r in m) for m in matches]
+            left[name] = np.asarray(changes, dtype=float) / 2.0  # a match: the mean of 2 games
+    return raw, corrected, skipped, left
 
 
 def pooled_ratio(
@@ -133,6 +142,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "not apply to a game are skipped)",
     )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap")
+    parser.add_argument(
+        "--decompose",
+        action="store_true",
+        help="also the share of the score's variance in each value's drift: its changes "
+        "across the players' moves and at chance nodes apart from the draws, which the "
+        "correction cannot remove (replays every game again)",
+    )
     parser.add_argument("--out", help="directory for pairings.csv, README.md, matches_needed.png")
 
 
@@ -157,41 +173,46 @@ def _run(args: argparse.Namespace) -> None:
     summary: list[dict[str, Any]] = []
     for game, pairings in by_game.items():
         per_value: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        per_value_left: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         skipped: set[str] = set()
         for (a, b), records in pairings.items():
-            raw, corrected, missing = pairing_scores(records, values)
+            raw, corrected, missing, left = pairing_scores(records, values, args.decompose)
             skipped.update(missing)
             if len(raw) < 2:
                 continue
             for name, scores in corrected.items():
                 per_value.setdefault(name, []).append((raw, scores))
-                rows.append(
-                    {
-                        "game": game,
-                        "a": a,
-                        "b": b,
-                        "matches": len(raw),
-                        "value": name,
-                        "raw_variance": float(np.var(raw, ddof=1)),
-                        "corrected_variance": float(np.var(scores, ddof=1)),
-                    }
-                )
+                row = {
+                    "game": game,
+                    "a": a,
+                    "b": b,
+                    "matches": len(raw),
+                    "value": name,
+                    "raw_variance": float(np.var(raw, ddof=1)),
+                    "corrected_variance": float(np.var(scores, ddof=1)),
+                }
+                if args.decompose:
+                    per_value_left.setdefault(name, []).append((raw, left[name]))
+                    row["drift_variance"] = float(np.var(left[name], ddof=1))
+                rows.append(row)
         for name, pairs in per_value.items():
             raw_var, corr_var = pooled_ratio(pairs)
             low, high = ratio_interval(pairs, args.seed)
-            summary.append(
-                {
-                    "game": game,
-                    "value": name,
-                    "matches": sum(len(r) for r, _ in pairs),
-                    "pairings": len(pairs),
-                    "raw_needed": needed(raw_var),
-                    "corrected_needed": needed(corr_var),
-                    "ratio": raw_var / corr_var if corr_var > 0 else math.inf,
-                    "ratio_low": low,
-                    "ratio_high": high,
-                }
-            )
+            entry = {
+                "game": game,
+                "value": name,
+                "matches": sum(len(r) for r, _ in pairs),
+                "pairings": len(pairs),
+                "raw_needed": needed(raw_var),
+                "corrected_needed": needed(corr_var),
+                "ratio": raw_var / corr_var if corr_var > 0 else math.inf,
+                "ratio_low": low,
+                "ratio_high": high,
+            }
+            if args.decompose:  # pooled like the corrected scores: about each pairing's mean
+                _, left_var = pooled_ratio(per_value_left[name])
+                entry["drift_share"] = left_var / raw_var if raw_var > 0 else math.nan
+            summary.append(entry)
         print(f"{game}: {len(pairings)} pairings; skipped (do not apply): {sorted(skipped)}")
     if not rows:
         raise UsageError("no pairing with two whole matches in these records")
@@ -224,6 +245,19 @@ def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{s['raw_needed']} | {s['corrected_needed']} | {s['ratio']:.2f} "
             f"({s['ratio_low']:.2f}-{s['ratio_high']:.2f}) |"
         )
+    if args.decompose:
+        lines += [
+            "",
+            "What a value leaves: a game's return telescopes into V(start) + the chance terms "
+            "+ V's drift (its changes across the players' moves, and at each chance node the "
+            "mean of its outcomes' V minus V there), so with beta = 1 the corrected score's "
+            "variance is the drift's. The drift's variance as a share of the raw score's "
+            "(pooled like the scores); at beta = 1 a ratio of 4 is a share of 0.25:",
+            "",
+            "| game | value | drift variance / raw variance |",
+            "|---|---|---:|",
+            *(f"| {s['game']} | {s['value']} | {s['drift_share']:.2f} |" for s in summary),
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -44,6 +44,18 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
     # the command as a shell takes it back (the value with its commas and parentheses quoted)
     command = readme.split("Made by `", 1)[1].split("`", 1)[0]
     assert shlex.split(command) == ["chancespiel", *args, "--out", str(out)]
+    # --decompose: the variance a value leaves is its drift's; the zero value leaves it all
+    split = tmp_path / "split"
+    assert cli.main([*args, "--decompose", "--out", str(split)]) == 0
+    with open(split / "pairings.csv") as f:
+        zero = next(r for r in csv.DictReader(f) if r["value"] == "zero")
+    assert float(zero["drift_variance"]) == pytest.approx(float(zero["raw_variance"]))
+    shares = {
+        line.split(" | ")[1]: float(line.split(" | ")[2].rstrip(" |"))
+        for line in (split / "README.md").read_text().splitlines()
+        if line.startswith("| python_pig") and line.count("|") == 4
+    }
+    assert shares["zero"] == pytest.approx(1.0) and 0.0 <= shares["exact"] < 1.0
     # a model trained on these records may not be measured on them
     model = tmp_path / "m.json"
     assert cli.main(["value", "train", str(records), "--out", str(model)]) == 0
