@@ -12,9 +12,13 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 
-from chancespiel.evaluation.luck import luck_summary
 from chancespiel.evaluation.match import Record, canonical_game
-from chancespiel.evaluation.report import PairSummary, pair_summaries
+from chancespiel.evaluation.report import (
+    PairSummary,
+    pair_luck,
+    pair_summaries,
+    records_by_game,
+)
 from chancespiel.evaluation.stats import MatchInterval
 
 
@@ -139,8 +143,8 @@ def _corrected(
     records: Sequence[Record], value: str | None
 ) -> dict[tuple[str, str, str], MatchInterval]:
     """A's luck-corrected rate of each (game, A, B) of `records`, with its 95% interval."""
-    by_pair: dict[tuple[str, str, str], list[Record]] = {}
-    for record in records:
-        key = (canonical_game(record["game"]), record["a"], record["b"])
-        by_pair.setdefault(key, []).append(record)
-    return {key: luck_summary(pair, value).corrected for key, pair in by_pair.items()}
+    return {
+        (game, a, b): luck.corrected
+        for game, game_records in records_by_game(records).items()
+        for (a, b), luck in pair_luck(game_records, value).items()
+    }

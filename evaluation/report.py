@@ -379,7 +379,7 @@ def format_ratings(ratings: Ratings) -> str:
     return "\n".join(lines)
 
 
-def _by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
+def records_by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Records grouped by game, equivalent game strings as one (the loaded game's string)."""
     games: dict[str, list[Record]] = {}
     for record in records:
@@ -432,7 +432,7 @@ def summarize(
     """Everything `report --json` prints: per game, the pairs, the agents and the ratings;
     with `luck`, each pair gets a "luck" object (evaluation.luck.LuckSummary.as_dict)."""
     out: dict[str, Any] = {"games": []}
-    for game, game_records in _by_game(records).items():
+    for game, game_records in records_by_game(records).items():
         pairs = pair_summaries(game_records)
         ratings = fit_ratings(pairs)
         pair_dicts = [p.as_dict() for p in pairs]
@@ -462,7 +462,7 @@ def format_report(records: Sequence[Record], luck: bool = False, value: str | No
     """The text of `chancespiel report`: per game, the pairs or the table, times, failures;
     with `luck`, raw and luck-corrected rates of every pair."""
     blocks = []
-    for game, game_records in _by_game(records).items():
+    for game, game_records in records_by_game(records).items():
         pairs = pair_summaries(game_records)
         names = specs_in_order(pairs)
         lines = [f"{game}: {len(game_records)} games"]
@@ -556,7 +556,7 @@ def write_report_files(
     written = ["report.json", "pairs.csv", "agents.csv"]
 
     by_pair: dict[tuple[str, str, str], list[Record]] = {}
-    for game, game_records in _by_game(records).items():
+    for game, game_records in records_by_game(records).items():
         for record in game_records:
             by_pair.setdefault((game, record["a"], record["b"]), []).append(record)
     fig, ax = plt.subplots(figsize=(8, 4.5))

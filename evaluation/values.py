@@ -30,7 +30,7 @@ import json
 import math
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -271,29 +271,38 @@ def write_targets(
     records: Sequence[str],
     keep: float,
     seed: int,
+    made: Mapping[str, str],
 ) -> None:
     """Writes the search targets of `positions` (collected from the record files `records`
-    with `keep` and `seed`) with what selected them, so that other features or models can be
-    tried without searching again (`read_targets`). A saved file is not overwritten."""
+    with `keep` and `seed`) with what selected them and `made` (`usage.made_by`), so that
+    other features or models can be tried without searching again (`read_targets`). A saved
+    file is not overwritten."""
     if not positions.targets:
         raise TrainingError("no search targets to save: the target is the outcome")
-    target = Path(path)
-    if target.exists():
-        raise TrainingError(f"{target} exists: saved targets are not overwritten")
     data = {
         "format": TARGETS_FORMAT,
         **_selection(positions.game, positions.target, records, keep, seed),
         "records": [str(p) for p in records],
         "target_search": positions.target_search,
-        "chancespiel": chancespiel.__version__,
-        "engine": engine.describe(),
-        "date": datetime.date.today().isoformat(),
+        **made,
         "targets": positions.targets,
     }
+    _write_new_json(path, data, "saved targets are")
+
+
+def _write_new_json(
+    path: str | os.PathLike[str], data: Any, what: str, indent: int | None = None
+) -> None:
+    """Writes `data` as JSON to the new file `path`, through a temporary file renamed at the
+    end (never half a file), refusing to replace one: `what` names it ("... not
+    overwritten")."""
+    target = Path(path)
+    if target.exists():
+        raise TrainingError(f"{target} exists: {what} not overwritten")
     tmp = target.with_suffix(target.suffix + ".tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data) + "\n")
+        tmp.write_text(json.dumps(data, indent=indent) + "\n")
         os.replace(tmp, target)
     except OSError as e:
         raise TrainingError(f"cannot write {target}: {e.strerror}") from None
@@ -538,16 +547,7 @@ def _exported_logits(
 
 def write_model(data: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Writes the model file (refusing to replace one: a trained model is a result)."""
-    target = Path(path)
-    if target.exists():
-        raise TrainingError(f"{target} exists: a trained model is not overwritten")
-    tmp = target.with_suffix(target.suffix + ".tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, target)
-    except OSError as e:
-        raise TrainingError(f"cannot write {target}: {e.strerror}") from None
+    _write_new_json(path, data, "a trained model is", indent=1)
 
 
 def describe(trained: Trained) -> str:

@@ -382,9 +382,11 @@ def test_saved_targets_label_the_same_positions_without_searching(tmp_path, monk
     target = "search(depth=2)"
     searched = collect_positions(records, keep=0.5, seed=3, target=target)
     saved = tmp_path / "targets.json"
-    write_targets(saved, searched, files, 0.5, 3)
+    made = {"command": "chancespiel value train ...", "date": "2026-11-26"}
+    write_targets(saved, searched, files, 0.5, 3, made)
+    assert json.loads(saved.read_text())["command"] == made["command"]
     with pytest.raises(TrainingError, match="exists: saved targets are not overwritten"):
-        write_targets(saved, searched, files, 0.5, 3)
+        write_targets(saved, searched, files, 0.5, 3, made)
     game = searched.game
     # the same positions, labelled from the file: no search may run
     targets = read_targets(saved, game, "search( depth = 2 )", files, 0.5, 3)
@@ -419,7 +421,7 @@ def test_saved_targets_label_the_same_positions_without_searching(tmp_path, monk
     with pytest.raises(TrainingError, match="belong to a search target"):
         collect_positions(records, keep=0.5, seed=3, saved=targets)
     with pytest.raises(TrainingError, match="no search targets to save"):
-        write_targets(tmp_path / "none.json", collect_positions(records), files, 1.0, 0)
+        write_targets(tmp_path / "none.json", collect_positions(records), files, 1.0, 0, made)
     for text, message in [
         ("[]", "not a file of saved targets"),
         ("{", "not a file of saved targets"),
@@ -440,6 +442,7 @@ def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
     first = tmp_path / "first.json"
     assert main([*train, "--out", str(first), "--save-targets", str(saved)]) == 0
     assert f"targets saved: {saved}" in capsys.readouterr().out
+    assert json.loads(saved.read_text())["command"].startswith("chancespiel value train ")
     second = tmp_path / "second.json"
     assert main([*train, "--out", str(second), "--targets-from", str(saved)]) == 0
     capsys.readouterr()

@@ -10,7 +10,7 @@ from pathlib import Path
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
 from chancespiel.evaluation.match import canonical_game
-from chancespiel.evaluation.usage import UsageError, command_text, seed_arg
+from chancespiel.evaluation.usage import UsageError, command_text, made_by, seed_arg
 from chancespiel.evaluation.values import TARGETS
 
 
@@ -63,7 +63,14 @@ def cmd_value_train(args: argparse.Namespace) -> None:
             records, keep=args.keep, seed=args.seed, target=args.target, saved=saved
         )
         if args.save_targets:
-            write_targets(args.save_targets, positions, args.records, args.keep, args.seed)
+            write_targets(
+                args.save_targets,
+                positions,
+                args.records,
+                args.keep,
+                args.seed,
+                made_by(args.command_line),
+            )
             print(f"targets saved: {args.save_targets}")
         trained = train_value(positions, seed=args.seed, command=command, records=args.records)
         write_model(trained.data, args.out)

@@ -83,7 +83,8 @@ def write_outputs(
     all_records = [r for records in records_by_game.values() for r in records]
     labels = {(r.a, r.b): r.pairing for r in rows}
     titles = {setups[key].game: setups[key].title for key in records_by_game}
-    for name, corrected in (("figure2.png", False), ("figure2_luck.png", True))[: 1 + luck]:
+    figures = {"figure2.png": False} | ({"figure2_luck.png": True} if luck else {})
+    for name, corrected in figures.items():
         plot_pairs(
             all_records,
             out / name,
