@@ -39,10 +39,11 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyspiel
@@ -64,6 +65,7 @@ from chancespiel.games.pig_core import PigCore
 from chancespiel.games.registry import DEFAULT_HEURISTIC, evaluation_for, parse_parameters
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
+T = TypeVar("T")
 FOLDS = 10
 
 ValueFunction = Callable[[Core], float]
@@ -374,10 +376,13 @@ def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunctio
     return terms
 
 
-def drift_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:
-    """What V changes by apart from the luck of the draws, node by node: across each move of
-    the players, V(after the move) - V(before); at a chance node, the mean of its outcomes'
-    V minus V there.
+def labelled_drift(
+    game: pyspiel.Game, history: Sequence[int], value: ValueFunction
+) -> list[tuple[str, float]]:
+    """What V changes by apart from the luck of the draws, node by node, with the kind of
+    node: across each move of the players, V(after the move) - V(before), labelled by the
+    move's kind (`move_kind`); at a chance node, the mean of its outcomes' V minus V there,
+    labelled CHANCE_GAP.
 
     V is taken as the returns at the end, so a game's return telescopes into V(start) + the
     chance terms + these, and what the correction leaves (at beta = 1) is their sum: a value
@@ -394,20 +399,41 @@ def drift_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction
     terms = []
     try:
         for _, state, action in replay(game, history):
-            if state.current_player() == CHANCE:
+            player = state.current_player()
+            if player == CHANCE:
                 mean = 0.0
                 for outcome, prob in state.chance_outcomes():
                     child = state.clone()
                     child.apply(outcome)
                     mean += prob * exact_at_end(child)
-                terms.append(mean - exact_at_end(state))
+                terms.append((CHANCE_GAP, mean - exact_at_end(state)))
             else:
                 child = state.clone()
                 child.apply(action)
-                terms.append(exact_at_end(child) - exact_at_end(state))
+                kind = move_kind(state.action_to_string(player, action))
+                terms.append((kind, exact_at_end(child) - exact_at_end(state)))
     except ReplayError as e:
         raise LuckError(str(e)) from None
     return terms
+
+
+CHANCE_GAP = "chance"
+"""The kind of the drift at chance nodes (the mean of the outcomes' V minus V there)."""
+
+
+def move_kind(name: str) -> str:
+    """A move's kind for the drift by kind: the leading letters of its name, in lower case
+    ("Bid sun 9" -> "bid", "use 2 and 7" -> "use", "B1-diag" -> "b"), or "move"."""
+    found = _KIND.match(name)
+    return found.group(0).lower() if found else "move"
+
+
+_KIND = re.compile(r"[A-Za-z]+")
+
+
+def drift_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:
+    """The drift of V node by node (`labelled_drift` without the labels)."""
+    return [term for _, term in labelled_drift(game, history, value)]
 
 
 def game_correction(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> float:
@@ -415,13 +441,11 @@ def game_correction(game: pyspiel.Game, history: Sequence[int], value: ValueFunc
     return math.fsum(chance_terms(game, history, value))
 
 
-def record_correction(
-    record: Record,
-    value: ValueFunction,
-    terms: Callable[[pyspiel.Game, Sequence[int], ValueFunction], list[float]] = chance_terms,
-) -> float:
-    """The correction of a record, in A's score units (a score is (return + 1) / 2); with
-    `terms=drift_terms`, what the correction leaves of it, in the same units.
+def _in_a_units(
+    record: Record, terms: Callable[[pyspiel.Game, Sequence[int]], T]
+) -> tuple[T, float]:
+    """`terms(game, history)` of a record, and the factor that turns player 0's return units
+    into A's score units (a score is (return + 1) / 2; A is player 1 in the second game).
 
     Raises:
       LuckError: naming the record, if its history does not replay.
@@ -431,13 +455,41 @@ def record_correction(
     if digest is not None and digest != rules_digest(record["game"]):
         _warn_rules(record["game"], digest)
     try:
-        correction = math.fsum(terms(game, record["history"], value)) / 2.0
+        found = terms(game, record["history"])
     except LuckError as e:
         raise LuckError(
             f"the game of match {record['match']} (game index {record['game_index']}, "
             f"{record['a']} vs {record['b']}) does not replay: {e}"
         ) from None
-    return correction if record["game_index"] == 0 else -correction
+    return found, (0.5 if record["game_index"] == 0 else -0.5)
+
+
+def record_correction(
+    record: Record,
+    value: ValueFunction,
+    terms: Callable[[pyspiel.Game, Sequence[int], ValueFunction], list[float]] = chance_terms,
+) -> float:
+    """The correction of a record, in A's score units; with `terms=drift_terms`, what the
+    correction leaves of it, in the same units.
+
+    Raises:
+      LuckError: naming the record, if its history does not replay.
+    """
+    found, factor = _in_a_units(record, lambda game, history: terms(game, history, value))
+    return factor * math.fsum(found)
+
+
+def record_drift(record: Record, value: ValueFunction) -> dict[str, float]:
+    """The drift of V in a record by kind of node (`labelled_drift`), in A's score units.
+
+    Raises:
+      LuckError: naming the record, if its history does not replay.
+    """
+    found, factor = _in_a_units(record, lambda game, history: labelled_drift(game, history, value))
+    by_kind: dict[str, list[float]] = {}
+    for kind, term in found:
+        by_kind.setdefault(kind, []).append(term)
+    return {kind: factor * math.fsum(terms) for kind, terms in by_kind.items()}
 
 
 @functools.lru_cache(maxsize=64)

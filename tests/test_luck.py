@@ -24,6 +24,9 @@ from chancespiel.evaluation.luck import (
     game_correction,
     lookahead_value,
     luck_summary,
+    move_kind,
+    record_correction,
+    record_drift,
     value_function,
 )
 from chancespiel.evaluation.play import play_game
@@ -97,6 +100,27 @@ def test_a_return_is_the_start_value_the_luck_and_the_changes_at_moves(game_stri
         assert len(chance) > 0 and len(moves) > 0 and any(abs(t) > 1e-6 for t in moves)
         total = start + math.fsum(chance) + math.fsum(moves)
         assert total == pytest.approx(played.returns[0], abs=1e-9)
+
+
+def test_drift_by_kind_adds_up_to_the_drift_of_a_record() -> None:
+    assert [move_kind(n) for n in ("Bid sun 9", "use 2 and 7", "B1-diag*", "", "9")] == [
+        "bid",
+        "use",
+        "b",
+        "move",
+        "move",
+    ]
+    game = pyspiel.load_game("python_pig(winscore=20)")
+    _, fn = value_function("python_pig(winscore=20)", "heuristic")
+    played = play_game(game, [make_bot("random", game, p, p) for p in (0, 1)], 7)
+    for index in (0, 1):  # A is player 0 in the first game, player 1 in the second
+        record = {"game": "python_pig(winscore=20)", "history": played.history, "match": 0}
+        record.update({"game_index": index, "a": "x", "b": "y"})
+        kinds = record_drift(record, fn)
+        assert {"roll", "chance"} <= set(kinds) <= {"roll", "stop", "chance"}
+        total = record_correction(record, fn, drift_terms)
+        assert math.fsum(kinds.values()) == pytest.approx(total, abs=1e-12)
+        assert total != 0.0
 
 
 def test_constant_value_gives_zero_correction() -> None:

@@ -31,8 +31,7 @@ from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.luck import (
     LuckError,
     corrected_rates,
-    drift_terms,
-    record_correction,
+    record_drift,
     value_function,
     value_names,
     whole_matches,
@@ -76,16 +75,16 @@ def _training_records(game: str) -> set[str]:
 
 def pairing_scores(
     records: Sequence[dict[str, Any]], values: Sequence[str], decompose: bool = False
-) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], dict[str, np.ndarray]]:
+) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], dict[str, list[dict[str, float]]]]:
     """A's raw score in each whole match of one pairing, the corrected scores by value
     function, the value functions that do not apply to the game (skipped), and with
-    `decompose`, by value function, each match's drift of V (`luck.drift_terms`: its changes
-    across the players' moves and at chance nodes apart from the draws, in score units; what
-    a correction with beta = 1 leaves)."""
+    `decompose`, by value function, each match's drift of V by kind of node
+    (`luck.record_drift`: its changes across the players' moves and at chance nodes apart
+    from the draws, in score units; their sum is what a correction with beta = 1 leaves)."""
     matches, *_ = whole_matches(records)
     raw = np.zeros(0)
     corrected: dict[str, np.ndarray] = {}
-    left: dict[str, np.ndarray] = {}
+    drift: dict[str, list[dict[str, float]]] = {}
     skipped = []
     for name in values:
         try:
@@ -97,9 +96,32 @@ def pairing_scores(
         raw = np.asarray(rates, dtype=float)
         corrected[name] = np.asarray(fixed, dtype=float)
         if decompose:
-            changes = [sum(record_correction(r, fn, drift_terms) for r in m) for m in matches]
-            left[name] = np.asarray(changes, dtype=float) / 2.0  # a match: the mean of 2 games
-    return raw, corrected, skipped, left
+            drift[name] = []
+            for match in matches:
+                kinds: dict[str, float] = {}
+                for record in match:  # a match's score is the mean of its 2 games'
+                    for kind, term in record_drift(record, fn).items():
+                        kinds[kind] = kinds.get(kind, 0.0) + term / 2.0
+                drift[name].append(kinds)
+    return raw, corrected, skipped, drift
+
+
+def drift_by_kind(pairs: Sequence[list[dict[str, float]]]) -> dict[str, float]:
+    """Each kind's share of the drift's variance, pooled over pairings (each a list of
+    matches' drift by kind): its covariance with the total drift over the total's variance,
+    about each pairing's means, so that the shares add up to 1 (a kind may have a negative
+    share when it offsets the others)."""
+    kinds = sorted({kind for pair in pairs for match in pair for kind in match})
+    total_ss = 0.0
+    cross = dict.fromkeys(kinds, 0.0)
+    for pair in pairs:
+        table = np.array([[match.get(kind, 0.0) for kind in kinds] for match in pair])
+        table -= table.mean(axis=0)
+        total = table.sum(axis=1)
+        total_ss += float(total @ total)
+        for k, kind in enumerate(kinds):
+            cross[kind] += float(table[:, k] @ total)
+    return {kind: cross[kind] / total_ss if total_ss > 0 else math.nan for kind in kinds}
 
 
 def pooled_ratio(
@@ -174,9 +196,10 @@ def _run(args: argparse.Namespace) -> None:
     for game, pairings in by_game.items():
         per_value: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         per_value_left: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        per_value_kinds: dict[str, list[list[dict[str, float]]]] = {}
         skipped: set[str] = set()
         for (a, b), records in pairings.items():
-            raw, corrected, missing, left = pairing_scores(records, values, args.decompose)
+            raw, corrected, missing, drift = pairing_scores(records, values, args.decompose)
             skipped.update(missing)
             if len(raw) < 2:
                 continue
@@ -192,8 +215,10 @@ def _run(args: argparse.Namespace) -> None:
                     "corrected_variance": float(np.var(scores, ddof=1)),
                 }
                 if args.decompose:
-                    per_value_left.setdefault(name, []).append((raw, left[name]))
-                    row["drift_variance"] = float(np.var(left[name], ddof=1))
+                    left = np.array([sum(kinds.values()) for kinds in drift[name]])
+                    per_value_left.setdefault(name, []).append((raw, left))
+                    per_value_kinds.setdefault(name, []).append(drift[name])
+                    row["drift_variance"] = float(np.var(left, ddof=1))
                 rows.append(row)
         for name, pairs in per_value.items():
             raw_var, corr_var = pooled_ratio(pairs)
@@ -212,6 +237,7 @@ def _run(args: argparse.Namespace) -> None:
             if args.decompose:  # pooled like the corrected scores: about each pairing's mean
                 _, left_var = pooled_ratio(per_value_left[name])
                 entry["drift_share"] = left_var / raw_var if raw_var > 0 else math.nan
+                entry["drift_by_kind"] = drift_by_kind(per_value_kinds[name])
             summary.append(entry)
         print(f"{game}: {len(pairings)} pairings; skipped (do not apply): {sorted(skipped)}")
     if not rows:
@@ -252,13 +278,26 @@ def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
             "+ V's drift (its changes across the players' moves, and at each chance node the "
             "mean of its outcomes' V minus V there), so with beta = 1 the corrected score's "
             "variance is the drift's. The drift's variance as a share of the raw score's "
-            "(pooled like the scores); at beta = 1 a ratio of 4 is a share of 0.25:",
+            "(pooled like the scores); at beta = 1 a ratio of 4 is a share of 0.25. Where "
+            "the drift is: each kind of node's share of the drift's variance (its covariance "
+            "with the drift; the shares add up to 1), the moves by the leading word of their "
+            "names and `chance` for the gaps at chance nodes:",
             "",
-            "| game | value | drift variance / raw variance |",
-            "|---|---|---:|",
-            *(f"| {s['game']} | {s['value']} | {s['drift_share']:.2f} |" for s in summary),
+            "| game | value | drift variance / raw variance | where the drift is |",
+            "|---|---|---:|---|",
+            *(
+                f"| {s['game']} | {s['value']} | {s['drift_share']:.2f} | "
+                f"{_kinds_text(s['drift_by_kind'])} |"
+                for s in summary
+            ),
         ]
     return "\n".join(lines) + "\n"
+
+
+def _kinds_text(shares: dict[str, float]) -> str:
+    """The kinds by share, largest first: "bid 0.73, chance 0.12, ..."."""
+    ordered = sorted(shares.items(), key=lambda item: -abs(item[1]))
+    return ", ".join(f"{kind} {share:.2f}" for kind, share in ordered)
 
 
 def _short(game: str) -> str:

@@ -53,9 +53,24 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
     shares = {
         line.split(" | ")[1]: float(line.split(" | ")[2].rstrip(" |"))
         for line in (split / "README.md").read_text().splitlines()
-        if line.startswith("| python_pig") and line.count("|") == 4
+        if line.startswith("| python_pig") and line.count("|") == 5
     }
     assert shares["zero"] == pytest.approx(1.0) and 0.0 <= shares["exact"] < 1.0
+    # where the drift is: Pig's kinds of node, their shares adding up to 1
+    where = {
+        line.split(" | ")[1]: dict(
+            (kind, float(share))
+            for kind, share in (
+                part.split() for part in line.split(" | ")[3].rstrip(" |").split(", ")
+            )
+        )
+        for line in (split / "README.md").read_text().splitlines()
+        if line.startswith("| python_pig") and line.count("|") == 5
+    }
+    assert set(where["heuristic"]) == {"roll", "stop", "chance"}
+    assert sum(where["heuristic"].values()) == pytest.approx(1.0, abs=0.02)
+    # the exact value has no gap at chance nodes: what it leaves is the players' mistakes
+    assert where["exact"]["chance"] == pytest.approx(0.0, abs=0.005)
     # a model trained on these records may not be measured on them
     model = tmp_path / "m.json"
     assert cli.main(["value", "train", str(records), "--out", str(model)]) == 0
