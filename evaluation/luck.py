@@ -357,23 +357,7 @@ def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunctio
     Raises:
       LuckError: if the history is not a legal sequence of actions of the game.
     """
-    terms = []
-    try:
-        for _, state, action in replay(game, history):
-            if state.current_player() != CHANCE:
-                continue
-            drawn = mean = 0.0
-            for outcome, prob in state.chance_outcomes():
-                child = state.clone()
-                child.apply(outcome)
-                v = value(child)
-                mean += prob * v
-                if outcome == action:
-                    drawn = v
-            terms.append(drawn - mean)
-    except ReplayError as e:
-        raise LuckError(str(e)) from None
-    return terms
+    return luck_and_drift(game, history, value, drift=False)[0]
 
 
 def labelled_drift(
@@ -391,30 +375,51 @@ def labelled_drift(
     Raises:
       LuckError: if the history is not a legal sequence of actions of the game.
     """
+    return luck_and_drift(game, history, value)[1]
+
+
+def luck_and_drift(
+    game: pyspiel.Game, history: Sequence[int], value: ValueFunction, drift: bool = True
+) -> tuple[list[float], list[tuple[str, float]]]:
+    """`chance_terms` and, with `drift`, `labelled_drift` of a game in one replay: the two
+    share V of every chance node's outcomes, the costly part.
+
+    Raises:
+      LuckError: if the history is not a legal sequence of actions of the game.
+    """
 
     def exact_at_end(state: Core) -> float:  # (`zero` is 0 at the end too)
         end = _terminal_or(state)
         return value(state) if end is None else end
 
-    terms = []
+    luck: list[float] = []
+    changes: list[tuple[str, float]] = []
     try:
         for _, state, action in replay(game, history):
             player = state.current_player()
             if player == CHANCE:
-                mean = 0.0
+                drawn = mean = exact_mean = 0.0
                 for outcome, prob in state.chance_outcomes():
                     child = state.clone()
                     child.apply(outcome)
-                    mean += prob * exact_at_end(child)
-                terms.append((CHANCE_GAP, mean - exact_at_end(state)))
-            else:
+                    v = value(child)
+                    mean += prob * v
+                    if outcome == action:
+                        drawn = v
+                    if drift:  # V itself unless the outcome ends the game
+                        end = _terminal_or(child)
+                        exact_mean += prob * (v if end is None else end)
+                luck.append(drawn - mean)
+                if drift:
+                    changes.append((CHANCE_GAP, exact_mean - exact_at_end(state)))
+            elif drift:
                 child = state.clone()
                 child.apply(action)
                 kind = move_kind(state.action_to_string(player, action))
-                terms.append((kind, exact_at_end(child) - exact_at_end(state)))
+                changes.append((kind, exact_at_end(child) - exact_at_end(state)))
     except ReplayError as e:
         raise LuckError(str(e)) from None
-    return terms
+    return luck, changes
 
 
 CHANCE_GAP = "chance"
@@ -479,17 +484,20 @@ def record_correction(
     return factor * math.fsum(found)
 
 
-def record_drift(record: Record, value: ValueFunction) -> dict[str, float]:
-    """The drift of V in a record by kind of node (`labelled_drift`), in A's score units.
+def record_luck_and_drift(record: Record, value: ValueFunction) -> tuple[float, dict[str, float]]:
+    """A record's correction (`record_correction`) and the drift of V in it by kind of node
+    (`labelled_drift`), both in A's score units, from one replay.
 
     Raises:
       LuckError: naming the record, if its history does not replay.
     """
-    found, factor = _in_a_units(record, lambda game, history: labelled_drift(game, history, value))
+    (luck, drift), factor = _in_a_units(
+        record, lambda game, history: luck_and_drift(game, history, value)
+    )
     by_kind: dict[str, list[float]] = {}
-    for kind, term in found:
+    for kind, term in drift:
         by_kind.setdefault(kind, []).append(term)
-    return {kind: factor * math.fsum(terms) for kind, terms in by_kind.items()}
+    return factor * math.fsum(luck), {k: factor * math.fsum(t) for k, t in by_kind.items()}
 
 
 @functools.lru_cache(maxsize=64)

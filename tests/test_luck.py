@@ -26,7 +26,7 @@ from chancespiel.evaluation.luck import (
     luck_summary,
     move_kind,
     record_correction,
-    record_drift,
+    record_luck_and_drift,
     value_function,
 )
 from chancespiel.evaluation.play import play_game
@@ -116,7 +116,8 @@ def test_drift_by_kind_adds_up_to_the_drift_of_a_record() -> None:
     for index in (0, 1):  # A is player 0 in the first game, player 1 in the second
         record = {"game": "python_pig(winscore=20)", "history": played.history, "match": 0}
         record.update({"game_index": index, "a": "x", "b": "y"})
-        kinds = record_drift(record, fn)
+        luck, kinds = record_luck_and_drift(record, fn)
+        assert luck == record_correction(record, fn)
         assert {"roll", "chance"} <= set(kinds) <= {"roll", "stop", "chance"}
         total = record_correction(record, fn, drift_terms)
         assert math.fsum(kinds.values()) == pytest.approx(total, abs=1e-12)

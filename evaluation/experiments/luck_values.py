@@ -21,7 +21,7 @@ import argparse
 import csv
 import datetime
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,8 @@ from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.luck import (
     LuckError,
     corrected_rates,
-    record_drift,
+    record_correction,
+    record_luck_and_drift,
     value_function,
     value_names,
     whole_matches,
@@ -79,7 +80,7 @@ def pairing_scores(
     """A's raw score in each whole match of one pairing, the corrected scores by value
     function, the value functions that do not apply to the game (skipped), and with
     `decompose`, by value function, each match's drift of V by kind of node
-    (`luck.record_drift`: its changes across the players' moves and at chance nodes apart
+    (`luck.record_luck_and_drift`: its changes across the players' moves and at chance nodes apart
     from the draws, in score units; their sum is what a correction with beta = 1 leaves)."""
     matches, *_ = whole_matches(records)
     raw = np.zeros(0)
@@ -92,18 +93,30 @@ def pairing_scores(
         except LuckError:
             skipped.append(name)
             continue
-        rates, fixed, _ = corrected_rates(matches, fn)
+        correct: Callable[[dict[str, Any], Any], float] = record_correction
+        if decompose:  # one replay a record for both
+            found = {id(r): record_luck_and_drift(r, fn) for match in matches for r in match}
+            drift[name] = [_match_drift([found[id(r)][1] for r in match]) for match in matches]
+            correct = _looked_up({key: luck for key, (luck, _) in found.items()})
+        rates, fixed, _ = corrected_rates(matches, fn, correct)
         raw = np.asarray(rates, dtype=float)
         corrected[name] = np.asarray(fixed, dtype=float)
-        if decompose:
-            drift[name] = []
-            for match in matches:
-                kinds: dict[str, float] = {}
-                for record in match:  # a match's score is the mean of its 2 games'
-                    for kind, term in record_drift(record, fn).items():
-                        kinds[kind] = kinds.get(kind, 0.0) + term / 2.0
-                drift[name].append(kinds)
     return raw, corrected, skipped, drift
+
+
+def _match_drift(games: Sequence[dict[str, float]]) -> dict[str, float]:
+    """A match's drift by kind: the mean of its games' (a match's score is their mean)."""
+    kinds = {kind for game in games for kind in game}
+    return {kind: sum(game.get(kind, 0.0) for game in games) / len(games) for kind in kinds}
+
+
+def _looked_up(corrections: dict[int, float]) -> Callable[[dict[str, Any], Any], float]:
+    """A `correct` for `corrected_rates` that looks each record's correction up by id."""
+
+    def correct(record: dict[str, Any], _: Any) -> float:
+        return corrections[id(record)]
+
+    return correct
 
 
 def drift_by_kind(pairs: Sequence[list[dict[str, float]]]) -> dict[str, float]:
