@@ -195,32 +195,6 @@ SEARCH_PARAMS = ("depth", "max_nodes", "heuristic")
 MAX_SEARCH_DEPTH = 64  # a node budget alone deepens up to this many plies
 
 
-LEAF_CACHE_SIZE = 1 << 20
-"""States whose heuristic value a search value keeps (about 100 MB; cleared when full)."""
-
-
-def _memoized(h: Callable[[Any, int], float]) -> Callable[[Any, int], float]:
-    """h with its values kept by state key (`Core.state_key`), for the searches of a search
-    value: the searches from neighbouring chance nodes of a game share most of their leaves
-    (EWN, four plies: 4.0 million leaf evaluations in six games, of 0.53 million states), and
-    a learned value costs about 10 us a leaf. Each chance node's outcomes are all valued,
-    whichever was drawn, so what the cache holds never depends on the draw being judged."""
-    cache: dict[int, float] = {}
-
-    def cached(state: Any, player: int) -> float:
-        if not state.has_state_key():  # the adapter's states have no key of their own
-            return h(state, player)
-        key = 2 * state.state_key() + player
-        found = cache.get(key)
-        if found is None:
-            if len(cache) >= LEAF_CACHE_SIZE:
-                cache.clear()
-            found = cache[key] = h(state, player)
-        return found
-
-    return cached
-
-
 def search_value(
     game: pyspiel.Game,
     depth: int | None = None,
@@ -255,7 +229,7 @@ def search_value(
     if depth is not None and depth > MAX_SEARCH_DEPTH:
         raise LuckError(f"value 'search': depth must be at most {MAX_SEARCH_DEPTH}, got {depth}")
     try:
-        h = _memoized(evaluation_for(game, heuristic))
+        h = evaluation_for(game, heuristic)
     except ValueError as e:
         raise LuckError(f"value 'search': {e}") from None
     # Always a max_depth: without one the search stops at one ply where the move is forced,

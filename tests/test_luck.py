@@ -165,19 +165,6 @@ def test_search_value_is_expectimax_on_the_heuristic(game_string: str) -> None:
         assert budgeted(core) == pytest.approx(expectimax(core, h, reached), abs=1e-9)
 
 
-def test_search_value_leaf_cache_changes_no_value(monkeypatch) -> None:
-    # the same luck with the leaf values kept, with a cache cleared every few leaves, and
-    # with none: the cache saves work and nothing else
-    game = pyspiel.load_game("python_einstein_wurfelt_nicht(setup=random)")
-    history = play_game(game, [make_bot("random", game, p, p) for p in (0, 1)], 3).history
-    kept = chance_terms(game, history, luck.search_value(game, depth=3))
-    monkeypatch.setattr(luck, "LEAF_CACHE_SIZE", 5)
-    cleared = chance_terms(game, history, luck.search_value(game, depth=3))
-    monkeypatch.setattr(luck, "_memoized", lambda h: h)
-    plain = chance_terms(game, history, luck.search_value(game, depth=3))
-    assert kept == cleared == plain and any(abs(t) > 1e-6 for t in plain)
-
-
 def test_search_value_without_a_completed_ply_is_the_heuristic(monkeypatch) -> None:
     # budgets are checked every 256 nodes, so no game here fails to complete one ply; a
     # search that did (result depth 0, its value meaningless) must not become V

@@ -17,6 +17,7 @@ from golden import expectimax
 import chancespiel.games  # noqa: F401  (registers the games)
 from chancespiel.agents import make_bot
 from chancespiel.agents.protocol import search_state
+from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.cli import main
 from chancespiel.evaluation.luck import expected_value, game_correction, value_function
 from chancespiel.evaluation.play import play_game
@@ -162,6 +163,26 @@ def test_learned_value_is_zero_sum_and_exact_at_the_end(game_string, registered_
         else:
             state.apply(rng.choice(list(state.legal_actions())))
     assert h(state, 0) == state.returns()[0]
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_kept_leaf_values_change_no_value_and_stay_bounded(game_string, registered_model) -> None:
+    # the values a LearnedValue keeps by state are the ones it would compute again, for each
+    # player, with the cache full and clearing as with room to spare; searches on it agree
+    game = pyspiel.load_game(game_string)
+    registered_model(game.get_type().short_name, random_model(game))
+    kept, tight = evaluation_for(game, "learned"), evaluation_for(game, "learned")
+    tight.cache_size = 3
+    positions = random_positions(game, 30, seed=5)
+    first = [(kept(s, 0), kept(s, 1)) for s in positions]
+    assert 0 < len(kept.cache) <= 60
+    for _ in range(2):  # the second round from the cache (or from scratch, for `tight`)
+        for h in (kept, tight):
+            assert [(h(s, 0), h(s, 1)) for s in positions] == first
+    assert len(tight.cache) <= 3
+    core = next(s for s in positions if s.current_player() >= 0)
+    found = [search(core.clone(), game, "star2", max_depth=2, evaluation=h) for h in (kept, tight)]
+    assert (found[0].value, found[0].nodes) == (found[1].value, found[1].nodes)
 
 
 def test_model_files_are_read_strictly(tmp_path) -> None:
