@@ -43,6 +43,7 @@ class ValueModel:
     ) -> None:
         """`weights[k][j]` are the input weights of unit j of layer k (the last layer has one
         unit, the logit); `biases[k][j]` its bias. Shapes are checked by the loader."""
+        self.arguments = (mean, scale, weights, biases, activation)
         self.relu = activation == RELU
         # Kept as it runs: each layer as an (inputs, units) matrix, the standardisation folded
         # into the first (w / scale, and the bias less w . mean / scale), so that a call makes
@@ -59,6 +60,10 @@ class ValueModel:
         # A logistic model (no hidden layer) is one dot product: its weights also as floats,
         # for `logit_difference`'s loop.
         self.linear: list[float] = layers[0][:, 0].tolist() if len(layers) == 1 else []
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its constructor's arguments (a compiled class has no other way)."""
+        return (ValueModel, self.arguments)
 
     def logits(self, rows: Any) -> Any:
         """The logit of winning of each row of `rows` (features of one player each; a 2-d
@@ -119,6 +124,10 @@ class LearnedValue:
         self.features = features
         self.cache: dict[int, float] = {}
         self.cache_size = LEAF_CACHE_SIZE
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its model and features, without the values it keeps."""
+        return (LearnedValue, (self.model, self.features))
 
     def __call__(self, state: Any, player: int) -> float:
         if state.is_terminal():

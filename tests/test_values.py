@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import random
 import re
 
@@ -180,6 +181,9 @@ def test_kept_leaf_values_change_no_value_and_stay_bounded(game_string, register
         for h in (kept, tight):
             assert [(h(s, 0), h(s, 1)) for s in positions] == first
     assert len(tight.cache) <= 3
+    # pickled (as a process pool or Ray ships it): the same values, none of the kept ones
+    copy = pickle.loads(pickle.dumps(kept))
+    assert len(copy.cache) == 0 and [(copy(s, 0), copy(s, 1)) for s in positions] == first
     core = next(s for s in positions if s.current_player() >= 0)
     found = [search(core.clone(), game, "star2", max_depth=2, evaluation=h) for h in (kept, tight)]
     assert (found[0].value, found[0].nodes) == (found[1].value, found[1].nodes)
