@@ -394,29 +394,34 @@ def luck_and_drift(
 
     luck: list[float] = []
     changes: list[tuple[str, float]] = []
+    here = 0.0  # with `drift`, V of the state about to be replayed: each state's V once
     try:
-        for _, state, action in replay(game, history):
+        for step, state, action in replay(game, history):
             player = state.current_player()
+            if drift and step == 0:
+                here = exact_at_end(state)
             if player == CHANCE:
-                drawn = mean = exact_mean = 0.0
+                drawn = mean = exact_mean = exact_drawn = 0.0
                 for outcome, prob in state.chance_outcomes():
                     child = state.clone()
                     child.apply(outcome)
                     v = value(child)
+                    end = _terminal_or(child)
+                    exact = v if end is None else end  # V itself unless the outcome ends the game
                     mean += prob * v
+                    exact_mean += prob * exact
                     if outcome == action:
-                        drawn = v
-                    if drift:  # V itself unless the outcome ends the game
-                        end = _terminal_or(child)
-                        exact_mean += prob * (v if end is None else end)
+                        drawn, exact_drawn = v, exact
                 luck.append(drawn - mean)
                 if drift:
-                    changes.append((CHANCE_GAP, exact_mean - exact_at_end(state)))
+                    changes.append((CHANCE_GAP, exact_mean - here))
+                    here = exact_drawn
             elif drift:
                 child = state.clone()
                 child.apply(action)
-                kind = move_kind(state.action_to_string(player, action))
-                changes.append((kind, exact_at_end(child) - exact_at_end(state)))
+                after = exact_at_end(child)
+                changes.append((move_kind(state.action_to_string(player, action)), after - here))
+                here = after
     except ReplayError as e:
         raise LuckError(str(e)) from None
     return luck, changes
