@@ -13,6 +13,11 @@ with a bootstrap interval (matches resampled within pairings).
 
 The records must not be those a learned value was trained on (the model file names its
 training records; this experiment refuses files it finds there).
+
+Each record's luck (and drift) under each value function is a task whose row is appended to
+`terms.jsonl` as it finishes, so a value that searches (hours for a deep one) runs in chunks
+(`--max-minutes`) and on several processes (`--workers`): the same command resumes, and the
+summaries are written once every term is there.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import hashlib
 import math
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +37,8 @@ import numpy as np
 from chancespiel.evaluation.experiments import Experiment
 from chancespiel.evaluation.luck import (
     LuckError,
-    corrected_rates,
+    cross_fitted,
+    match_rates,
     record_correction,
     record_luck_and_drift,
     value_function,
@@ -38,10 +46,20 @@ from chancespiel.evaluation.luck import (
     whole_matches,
 )
 from chancespiel.evaluation.match import (
+    Record,
     RecordFileError,
     canonical_game,
     package_version,
     read_records,
+)
+from chancespiel.evaluation.resumable import (
+    RUN,
+    Row,
+    check_run,
+    log_command,
+    logged_commands,
+    read_rows,
+    run_tasks,
 )
 from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
@@ -75,48 +93,45 @@ def _training_records(game: str) -> set[str]:
 
 
 def pairing_scores(
-    records: Sequence[dict[str, Any]], values: Sequence[str], decompose: bool = False
-) -> tuple[np.ndarray, dict[str, np.ndarray], list[str], dict[str, list[dict[str, float]]]]:
+    matches: Sequence[tuple[Record, Record]],
+    values: Sequence[str],
+    terms: dict[tuple[int, str], Row],
+) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, list[dict[str, float]]]]:
     """A's raw score in each whole match of one pairing, the corrected scores by value
-    function, the value functions that do not apply to the game (skipped), and with
-    `decompose`, by value function, each match's drift of V by kind of node
-    (`luck.record_luck_and_drift`: its changes across the players' moves and at chance nodes apart
-    from the draws, in score units; their sum is what a correction with beta = 1 leaves)."""
-    matches, *_ = whole_matches(records)
-    raw = np.zeros(0)
+    function, and by value function each match's drift of V by kind of node (where the terms
+    have it: `luck.record_luck_and_drift`, its changes across the players' moves and at
+    chance nodes apart from the draws, in score units; their sum is what a correction with
+    beta = 1 leaves). `terms` holds each record's row by (id of the record, value name)."""
+    raw = np.asarray(match_rates(matches), dtype=float)
     corrected: dict[str, np.ndarray] = {}
     drift: dict[str, list[dict[str, float]]] = {}
-    skipped = []
     for name in values:
-        try:
-            _, fn = value_function(canonical_game(records[0]["game"]), name)
-        except LuckError:
-            skipped.append(name)
-            continue
-        correct: Callable[[dict[str, Any], Any], float] = record_correction
-        if decompose:  # one replay a record for both
-            found = {id(r): record_luck_and_drift(r, fn) for match in matches for r in match}
-            drift[name] = [_match_drift([found[id(r)][1] for r in match]) for match in matches]
-            correct = _looked_up({key: luck for key, (luck, _) in found.items()})
-        rates, fixed, _ = corrected_rates(matches, fn, correct)
-        raw = np.asarray(rates, dtype=float)
-        corrected[name] = np.asarray(fixed, dtype=float)
-    return raw, corrected, skipped, drift
+        luck = [(terms[id(a), name]["luck"] + terms[id(b), name]["luck"]) / 2 for a, b in matches]
+        corrected[name], _ = cross_fitted(raw, luck)
+        if all("drift" in terms[id(r), name] for match in matches for r in match):
+            drift[name] = [
+                _match_drift([terms[id(r), name]["drift"] for r in match]) for match in matches
+            ]
+    return raw, corrected, drift
+
+
+def record_terms(task: tuple[Record, str, bool, tuple[int, int]]) -> list[Row]:
+    """One record's luck under one value function (and with `decompose`, its drift by kind):
+    the row of terms.jsonl, keyed by (file, record) index."""
+    record, name, decompose, (file, index) = task
+    _, fn = value_function(canonical_game(record["game"]), name)
+    row: Row = {"file": file, "record": index, "value": name}
+    if decompose:
+        row["luck"], row["drift"] = record_luck_and_drift(record, fn)
+    else:
+        row["luck"] = record_correction(record, fn)
+    return [row]
 
 
 def _match_drift(games: Sequence[dict[str, float]]) -> dict[str, float]:
     """A match's drift by kind: the mean of its games' (a match's score is their mean)."""
     kinds = {kind for game in games for kind in game}
     return {kind: sum(game.get(kind, 0.0) for game in games) / len(games) for kind in kinds}
-
-
-def _looked_up(corrections: dict[int, float]) -> Callable[[dict[str, Any], Any], float]:
-    """A `correct` for `corrected_rates` that looks each record's correction up by id."""
-
-    def correct(record: dict[str, Any], _: Any) -> float:
-        return corrections[id(record)]
-
-    return correct
 
 
 def drift_by_kind(pairs: Sequence[list[dict[str, float]]]) -> dict[str, float]:
@@ -182,40 +197,149 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also the share of the score's variance in each value's drift: its changes "
         "across the players' moves and at chance nodes apart from the draws, which the "
-        "correction cannot remove (replays every game again)",
+        "correction cannot remove",
     )
-    parser.add_argument("--out", help="directory for pairings.csv, README.md, matches_needed.png")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--max-minutes", type=float, help="stop cleanly after about this long (resumable)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--out",
+        help="directory for terms.jsonl, pairings.csv, README.md, matches_needed.png (the same "
+        "command resumes a run stopped there)",
+    )
+
+
+TERMS = "terms.jsonl"  # one line per (record, value function): its luck and drift
+
+
+def _output(given: str | None, settings: dict[str, Any]) -> Path:
+    """The run's directory: a new one, or `given` holding a run of the same settings."""
+    if given is not None and (Path(given) / RUN).is_file():
+        out = Path(given)
+    else:
+        out = new_output(given, "luck_values")
+        out.mkdir(parents=True, exist_ok=True)
+    check_run(out, settings, "record files, --values and --decompose")
+    return out
 
 
 def _run(args: argparse.Namespace) -> None:
     values = value_names(args.values)
-    out = new_output(args.out, "luck_values")
-    by_game: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
-    for path in args.records:
+    if not 1 <= args.workers <= 64:
+        raise UsageError(f"--workers must be in 1..64, got {args.workers}")
+    if args.max_minutes is not None and not args.max_minutes > 0:
+        raise UsageError(f"--max-minutes must be > 0, got {args.max_minutes}")
+    by_game: dict[str, dict[tuple[str, str], list[Record]]] = {}
+    index: dict[int, tuple[int, int]] = {}  # id of a record -> (file, record) in the files
+    digests = []
+    seen: dict[tuple[Any, ...], int] = {}  # (game, a, b, match, game index) -> file
+    for file, path in enumerate(args.records):
         try:
             records = read_records(path)
         except RecordFileError as e:  # it names the file
             raise UsageError(str(e)) from None
+        digests.append(hashlib.sha256(Path(path).read_bytes()).hexdigest())
         games = set()
-        for record in records:
+        for number, record in enumerate(records):
             game = canonical_game(record["game"])
             games.add(game)
+            key = (game, record["a"], record["b"], record["match"], record["game_index"])
+            if key in seen:  # the matches of a pairing are told apart by number
+                raise UsageError(
+                    f"{path}: game {record['game_index']} of match {record['match']} of "
+                    f"{record['a']} vs {record['b']} is also in {args.records[seen[key]]}"
+                )
+            seen[key] = file
             by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
+            index[id(record)] = (file, number)
         for game in sorted(games):
             if str(Path(path).resolve()) in _training_records(game):
                 raise UsageError(f"{path} trained the learned value of {game}: use other records")
+    applies = {game: _applying(game, values) for game in by_game}
+    matches = {
+        (game, pair): whole_matches(records)[0]
+        for game, pairings in by_game.items()
+        for pair, records in pairings.items()
+    }
+    matches = {key: found for key, found in matches.items() if len(found) >= 2}
+    if not matches:
+        raise UsageError("no pairing with two whole matches in these records")
+    if not any(applies[game] for game, _ in matches):
+        raise UsageError(f"none of the value functions {values} applies to these games")
+    settings = {
+        "records": [str(Path(p).resolve()) for p in args.records],
+        "sha256": digests,
+        "values": values,
+        "decompose": bool(args.decompose),
+    }
+    out = _output(args.out, settings)
+    for game in by_game:
+        skipped = [name for name in values if name not in applies[game]]
+        print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
+    terms_path = out / TERMS
+    done = {(r["file"], r["record"], r["value"]) for r in read_rows(terms_path)}
+    tasks = [
+        (record, name, bool(args.decompose), index[id(record)])
+        for (game, _), found in matches.items()
+        for name in applies[game]
+        for match in found
+        for record in match
+        if (*index[id(record)], name) not in done
+    ]
+    print(f"luck-values: {len(done)} (record, value) terms done, {len(tasks)} to go; {out}")
+    if tasks:
+        log_command(out, args.command_line)
+        deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+        progress = not args.no_progress
+        if not run_tasks(
+            record_terms, tasks, terms_path, args.workers, deadline, progress, len(tasks)
+        ):
+            print(f"stopped at --max-minutes; the same command resumes ({out})")
+            return
+    found_terms = {(r["file"], r["record"], r["value"]): r for r in read_rows(terms_path)}
+    terms = {
+        (id(record), name): found_terms[(*index[id(record)], name)]
+        for (game, _), found in matches.items()
+        for name in applies[game]
+        for match in found
+        for record in match
+    }
+    _summarise(out, by_game, matches, applies, terms, args)
+
+
+def _applying(game: str, values: Sequence[str]) -> list[str]:
+    """The value functions of `values` that apply to `game`."""
+    applying = []
+    for name in values:
+        try:
+            value_function(game, name)
+        except LuckError:
+            continue
+        applying.append(name)
+    return applying
+
+
+def _summarise(
+    out: Path,
+    by_game: dict[str, dict[tuple[str, str], list[Record]]],
+    matches: dict[tuple[str, tuple[str, str]], list[tuple[Record, Record]]],
+    applies: dict[str, list[str]],
+    terms: dict[tuple[int, str], Row],
+    args: argparse.Namespace,
+) -> None:
+    """pairings.csv, README.md and matches_needed.png from every record's terms."""
     rows: list[dict[str, Any]] = []
     summary: list[dict[str, Any]] = []
     for game, pairings in by_game.items():
         per_value: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         per_value_left: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         per_value_kinds: dict[str, list[list[dict[str, float]]]] = {}
-        skipped: set[str] = set()
-        for (a, b), records in pairings.items():
-            raw, corrected, missing, drift = pairing_scores(records, values, args.decompose)
-            skipped.update(missing)
-            if len(raw) < 2:
+        for a, b in pairings:
+            if (game, (a, b)) not in matches:
                 continue
+            raw, corrected, drift = pairing_scores(matches[game, (a, b)], applies[game], terms)
             for name, scores in corrected.items():
                 per_value.setdefault(name, []).append((raw, scores))
                 row = {
@@ -252,20 +376,18 @@ def _run(args: argparse.Namespace) -> None:
                 entry["drift_share"] = left_var / raw_var if raw_var > 0 else math.nan
                 entry["drift_by_kind"] = drift_by_kind(per_value_kinds[name])
             summary.append(entry)
-        print(f"{game}: {len(pairings)} pairings; skipped (do not apply): {sorted(skipped)}")
-    if not rows:
-        raise UsageError("no pairing with two whole matches in these records")
-    out.mkdir(parents=True, exist_ok=True)
     with open(out / "pairings.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    write_text(out / "README.md", _readme(summary, args))
+    write_text(out / "README.md", _readme(summary, args, logged_commands(out)))
     _plot(summary, out / "matches_needed.png")
     print(f"written to {out}: pairings.csv, README.md, matches_needed.png")
 
 
-def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
+def _readme(
+    summary: Sequence[dict[str, Any]], args: argparse.Namespace, chunks: Sequence[str]
+) -> str:
     lines = [
         "# Matches needed for +-3 points, raw and luck-corrected",
         "",
@@ -274,6 +396,10 @@ def _readme(summary: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
         "`evaluation/experiments/luck_values.py`. Match-score variances pooled over each "
         "game's pairings; the ratio's interval is a 95% bootstrap over matches.",
         "",
+    ]
+    if len(chunks) > 1:  # the terms (terms.jsonl) were computed in several runs
+        lines += [f"The terms ({TERMS}) were computed in chunks:", "", "```", *chunks, "```", ""]
+    lines += [
         "| game | value | pairings | matches | needed raw | needed corrected | variance ratio "
         "(95% interval) |",
         "|---|---|---:|---:|---:|---:|---|",

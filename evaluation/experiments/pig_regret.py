@@ -49,22 +49,17 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import json
 import math
 import os
 import random
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 import pyspiel
-import tqdm
 
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.experiments import Experiment, mcms_setup
@@ -76,6 +71,14 @@ from chancespiel.evaluation.experiments.pig_estimators import (
     exact_values,
 )
 from chancespiel.evaluation.match import package_version
+from chancespiel.evaluation.resumable import (
+    check_run,
+    git_commit,
+    log_command,
+    logged_commands,
+    read_rows,
+    run_tasks,
+)
 from chancespiel.evaluation.usage import (
     UsageError,
     command_text,
@@ -113,7 +116,6 @@ DEFAULT_CONFIGS = (
     "oracle0.05",
     "oracle0.2",
 )
-COMMANDS = "commands.txt"  # one line per run that played rows: date, version, command
 COLLECT_NODES = 2000  # node budget of the players whose games give the positions
 REAL_GAP = 1e-6  # win-probability gap between roll and stop that makes a real decision
 WRONG = 1e-9  # a regret above this is a wrong move
@@ -578,47 +580,6 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
 # --- The run --------------------------------------------------------------------------------
 
 
-MAX_RAW_LINE = 100_000  # characters: a row of raw.jsonl is a few hundred
-
-
-def read_raw(path: Path) -> list[dict[str, Any]]:
-    """The rows of raw.jsonl (a partly written last line is dropped)."""
-    rows: list[dict[str, Any]] = []
-    if not path.exists():
-        return rows
-    try:
-        with open_text(path) as f:
-            # read a line at most MAX_RAW_LINE + 1 characters at a time: a file that is not
-            # ours may have no newline at all
-            for number, line in enumerate(iter(lambda: f.readline(MAX_RAW_LINE + 1), ""), 1):
-                if len(line) > MAX_RAW_LINE:
-                    raise UsageError(f"{path}:{number}: a line this long is not ours")
-                if not line.endswith("\n"):
-                    break  # cut short by a kill: that task is searched again
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    raise UsageError(
-                        f"{path}:{number}: not a JSON line of this experiment"
-                    ) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    return rows
-
-
-def _git_commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int, ...], ...]:
     """The study's positions: read from positions.csv, or collected and written there."""
     path = out / "positions.csv"
@@ -652,68 +613,6 @@ def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int,
             gap = gap_of(key)
             writer.writerow([index, *key, f"{gap:.9g}", int(gap > REAL_GAP)])
     return tuple(states)
-
-
-def _check_run(out: Path, settings: dict[str, Any]) -> None:
-    """Writes run.json, or refuses a directory of a run with other settings."""
-    path = out / "run.json"
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            raise UsageError(f"{path} is not a run file of this experiment") from None
-        if old != settings:
-            changed = ", ".join(k for k in settings if old.get(k) != settings[k])
-            raise UsageError(
-                f"{out} holds a run with other settings ({changed}): resume with the same "
-                "--positions, --budgets, --seed and --games, or use another --out"
-            )
-        return
-    write_text(path, json.dumps(settings, indent=1) + "\n")
-
-
-def run_tasks(
-    study: Study,
-    tasks: Sequence[tuple[str, int]],
-    raw: Path,
-    workers: int,
-    deadline: float | None,
-    progress: bool,
-) -> bool:
-    """Searches `tasks` on `workers` processes, appending their rows to `raw` as each ends.
-
-    Returns True if every task ran, False if the deadline stopped it first.
-    """
-    pending: Iterator[tuple[str, int]] = iter(tasks)
-    bar = tqdm.tqdm(total=len(tasks), disable=not progress, file=sys.stderr, unit="task")
-    finished = True
-    with ProcessPoolExecutor(max_workers=workers) as pool, open(raw, "a", encoding="utf-8") as f:
-        running: set[Future[list[dict[str, Any]]]] = set()
-
-        def submit() -> bool:
-            task = next(pending, None)
-            if task is None:
-                return False
-            running.add(pool.submit(search_position, (study, *task)))
-            return True
-
-        for _ in range(2 * workers):
-            submit()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                running.discard(future)
-                for row in future.result():
-                    f.write(json.dumps(row) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-                bar.update()
-                if deadline is not None and time.monotonic() > deadline:
-                    finished = False
-                elif finished:
-                    submit()
-    bar.close()
-    return finished and next(pending, None) is None
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -780,15 +679,11 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--summarise-only: {out} has no raw.jsonl")
     settings = {"positions": args.positions, "budgets": list(budgets), "seed": args.seed}
     settings["games"] = args.games
-    _check_run(out, settings)
+    check_run(out, settings, "--positions, --budgets, --seed and --games")
     positions = _positions(out, args.positions, args.seed, args.games)
     study = Study(positions, budgets, args.seed)
     raw = out / "raw.jsonl"
-    rows = read_raw(raw)
-    if rows and raw.stat().st_size and not raw.read_bytes().endswith(b"\n"):
-        # Drop the partly written last line before appending (a killed run).
-        text = raw.read_bytes()
-        raw.write_bytes(text[: text.rfind(b"\n") + 1])
+    rows = read_rows(raw)
     complete = True
     if not args.summarise_only:
         configs_needed = list(configs)
@@ -810,25 +705,22 @@ def _run(args: argparse.Namespace) -> None:
             flush=True,
         )
         if tasks:  # the run's history, beside its data: each chunk's command
-            with open(out / COMMANDS, "a", encoding="utf-8") as log:
-                log.write(
-                    f"{datetime.date.today().isoformat()} chancespiel {package_version()} "
-                    f"(commit {_git_commit()}): {command_text(args.command_line)}\n"
-                )
+            log_command(out, args.command_line)
         deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
-        complete = run_tasks(study, tasks, raw, args.workers, deadline, not args.no_progress)
-        rows = read_raw(raw)
+        complete = run_tasks(
+            search_position,
+            [(study, *task) for task in tasks],
+            raw,
+            args.workers,
+            deadline,
+            not args.no_progress,
+            len(tasks),
+        )
+        rows = read_rows(raw)
         configs = configs_needed
     write_summaries(out, rows, configs, budgets, positions, args.command_line)
     if not complete:
         print(f"stopped at --max-minutes; the same command resumes ({out})")
-
-
-def _commands(out: Path) -> list[str]:
-    try:
-        return (out / COMMANDS).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return ["(not recorded)"]
 
 
 def write_summaries(
@@ -854,12 +746,12 @@ def write_summaries(
         "# Regret at equal node budgets on two-dice Pig",
         "",
         f"Summarised by `{command_text(command_line)}` (chancespiel "
-        f"{package_version()}, commit {_git_commit()}, {datetime.date.today().isoformat()}); "
+        f"{package_version()}, commit {git_commit()}, {datetime.date.today().isoformat()}); "
         "the experiment is `evaluation/experiments/pig_regret.py`, whose docstring defines "
-        f"every term. The rows were played in chunks, by these commands ({COMMANDS}):",
+        f"every term. The rows were played in chunks, by these commands (commands.txt):",
         "",
         "```",
-        *_commands(out),
+        *logged_commands(out),
         "```",
         "",
         f"{len(positions)} positions from games between the six players ({COLLECT_NODES:,} "

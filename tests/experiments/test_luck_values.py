@@ -87,3 +87,50 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
         _VALUE_MODELS.pop("python_pig", None)
         learned._cached_model.cache_clear()
         value_function.cache_clear()
+
+
+def test_a_stopped_run_resumes_to_the_result_of_one_run(tmp_path, capsys):
+    records = tmp_path / "pig.jsonl"
+    match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "6"]
+    assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    args = ["experiment", "luck-values", str(records), "--values", "heuristic,exact"]
+    args += ["--decompose", "--no-progress"]
+    whole = tmp_path / "whole"
+    assert cli.main([*args, "--out", str(whole)]) == 0
+    # stopped after its first term, a term torn by a kill, then resumed on two processes
+    run = tmp_path / "run"
+    assert cli.main([*args, "--out", str(run), "--max-minutes", "1e-9"]) == 0
+    assert "the same command resumes" in capsys.readouterr().out
+    assert len((run / "terms.jsonl").read_text().splitlines()) == 1
+    assert not (run / "pairings.csv").exists()
+    with open(run / "terms.jsonl", "a") as f:
+        f.write('{"file": 0, "rec')
+    assert cli.main([*args, "--out", str(run), "--workers", "2"]) == 0
+    assert "1 (record, value) terms done, 23 to go" in capsys.readouterr().out
+    terms = [json.loads(line) for line in (run / "terms.jsonl").read_text().splitlines()]
+    keys = {(t["file"], t["record"], t["value"]) for t in terms}
+    assert len(terms) == len(keys) == 2 * 12  # values x games: each kept once
+    assert (run / "pairings.csv").read_text() == (whole / "pairings.csv").read_text()
+    assert len((run / "commands.txt").read_text().splitlines()) == 2
+    # a run holds its settings: other values, or records that changed, are another run
+    capsys.readouterr()
+    assert cli.main([*args[:3], "--values", "exact", "--decompose", "--out", str(run)]) == 2
+    assert "other settings (values)" in capsys.readouterr().err
+    records.write_text("".join(records.read_text().splitlines(keepends=True)[2:]))
+    assert cli.main([*args, "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (sha256)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_game_in_two_files_is_refused_not_counted_twice(tmp_path, capsys):
+    records = tmp_path / "pig.jsonl"
+    match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "2"]
+    assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    copy = tmp_path / "copy.jsonl"
+    copy.write_text(records.read_text())
+    capsys.readouterr()
+    args = ["experiment", "luck-values", str(records), str(copy), "--values", "heuristic"]
+    assert cli.main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"is also in {records}" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()

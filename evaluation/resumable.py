@@ -1,0 +1,196 @@
+"""Runs that append one JSON line per finished task and resume where they stopped.
+
+An experiment that takes hours (searching positions, replaying records with a deep value)
+runs as tasks whose results are appended to a file as each finishes, fsynced, so a run cut
+short by `--max-minutes`, a kill or the end of a session loses at most the tasks in flight.
+The same command resumes: it reads the lines already there (a line torn by a kill is dropped
+and its task run again), checks that the directory holds a run with the same settings
+(`run.json`), and runs only the tasks not yet done. `commands.txt` keeps each chunk's command
+beside the data.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+import tqdm
+
+from chancespiel.evaluation.match import package_version
+from chancespiel.evaluation.usage import UsageError, command_text, write_text
+from chancespiel.files import open_text
+
+T = TypeVar("T")
+Row = dict[str, Any]
+
+MAX_LINE = 100_000  # characters: longer than any row an experiment writes
+RUN = "run.json"  # the settings of the run in a directory
+COMMANDS = "commands.txt"  # one line per chunk that ran tasks: date, version, commit, command
+
+
+def read_rows(path: Path) -> list[Row]:
+    """The rows of a JSON-lines file written by `run_tasks` (none if it does not exist; a
+    partly written last line is dropped, so its task runs again).
+
+    Raises:
+      UsageError: naming the file and line, if a line is not one of ours.
+    """
+    rows: list[Row] = []
+    if not path.exists():
+        return rows
+    try:
+        with open_text(path) as f:
+            # at most MAX_LINE + 1 characters at a time: a file that is not ours may have
+            # no newline at all
+            for number, line in enumerate(iter(lambda: f.readline(MAX_LINE + 1), ""), 1):
+                if len(line) > MAX_LINE:
+                    raise UsageError(f"{path}:{number}: a line this long is not ours")
+                if not line.endswith("\n"):
+                    break  # cut short by a kill
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    row = None
+                if not isinstance(row, dict):
+                    raise UsageError(f"{path}:{number}: not a JSON line of this experiment")
+                rows.append(row)
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    return rows
+
+
+def drop_torn_line(path: Path) -> None:
+    """Cuts a partly written last line (a killed run) off `path` before lines are appended."""
+    if not path.exists() or not path.stat().st_size:
+        return
+    text = path.read_bytes()
+    if not text.endswith(b"\n"):
+        path.write_bytes(text[: text.rfind(b"\n") + 1])
+
+
+def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:
+    """Writes `out/run.json`, or refuses a directory holding a run with other settings (`hint`
+    says which options to repeat).
+
+    Raises:
+      UsageError: if run.json is not ours or holds other settings.
+    """
+    path = out / RUN
+    if path.exists():
+        try:
+            with open_text(path) as f:
+                old = json.loads(f.read(MAX_LINE))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            raise UsageError(f"{path} is not a run file of this experiment") from None
+        if not isinstance(old, dict):
+            raise UsageError(f"{path} is not a run file of this experiment")
+        if old != settings:
+            changed = ", ".join(k for k in settings if old.get(k) != settings[k]) or "others"
+            raise UsageError(
+                f"{out} holds a run with other settings ({changed}): resume with the same "
+                f"{hint}, or use another --out"
+            )
+        return
+    write_text(path, json.dumps(settings, indent=1) + "\n")
+
+
+def git_commit() -> str:
+    """The library's commit (short), or "unknown" outside a git checkout."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def log_command(out: Path, command_line: Sequence[str]) -> None:
+    """Appends this chunk's date, version, commit and command to `out/commands.txt`."""
+    with open(out / COMMANDS, "a", encoding="utf-8") as log:
+        log.write(
+            f"{datetime.date.today().isoformat()} chancespiel {package_version()} "
+            f"(commit {git_commit()}): {command_text(command_line)}\n"
+        )
+
+
+def logged_commands(out: Path) -> list[str]:
+    """The lines of `out/commands.txt`, or ["(not recorded)"]."""
+    try:
+        return (out / COMMANDS).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return ["(not recorded)"]
+
+
+def run_tasks(
+    work: Callable[[T], list[Row]],
+    tasks: Iterable[T],
+    path: Path,
+    workers: int,
+    deadline: float | None,
+    progress: bool,
+    total: int | None = None,
+) -> bool:
+    """Runs `work(task)` for each task on `workers` processes, appending the rows each returns
+    to `path` (fsynced) as it finishes; `work` and the tasks must pickle.
+
+    Returns True if every task ran, False if the deadline (a `time.monotonic()` value)
+    stopped it first: the tasks in flight then finish and are kept, no new one starts.
+    """
+    drop_torn_line(path)
+    pending: Iterator[T] = iter(tasks)
+    bar = tqdm.tqdm(total=total, disable=not progress, file=sys.stderr, unit="task")
+    if workers == 1:  # in this process: its caches stay warm, and a profiler sees the work
+        with open(path, "a", encoding="utf-8") as f:
+            for task in pending:
+                _append(f, work(task))
+                bar.update()
+                if deadline is not None and time.monotonic() > deadline:
+                    bar.close()
+                    return next(pending, None) is None
+        bar.close()
+        return True
+    finished = True
+    with ProcessPoolExecutor(max_workers=workers) as pool, open(path, "a", encoding="utf-8") as f:
+        running: set[Future[list[Row]]] = set()
+
+        def submit() -> bool:
+            task = next(pending, None)
+            if task is None:
+                return False
+            running.add(pool.submit(work, task))
+            return True
+
+        for _ in range(2 * workers):  # two each, so no worker waits for the parent
+            submit()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                running.discard(future)
+                _append(f, future.result())
+                bar.update()
+                if deadline is not None and time.monotonic() > deadline:
+                    finished = False
+                elif finished:
+                    submit()
+    bar.close()
+    return finished and next(pending, None) is None
+
+
+def _append(f: TextIO, rows: Sequence[Row]) -> None:
+    """Writes one task's rows and makes them durable before the next task counts as done."""
+    for row in rows:
+        f.write(json.dumps(row) + "\n")
+    f.flush()
+    os.fsync(f.fileno())
