@@ -22,7 +22,10 @@ heuristic is the same before and after the die roll that decides which cube may 
   `heuristic=NAME` (default: the game's; `learned` for its learned value): Star2's value of a
   decision node, the exact expectimax value of D plies, or of the deepest depth completed in
   N nodes (the compiled engine's search, so deeper values cost what a move's search costs).
-  No clock: a state always gets the same value, as V must.
+  No clock: a state always gets the same value, as V must. With `samples=K`, the mean of V
+  over a chance node's outcomes is estimated from K sampled outcomes, with the search's own
+  heuristic summed over all of them as a control variate (`SampledMean`): unbiased still, at
+  K + 1 searches a chance node instead of one per outcome.
 - `zero`: 0 everywhere (its corrections are 0: raw scores, for comparison).
 
 The coefficient beta of `corrected = outcome - beta * correction` is fitted per pair on matches
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -190,8 +194,8 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
 
 
 SEARCH = "search"
-SEARCH_SPEC = f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME])"  # the name, as help shows it
-SEARCH_PARAMS = ("depth", "max_nodes", "heuristic")
+SEARCH_SPEC = f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME][,samples=K])"  # as help shows it
+SEARCH_PARAMS = ("depth", "max_nodes", "heuristic", "samples")
 MAX_SEARCH_DEPTH = 64  # a node budget alone deepens up to this many plies
 
 
@@ -251,6 +255,65 @@ def search_value(
     return value
 
 
+MAX_SAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class SampledMean:
+    """A costly value whose mean over a chance node's outcomes is estimated, not summed.
+
+    V of the drawn outcome is computed; the mean of V over the outcomes is estimated as the
+    mean of a cheap `control` C summed over every outcome, plus the mean of V - C over
+    `samples` outcomes drawn by their probabilities (with replacement) by a generator seeded
+    from the node's path, never from its draw. The estimate's error then has mean zero given
+    the node's path, so each luck term keeps mean zero and the correction stays unbiased (a
+    control variate inside the control variate); it adds the variance of V - C over the
+    outcomes divided by `samples`, small where C follows V. A chance node costs `samples` + 1
+    values V instead of one per outcome: Can't Stop's rolls have 126.
+    """
+
+    value: ValueFunction
+    control: ValueFunction
+    samples: int
+    salt: int = 0  # another salt, other samples: unbiased over salts, each salt is one draw
+
+    def __call__(self, state: Core) -> float:
+        return self.value(state)
+
+    def chance(self, state: Core, action: int, seed: int) -> tuple[float, float]:
+        """V of the child `action` and the estimated mean of V over the node's children (the
+        returns in place of V and C at children that end the game)."""
+        outcomes: list[int] = []
+        probs: list[float] = []
+        valued: dict[int, float] = {}  # V of the children valued so far
+        children: dict[int, Core] = {}
+        mean_control = 0.0
+        control: dict[int, float] = {}
+        for outcome, prob in state.chance_outcomes():
+            child = state.clone()
+            child.apply(outcome)
+            end = _terminal_or(child)
+            c = self.control(child) if end is None else end
+            if end is not None:
+                valued[outcome] = end
+            control[outcome] = c
+            children[outcome] = child
+            mean_control += prob * c
+            outcomes.append(outcome)
+            probs.append(prob)
+
+        def v(outcome: int) -> float:
+            if outcome not in valued:
+                valued[outcome] = self.value(children[outcome])
+            return valued[outcome]
+
+        picks = random.Random(hash((self.salt, seed))).choices(
+            outcomes, weights=probs, k=self.samples
+        )
+        gap = math.fsum(v(o) - control[o] for o in picks) / self.samples
+        return v(action), mean_control + gap
+
+
 def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
     """A value function with parameters, `search(...)`, and its name as the user wrote it.
 
@@ -272,7 +335,16 @@ def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
     heuristic = params.get("heuristic", DEFAULT_HEURISTIC)
     if not isinstance(heuristic, str):
         raise LuckError(f"value 'search': heuristic must be a name, got {heuristic!r}")
-    return name, search_value(game, params.get("depth"), params.get("max_nodes"), heuristic)
+    found = search_value(game, params.get("depth"), params.get("max_nodes"), heuristic)
+    samples = params.get("samples")
+    if samples is None:
+        return name, found
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise LuckError(
+            f"value 'search': samples must be an integer in 1..{MAX_SAMPLES}, got {samples!r}"
+        )
+    # the search's own leaf evaluation as the control: cheap, and what the search refines
+    return name, SampledMean(found, _static(evaluation_for(game, heuristic)), samples)
 
 
 def value_names(text: str) -> list[str]:
@@ -401,17 +473,11 @@ def luck_and_drift(
             if drift and step == 0:
                 here = exact_at_end(state)
             if player == CHANCE:
-                drawn = mean = exact_mean = exact_drawn = 0.0
-                for outcome, prob in state.chance_outcomes():
-                    child = state.clone()
-                    child.apply(outcome)
-                    v = value(child)
-                    end = _terminal_or(child)
-                    exact = v if end is None else end  # V itself unless the outcome ends the game
-                    mean += prob * v
-                    exact_mean += prob * exact
-                    if outcome == action:
-                        drawn, exact_drawn = v, exact
+                if isinstance(value, SampledMean):
+                    seed = hash(tuple(history[:step]))  # the node's path: not its draw
+                    drawn, mean = exact_drawn, exact_mean = value.chance(state, action, seed)
+                else:
+                    drawn, mean, exact_drawn, exact_mean = _chance_values(state, action, value)
                 luck.append(drawn - mean)
                 if drift:
                     changes.append((CHANCE_GAP, exact_mean - here))
@@ -425,6 +491,25 @@ def luck_and_drift(
     except ReplayError as e:
         raise LuckError(str(e)) from None
     return luck, changes
+
+
+def _chance_values(
+    state: Core, action: int, value: ValueFunction
+) -> tuple[float, float, float, float]:
+    """At a chance node: V of the drawn child and the mean of V over the children, and the same
+    with the returns in place of V at the children that end the game."""
+    drawn = mean = exact_mean = exact_drawn = 0.0
+    for outcome, prob in state.chance_outcomes():
+        child = state.clone()
+        child.apply(outcome)
+        v = value(child)
+        end = _terminal_or(child)
+        exact = v if end is None else end  # V itself unless the outcome ends the game
+        mean += prob * v
+        exact_mean += prob * exact
+        if outcome == action:
+            drawn, exact_drawn = v, exact
+    return drawn, mean, exact_drawn, exact_mean
 
 
 CHANCE_GAP = "chance"

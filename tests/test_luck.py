@@ -366,3 +366,38 @@ def test_match_luck_without_sprt_prints_the_corrected_rate(tmp_path, capsys):
     assert "value exact, 12 whole matches" in line
     assert cli.main(["report", "--luck", str(out)]) == 0
     assert line.strip() in capsys.readouterr().out
+
+
+def test_a_sampled_mean_is_unbiased_and_exact_with_a_perfect_control() -> None:
+    game = pyspiel.load_game("python_cant_stop")
+    state = search_state(game.new_initial_state())
+    assert state.current_player() == CHANCE  # the first roll: 126 outcomes
+    _, searched = value_function("python_cant_stop", "search(depth=1)")
+    drawn, mean, _, _ = luck._chance_values(state, 5, searched)
+    # the control equal to V: the estimate is the mean itself, whatever the samples
+    perfect = luck.SampledMean(searched, searched, 2)
+    assert perfect.chance(state, 5, seed=7) == (drawn, mean)
+    # a control that knows nothing: the estimates scatter about the mean, unbiased
+    blind = luck.SampledMean(searched, lambda s: 0.0, 4)
+    estimates = [
+        luck.SampledMean(searched, blind.control, 4, salt).chance(state, 5, 1)[1]
+        for salt in range(400)
+    ]
+    assert np.std(estimates) > 0.01  # the oracle is not trivial
+    error = np.mean(estimates) - mean
+    assert abs(error) < 4 * np.std(estimates) / math.sqrt(len(estimates))
+
+
+def test_a_sampled_search_value_keeps_returns_telescoping_and_names_bad_samples() -> None:
+    game_string = "python_cant_stop"
+    game = pyspiel.load_game(game_string)
+    _, fn = value_function(game_string, "search(depth=1,samples=3)")
+    assert isinstance(fn, luck.SampledMean) and fn.samples == 3
+    played = play_game(game, [make_bot("random", game, p, p) for p in (0, 1)], 0)
+    chance, changes = luck.luck_and_drift(game, played.history, fn)
+    start = fn(search_state(game.new_initial_state()))
+    total = start + math.fsum(chance) + math.fsum(t for _, t in changes)
+    assert total == pytest.approx(played.returns[0], abs=1e-9)
+    for bad in ("0", "True", "2.5", "10001"):
+        with pytest.raises(LuckError, match=r"samples must be an integer in 1\.\.10000"):
+            value_function(game_string, f"search(depth=1,samples={bad})")

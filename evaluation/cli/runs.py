@@ -172,9 +172,9 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="NAME",
         help="value function of --luck: exact (Pig's solver), lookahead, heuristic, learned, "
         "learned_lookahead, learned_lookahead2, zero, or search(depth=D) / "
-        "search(max_nodes=N), optionally with heuristic=NAME (Star2's value on the heuristic; "
-        "default: exact on Pig, else learned_lookahead where the game has a learned value, "
-        "else lookahead)",
+        "search(max_nodes=N), optionally with heuristic=NAME (Star2's value on the heuristic) "
+        "and samples=K (a chance node's mean from K sampled outcomes; default: exact on Pig, "
+        "else learned_lookahead where the game has a learned value, else lookahead)",
     )
 
 

@@ -1,0 +1,54 @@
+"""Runs that append a line per task: torn lines, foreign files and settings, the deadline."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from chancespiel.evaluation.resumable import check_run, read_rows, run_tasks
+from chancespiel.evaluation.usage import UsageError
+
+
+def squares(n: int) -> list[dict[str, int]]:
+    return [{"n": n, "square": n * n}]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_tasks_append_rows_and_a_torn_line_is_run_again(tmp_path, workers):
+    path = tmp_path / "rows.jsonl"
+    assert run_tasks(squares, range(5), path, workers, None, False)
+    path.write_text(path.read_text() + '{"n": 5, "squ')  # a kill mid-write
+    assert sorted(r["n"] for r in read_rows(path)) == list(range(5))  # in finishing order
+    done = {r["n"] for r in read_rows(path)}
+    assert run_tasks(squares, [n for n in range(7) if n not in done], path, workers, None, False)
+    rows = read_rows(path)
+    assert sorted(r["n"] for r in rows) == list(range(7))
+    assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 7
+
+
+def test_a_passed_deadline_stops_after_the_tasks_in_flight(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    assert not run_tasks(squares, range(100), path, 1, time.monotonic() - 1, False)
+    assert len(read_rows(path)) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("[1, 2]", "not a run file"), ("{", "not a run file"), ('{"seed": 1}', "(seed)")],
+)
+def test_a_run_file_of_another_run_is_refused(tmp_path, content, message):
+    (tmp_path / "run.json").write_text(content)
+    with pytest.raises(UsageError, match=re.escape(message)):
+        check_run(tmp_path, {"seed": 2}, "--seed")
+    check_run(tmp_path / "new", {"seed": 2}, "--seed")  # a new directory gets its run file
+    assert json.loads((tmp_path / "new" / "run.json").read_text()) == {"seed": 2}
+
+
+def test_lines_that_are_not_rows_are_one_line_errors(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"n": 1}\n[1]\n')
+    with pytest.raises(UsageError, match=r"rows\.jsonl:2: not a JSON line"):
+        read_rows(path)
