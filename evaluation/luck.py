@@ -265,11 +265,12 @@ class SampledMean:
     V of the drawn outcome is computed; the mean of V over the outcomes is estimated as the
     mean of a cheap `control` C summed over every outcome, plus the mean of V - C over
     `samples` outcomes drawn by their probabilities (with replacement) by a generator seeded
-    from the node's path, never from its draw. The estimate's error then has mean zero given
-    the node's path, so each luck term keeps mean zero and the correction stays unbiased (a
-    control variate inside the control variate); it adds the variance of V - C over the
-    outcomes divided by `samples`, small where C follows V. A chance node costs `samples` + 1
-    values V instead of one per outcome: Can't Stop's rolls have 126.
+    from the node's path and `salt`, never from its draw. Over the samples the estimate's
+    error has mean zero, and the samples do not depend on the draw, so each luck term keeps
+    mean zero and the correction stays unbiased (a control variate inside the control
+    variate; the samples act as a random seed fixed once, `salt`). It adds the variance of
+    V - C over the outcomes divided by `samples`, small where C follows V. A chance node costs
+    `samples` + 1 values V instead of one per outcome: Can't Stop's rolls have 126.
     """
 
     value: ValueFunction
