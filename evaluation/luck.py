@@ -265,25 +265,27 @@ class SampledMean:
     V of the drawn outcome is computed; the mean of V over the outcomes is estimated as the
     mean of a cheap `control` C summed over every outcome, plus the mean of V - C over
     `samples` outcomes drawn by their probabilities (with replacement) by a generator seeded
-    from the node's path and `salt`, never from its draw. Over the samples the estimate's
-    error has mean zero, and the samples do not depend on the draw, so each luck term keeps
-    mean zero and the correction stays unbiased (a control variate inside the control
-    variate; the samples act as a random seed fixed once, `salt`). It adds the variance of
-    V - C over the outcomes divided by `samples`, small where C follows V. A chance node costs
-    `samples` + 1 values V instead of one per outcome: Can't Stop's rolls have 126.
+    with the node's name (the record and the step, fixed before the draw; `luck_and_drift`)
+    and `salt`. The samples do not depend on the draw and the estimate's error has mean zero
+    over them, so each luck term keeps mean zero and the correction stays unbiased (a control
+    variate inside the control variate); since every game's nodes get their own samples, the
+    errors of different games are independent, so they average out over matches instead of
+    repeating where games share a path. It adds the variance of V - C over the outcomes
+    divided by `samples`, small where C follows V. A chance node costs `samples` + 1 values V
+    instead of one per outcome: Can't Stop's rolls have 126.
     """
 
     value: ValueFunction
     control: ValueFunction
     samples: int
-    salt: int = 0  # another salt, other samples: unbiased over salts, each salt is one draw
+    salt: str = ""  # another salt, other samples (each salt is one draw of all of them)
 
     def __call__(self, state: Core) -> float:
         return self.value(state)
 
-    def chance(self, state: Core, action: int, seed: int) -> tuple[float, float]:
-        """V of the child `action` and the estimated mean of V over the node's children (the
-        returns in place of V and C at children that end the game)."""
+    def chance(self, state: Core, action: int, node: str) -> tuple[float, float]:
+        """V of the child `action` and the estimated mean of V over the children of the chance
+        node named `node` (the returns in place of V and C at children that end the game)."""
         outcomes: list[int] = []
         probs: list[float] = []
         valued: dict[int, float] = {}  # V of the children valued so far
@@ -308,7 +310,8 @@ class SampledMean:
                 valued[outcome] = self.value(children[outcome])
             return valued[outcome]
 
-        picks = random.Random(hash((self.salt, seed))).choices(
+        # a string seed is hashed with SHA-512: the same samples in every process and version
+        picks = random.Random(f"{self.salt}|{node}").choices(
             outcomes, weights=probs, k=self.samples
         )
         gap = math.fsum(v(o) - control[o] for o in picks) / self.samples
@@ -424,13 +427,16 @@ def known_values() -> list[str]:
     return [*VALUES, SEARCH_SPEC]
 
 
-def chance_terms(game: pyspiel.Game, history: Sequence[int], value: ValueFunction) -> list[float]:
-    """The luck of each chance node of a game: V(drawn child) - sum_o p(o) V(child o).
+def chance_terms(
+    game: pyspiel.Game, history: Sequence[int], value: ValueFunction, key: str = ""
+) -> list[float]:
+    """The luck of each chance node of a game: V(drawn child) - sum_o p(o) V(child o) (the
+    mean estimated by a `SampledMean` value; `key` names the game, see `luck_and_drift`).
 
     Raises:
       LuckError: if the history is not a legal sequence of actions of the game.
     """
-    return luck_and_drift(game, history, value, drift=False)[0]
+    return luck_and_drift(game, history, value, drift=False, key=key)[0]
 
 
 def labelled_drift(
@@ -452,10 +458,17 @@ def labelled_drift(
 
 
 def luck_and_drift(
-    game: pyspiel.Game, history: Sequence[int], value: ValueFunction, drift: bool = True
+    game: pyspiel.Game,
+    history: Sequence[int],
+    value: ValueFunction,
+    drift: bool = True,
+    key: str = "",
 ) -> tuple[list[float], list[tuple[str, float]]]:
     """`chance_terms` and, with `drift`, `labelled_drift` of a game in one replay: the two
     share V of every chance node's outcomes, the costly part.
+
+    `key` names the game (`record_key`) for a `SampledMean` value: a chance node is named by
+    the key and its step, or without a key by its path, and its samples drawn by that name.
 
     Raises:
       LuckError: if the history is not a legal sequence of actions of the game.
@@ -474,9 +487,10 @@ def luck_and_drift(
             if drift and step == 0:
                 here = exact_at_end(state)
             if player == CHANCE:
-                if isinstance(value, SampledMean):
-                    seed = hash(tuple(history[:step]))  # the node's path: not its draw
-                    drawn, mean = exact_drawn, exact_mean = value.chance(state, action, seed)
+                if isinstance(value, SampledMean):  # named before its draw, never by it
+                    node = f"{key}|{step}" if key else ",".join(map(str, history[:step]))
+                    drawn, mean = value.chance(state, action, node)
+                    exact_drawn, exact_mean = drawn, mean
                 else:
                     drawn, mean, exact_drawn, exact_mean = _chance_values(state, action, value)
                 luck.append(drawn - mean)
@@ -560,18 +574,22 @@ def _in_a_units(
     return found, (0.5 if record["game_index"] == 0 else -0.5)
 
 
-def record_correction(
-    record: Record,
-    value: ValueFunction,
-    terms: Callable[[pyspiel.Game, Sequence[int], ValueFunction], list[float]] = chance_terms,
-) -> float:
-    """The correction of a record, in A's score units; with `terms=drift_terms`, what the
-    correction leaves of it, in the same units.
+def record_key(record: Record) -> str:
+    """A record's name, fixed before its game was played: its game, players, match and game
+    index (never its history)."""
+    return "|".join(str(record[k]) for k in ("game", "a", "b", "match", "game_index"))
+
+
+def record_correction(record: Record, value: ValueFunction) -> float:
+    """The correction of a record, in A's score units.
 
     Raises:
       LuckError: naming the record, if its history does not replay.
     """
-    found, factor = _in_a_units(record, lambda game, history: terms(game, history, value))
+    key = record_key(record)
+    found, factor = _in_a_units(
+        record, lambda game, history: chance_terms(game, history, value, key)
+    )
     return factor * math.fsum(found)
 
 
@@ -582,8 +600,9 @@ def record_luck_and_drift(record: Record, value: ValueFunction) -> tuple[float, 
     Raises:
       LuckError: naming the record, if its history does not replay.
     """
+    key = record_key(record)
     (luck, drift), factor = _in_a_units(
-        record, lambda game, history: luck_and_drift(game, history, value)
+        record, lambda game, history: luck_and_drift(game, history, value, key=key)
     )
     by_kind: dict[str, list[float]] = {}
     for kind, term in drift:

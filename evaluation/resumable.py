@@ -11,6 +11,7 @@ beside the data.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -102,6 +103,27 @@ def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:
     write_text(path, json.dumps(settings, indent=1) + "\n")
 
 
+@contextlib.contextmanager
+def run_lock(out: Path) -> Iterator[None]:
+    """Holds a lock on `out/run.json` (written by `check_run`) for a run, so that two runs
+    do not append to one directory.
+
+    Raises:
+      UsageError: if another run holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not on a POSIX system: runs are not locked there
+        yield
+        return
+    with open(out / RUN, encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise UsageError(f"another run is writing {out}: wait for it to end") from None
+        yield
+
+
 def git_commit() -> str:
     """The library's commit (short), or "unknown" outside a git checkout."""
     try:
@@ -146,51 +168,60 @@ def run_tasks(
     to `path` (fsynced) as it finishes; `work` and the tasks must pickle.
 
     Returns True if every task ran, False if the deadline (a `time.monotonic()` value)
-    stopped it first: the tasks in flight then finish and are kept, no new one starts.
+    stopped it first: the tasks in flight then finish and are kept, no new one starts. A task
+    that raises stops the run the same way, and its error is raised once the others in
+    flight are kept.
     """
     drop_torn_line(path)
     pending: Iterator[T] = iter(tasks)
     bar = tqdm.tqdm(total=total, disable=not progress, file=sys.stderr, unit="task")
-    if workers == 1:  # in this process: its caches stay warm, and a profiler sees the work
-        with open(path, "a", encoding="utf-8") as f:
+    with open(path, "a", encoding="utf-8") as f:
+        if workers == 1:  # in this process: its caches stay warm, and a profiler sees the work
             for task in pending:
                 _append(f, work(task))
                 bar.update()
                 if deadline is not None and time.monotonic() > deadline:
                     bar.close()
                     return next(pending, None) is None
-        bar.close()
-        return True
-    finished = True
-    with ProcessPoolExecutor(max_workers=workers) as pool, open(path, "a", encoding="utf-8") as f:
-        running: set[Future[list[Row]]] = set()
-
-        def submit() -> bool:
-            task = next(pending, None)
-            if task is None:
-                return False
-            running.add(pool.submit(work, task))
+            bar.close()
             return True
+        finished = True
+        failure: BaseException | None = None
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            running: set[Future[list[Row]]] = set()
 
-        for _ in range(2 * workers):  # two each, so no worker waits for the parent
-            submit()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                running.discard(future)
-                _append(f, future.result())
-                bar.update()
-                if deadline is not None and time.monotonic() > deadline:
-                    finished = False
-                elif finished:
-                    submit()
+            def submit() -> None:
+                task = next(pending, None)
+                if task is not None:
+                    running.add(pool.submit(work, task))
+
+            for _ in range(2 * workers):  # two each, so no worker waits for the parent
+                submit()
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    running.discard(future)
+                    error = future.exception()
+                    if error is not None:
+                        failure = failure or error
+                    else:
+                        _append(f, future.result())
+                        bar.update()
+                    if failure is not None or (
+                        deadline is not None and time.monotonic() > deadline
+                    ):
+                        finished = False
+                    elif finished:
+                        submit()
     bar.close()
+    if failure is not None:
+        raise failure
     return finished and next(pending, None) is None
 
 
 def _append(f: TextIO, rows: Sequence[Row]) -> None:
-    """Writes one task's rows and makes them durable before the next task counts as done."""
-    for row in rows:
-        f.write(json.dumps(row) + "\n")
+    """Writes one task's rows in one write, so that a kill does not fall between them, and
+    makes them durable before the next task counts as done."""
+    f.write("".join(json.dumps(row) + "\n" for row in rows))
     f.flush()
     os.fsync(f.fileno())

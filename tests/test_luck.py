@@ -119,7 +119,7 @@ def test_drift_by_kind_adds_up_to_the_drift_of_a_record() -> None:
         luck, kinds = record_luck_and_drift(record, fn)
         assert luck == record_correction(record, fn)
         assert {"roll", "chance"} <= set(kinds) <= {"roll", "stop", "chance"}
-        total = record_correction(record, fn, drift_terms)
+        total = (0.5 if index == 0 else -0.5) * math.fsum(drift_terms(game, played.history, fn))
         assert math.fsum(kinds.values()) == pytest.approx(total, abs=1e-12)
         assert total != 0.0
 
@@ -376,16 +376,16 @@ def test_a_sampled_mean_is_unbiased_and_exact_with_a_perfect_control() -> None:
     drawn, mean, _, _ = luck._chance_values(state, 5, searched)
     # the control equal to V: the estimate is the mean itself, whatever the samples
     perfect = luck.SampledMean(searched, searched, 2)
-    assert perfect.chance(state, 5, seed=7) == (drawn, mean)
+    assert perfect.chance(state, 5, "node") == (drawn, mean)
     # a control that knows nothing: the estimates scatter about the mean, unbiased
-    blind = luck.SampledMean(searched, lambda s: 0.0, 4)
-    estimates = [
-        luck.SampledMean(searched, blind.control, 4, salt).chance(state, 5, 1)[1]
-        for salt in range(400)
-    ]
+    blind = [luck.SampledMean(searched, lambda s: 0.0, 4, str(salt)) for salt in range(400)]
+    estimates = [value.chance(state, 5, "node")[1] for value in blind]
     assert np.std(estimates) > 0.01  # the oracle is not trivial
     error = np.mean(estimates) - mean
     assert abs(error) < 4 * np.std(estimates) / math.sqrt(len(estimates))
+    # the samples follow the node's name, never the draw: another draw, the same estimate
+    assert blind[0].chance(state, 9, "node")[1] == estimates[0]
+    assert blind[0].chance(state, 5, "another node")[1] != estimates[0]
 
 
 def test_a_sampled_search_value_keeps_returns_telescoping_and_names_bad_samples() -> None:
@@ -398,6 +398,12 @@ def test_a_sampled_search_value_keeps_returns_telescoping_and_names_bad_samples(
     start = fn(search_state(game.new_initial_state()))
     total = start + math.fsum(chance) + math.fsum(t for _, t in changes)
     assert total == pytest.approx(played.returns[0], abs=1e-9)
+    # each record's nodes get their own samples, the same ones every time it is replayed
+    record = {"game": game_string, "a": "x", "b": "y", "match": 0, "game_index": 0}
+    record["history"] = played.history
+    again = dict(record, match=1)
+    assert record_correction(record, fn) == record_correction(dict(record), fn)
+    assert record_correction(record, fn) != record_correction(again, fn)
     for bad in ("0", "True", "2.5", "10001"):
         with pytest.raises(LuckError, match=r"samples must be an integer in 1\.\.10000"):
             value_function(game_string, f"search(depth=1,samples={bad})")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from chancespiel.evaluation.resumable import check_run, read_rows, run_tasks
+from chancespiel.evaluation.resumable import check_run, read_rows, run_lock, run_tasks
 from chancespiel.evaluation.usage import UsageError
 
 
@@ -52,3 +52,30 @@ def test_lines_that_are_not_rows_are_one_line_errors(tmp_path):
     path.write_text('{"n": 1}\n[1]\n')
     with pytest.raises(UsageError, match=r"rows\.jsonl:2: not a JSON line"):
         read_rows(path)
+
+
+def fails_at_three(n: int) -> list[dict[str, int]]:
+    if n == 3:
+        raise ValueError("task 3 failed")
+    return squares(n)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_task_stops_the_run_and_keeps_the_others(tmp_path, workers):
+    path = tmp_path / "rows.jsonl"
+    with pytest.raises(ValueError, match="task 3 failed"):
+        run_tasks(fails_at_three, range(8), path, workers, None, False)
+    kept = sorted(r["n"] for r in read_rows(path))
+    assert {0, 1, 2} <= set(kept) and 3 not in kept and len(kept) < 8
+
+
+def test_a_run_directory_is_locked_while_a_run_writes(tmp_path):
+    check_run(tmp_path, {"seed": 1}, "--seed")
+    with (
+        run_lock(tmp_path),
+        pytest.raises(UsageError, match="another run is writing"),
+        run_lock(tmp_path),
+    ):
+        pass
+    with run_lock(tmp_path):  # released
+        pass

@@ -28,7 +28,7 @@ import datetime
 import hashlib
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ from chancespiel.evaluation.resumable import (
     log_command,
     logged_commands,
     read_rows,
+    run_lock,
     run_tasks,
 )
 from chancespiel.evaluation.stats import Z95
@@ -221,8 +222,106 @@ def _output(given: str | None, settings: dict[str, Any]) -> Path:
     else:
         out = new_output(given, "luck_values")
         out.mkdir(parents=True, exist_ok=True)
-    check_run(out, settings, "record files, --values and --decompose")
+    check_run(out, settings, "record files, --values and --decompose (and the same models)")
     return out
+
+
+Pairings = dict[str, dict[tuple[str, str], list[Record]]]  # game -> (a, b) -> records
+Matches = dict[tuple[str, tuple[str, str]], list[tuple[Record, Record]]]  # whole, 2 or more
+
+
+def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], list[str]]:
+    """The records of the files by game and pairing, each record's (file, record) index by
+    its id, and each file's SHA-256.
+
+    Raises:
+      UsageError: for a file that is not a record file, a game found in two places, or
+        records that trained the game's learned value.
+    """
+    by_game: Pairings = {}
+    index: dict[int, tuple[int, int]] = {}
+    digests = []
+    seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, match, game index)
+    for file, path in enumerate(paths):
+        try:
+            records = read_records(path)  # (refuses what is not a regular file)
+            digests.append(_sha256(path))
+        except RecordFileError as e:  # it names the file
+            raise UsageError(str(e)) from None
+        games = set()
+        for number, record in enumerate(records):
+            game = canonical_game(record["game"])
+            games.add(game)
+            key = (game, record["a"], record["b"], record["match"], record["game_index"])
+            if key in seen:  # the matches of a pairing are told apart by number
+                where = "twice in" if seen[key][0] == file else f"also in {paths[seen[key][0]]} and"
+                raise UsageError(
+                    f"game {record['game_index']} of match {record['match']} of "
+                    f"{record['a']} vs {record['b']} is {where} {path}"
+                )
+            seen[key] = (file, number)
+            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
+            index[id(record)] = (file, number)
+        for game in sorted(games):
+            if str(Path(path).resolve()) in _training_records(game):
+                raise UsageError(f"{path} trained the learned value of {game}: use other records")
+    return by_game, index, digests
+
+
+def _sha256(path: str) -> str:
+    """A file's SHA-256, read a MiB at a time.
+
+    Raises:
+      RecordFileError: naming the file, if it cannot be read.
+    """
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as e:
+        raise RecordFileError(f"cannot read {path}: {e.strerror}") from None
+    return digest.hexdigest()
+
+
+def _models(games: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of each game's learned model file, for the games that have one: a run's
+    learned values stay those of its first chunk."""
+    from chancespiel.evaluation.match import load_game_cached
+    from chancespiel.games.learned import ModelError, game_model
+
+    found = {}
+    for game in games:
+        try:
+            found[game] = _sha256(game_model(load_game_cached(game)).path)
+        except (ModelError, RecordFileError):
+            continue
+    return found
+
+
+def _needed(matches: Matches, applies: dict[str, list[str]]) -> Iterator[tuple[Record, str]]:
+    """(record, value) for every game of every whole match, under each value that applies."""
+    for (game, _), found in matches.items():
+        for name in applies[game]:
+            for match in found:
+                for record in match:
+                    yield record, name
+
+
+def _read_terms(path: Path) -> dict[tuple[int, int, str], Row]:
+    """The rows of terms.jsonl by (file, record, value).
+
+    Raises:
+      UsageError: for a row that is not one of ours.
+    """
+    rows = {}
+    for row in read_rows(path):
+        try:
+            rows[int(row["file"]), int(row["record"]), str(row["value"])] = row
+            float(row["luck"])
+        except (KeyError, TypeError, ValueError):
+            raise UsageError(f"{path}: a row that is not a term of this experiment") from None
+    return rows
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -231,34 +330,9 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--workers must be in 1..64, got {args.workers}")
     if args.max_minutes is not None and not args.max_minutes > 0:
         raise UsageError(f"--max-minutes must be > 0, got {args.max_minutes}")
-    by_game: dict[str, dict[tuple[str, str], list[Record]]] = {}
-    index: dict[int, tuple[int, int]] = {}  # id of a record -> (file, record) in the files
-    digests = []
-    seen: dict[tuple[Any, ...], int] = {}  # (game, a, b, match, game index) -> file
-    for file, path in enumerate(args.records):
-        try:
-            records = read_records(path)
-        except RecordFileError as e:  # it names the file
-            raise UsageError(str(e)) from None
-        digests.append(hashlib.sha256(Path(path).read_bytes()).hexdigest())
-        games = set()
-        for number, record in enumerate(records):
-            game = canonical_game(record["game"])
-            games.add(game)
-            key = (game, record["a"], record["b"], record["match"], record["game_index"])
-            if key in seen:  # the matches of a pairing are told apart by number
-                raise UsageError(
-                    f"{path}: game {record['game_index']} of match {record['match']} of "
-                    f"{record['a']} vs {record['b']} is also in {args.records[seen[key]]}"
-                )
-            seen[key] = file
-            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
-            index[id(record)] = (file, number)
-        for game in sorted(games):
-            if str(Path(path).resolve()) in _training_records(game):
-                raise UsageError(f"{path} trained the learned value of {game}: use other records")
+    by_game, index, digests = _read(args.records)
     applies = {game: _applying(game, values) for game in by_game}
-    matches = {
+    matches: Matches = {
         (game, pair): whole_matches(records)[0]
         for game, pairings in by_game.items()
         for pair, records in pairings.items()
@@ -273,40 +347,48 @@ def _run(args: argparse.Namespace) -> None:
         "sha256": digests,
         "values": values,
         "decompose": bool(args.decompose),
+        "models": _models(sorted(by_game)),
+        "version": package_version(),
     }
     out = _output(args.out, settings)
-    for game in by_game:
-        skipped = [name for name in values if name not in applies[game]]
-        print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
-    terms_path = out / TERMS
-    done = {(r["file"], r["record"], r["value"]) for r in read_rows(terms_path)}
-    tasks = [
-        (record, name, bool(args.decompose), index[id(record)])
-        for (game, _), found in matches.items()
-        for name in applies[game]
-        for match in found
-        for record in match
-        if (*index[id(record)], name) not in done
-    ]
-    print(f"luck-values: {len(done)} (record, value) terms done, {len(tasks)} to go; {out}")
-    if tasks:
-        log_command(out, args.command_line)
-        deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
-        progress = not args.no_progress
-        if not run_tasks(
-            record_terms, tasks, terms_path, args.workers, deadline, progress, len(tasks)
-        ):
-            print(f"stopped at --max-minutes; the same command resumes ({out})")
-            return
-    found_terms = {(r["file"], r["record"], r["value"]): r for r in read_rows(terms_path)}
-    terms = {
-        (id(record), name): found_terms[(*index[id(record)], name)]
-        for (game, _), found in matches.items()
-        for name in applies[game]
-        for match in found
-        for record in match
-    }
-    _summarise(out, by_game, matches, applies, terms, args)
+    with run_lock(out):
+        for game in by_game:
+            skipped = [name for name in values if name not in applies[game]]
+            print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
+        terms_path = out / TERMS
+        done = _read_terms(terms_path)
+        tasks = [
+            (record, name, bool(args.decompose), index[id(record)])
+            for record, name in _needed(matches, applies)
+            if (*index[id(record)], name) not in done
+        ]
+        print(f"luck-values: {len(done)} (record, value) terms done, {len(tasks)} to go; {out}")
+        if tasks:
+            log_command(out, args.command_line)
+            deadline = (
+                None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+            )
+            try:
+                complete = run_tasks(
+                    record_terms,
+                    tasks,
+                    terms_path,
+                    args.workers,
+                    deadline,
+                    not args.no_progress,
+                    len(tasks),
+                )
+            except LuckError as e:  # it names the record
+                raise UsageError(f"{e} (the terms before it are kept in {terms_path})") from None
+            if not complete:
+                again = "the same command" if args.out else f"the same command with --out {out}"
+                print(f"stopped at --max-minutes; {again} resumes")
+                return
+            done = _read_terms(terms_path)
+        terms = {
+            (id(r), name): done[(*index[id(r)], name)] for r, name in _needed(matches, applies)
+        }
+        _summarise(out, by_game, matches, applies, terms, args)
 
 
 def _applying(game: str, values: Sequence[str]) -> list[str]:
@@ -323,8 +405,8 @@ def _applying(game: str, values: Sequence[str]) -> list[str]:
 
 def _summarise(
     out: Path,
-    by_game: dict[str, dict[tuple[str, str], list[Record]]],
-    matches: dict[tuple[str, tuple[str, str]], list[tuple[Record, Record]]],
+    by_game: Pairings,
+    matches: Matches,
     applies: dict[str, list[str]],
     terms: dict[tuple[int, str], Row],
     args: argparse.Namespace,

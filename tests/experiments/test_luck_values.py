@@ -134,3 +134,32 @@ def test_a_game_in_two_files_is_refused_not_counted_twice(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"is also in {records}" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_term_that_fails_is_one_line_and_the_terms_before_it_are_kept(
+    tmp_path, capsys, monkeypatch
+):
+    from chancespiel.evaluation.experiments import luck_values
+    from chancespiel.evaluation.luck import LuckError
+
+    records = tmp_path / "pig.jsonl"
+    match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "3"]
+    assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    computed = luck_values.record_terms
+
+    def fails_at_the_fourth(task):
+        if task[3] == (0, 3):
+            raise LuckError("the game of match 1 (game index 1, x vs y) does not replay")
+        return computed(task)
+
+    monkeypatch.setattr(luck_values, "record_terms", fails_at_the_fourth)
+    capsys.readouterr()
+    out = tmp_path / "out"
+    args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
+    assert cli.main([*args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "does not replay" in err and len(err.strip().splitlines()) == 1
+    assert len((out / "terms.jsonl").read_text().splitlines()) == 3
+    monkeypatch.setattr(luck_values, "record_terms", computed)
+    assert cli.main([*args, "--out", str(out)]) == 0  # resumed: the other three terms
+    assert "3 (record, value) terms done, 3 to go" in capsys.readouterr().out
