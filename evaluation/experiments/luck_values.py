@@ -118,14 +118,16 @@ def pairing_scores(
 
 def record_terms(task: tuple[Record, str, bool, tuple[int, int]]) -> list[Row]:
     """One record's luck under one value function (and with `decompose`, its drift by kind):
-    the row of terms.jsonl, keyed by (file, record) index."""
+    the row of terms.jsonl, keyed by (file, record) index, with the CPU seconds it took."""
     record, name, decompose, (file, index) = task
+    start = time.process_time()
     _, fn = value_function(canonical_game(record["game"]), name)
     row: Row = {"file": file, "record": index, "value": name}
     if decompose:
         row["luck"], row["drift"] = record_luck_and_drift(record, fn)
     else:
         row["luck"] = record_correction(record, fn)
+    row["cpu_s"] = round(time.process_time() - start, 4)
     return [row]
 
 
@@ -343,7 +345,7 @@ def _run(args: argparse.Namespace) -> None:
     if not any(applies[game] for game, _ in matches):
         raise UsageError(f"none of the value functions {values} applies to these games")
     settings = {
-        "records": [str(Path(p).resolve()) for p in args.records],
+        "records": list(args.records),  # as given: the same command resumes, on any clone
         "sha256": digests,
         "values": values,
         "decompose": bool(args.decompose),
@@ -452,6 +454,13 @@ def _summarise(
                 "ratio": raw_var / corr_var if corr_var > 0 else math.inf,
                 "ratio_low": low,
                 "ratio_high": high,
+                "cpu_s": math.fsum(
+                    terms[id(r), name].get("cpu_s", math.nan)
+                    for pair, found in matches.items()
+                    if pair[0] == game
+                    for match in found
+                    for r in match
+                ),
             }
             if args.decompose:  # pooled like the corrected scores: about each pairing's mean
                 _, left_var = pooled_ratio(per_value_left[name])
@@ -476,21 +485,23 @@ def _readme(
         f"Made by `{command_text(args.command_line)}` (chancespiel "
         f"{package_version()}, {datetime.date.today().isoformat()}); the experiment is "
         "`evaluation/experiments/luck_values.py`. Match-score variances pooled over each "
-        "game's pairings; the ratio's interval is a 95% bootstrap over matches.",
+        "game's pairings; the ratio's interval is a 95% bootstrap over matches. CPU seconds: "
+        "the replays of every record with the value, summed (a value keeps what it computed "
+        "for the records after, so this is the cost of the whole set, not of one record).",
         "",
     ]
     if len(chunks) > 1:  # the terms (terms.jsonl) were computed in several runs
         lines += [f"The terms ({TERMS}) were computed in chunks:", "", "```", *chunks, "```", ""]
     lines += [
         "| game | value | pairings | matches | needed raw | needed corrected | variance ratio "
-        "(95% interval) |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "(95% interval) | CPU seconds |",
+        "|---|---|---:|---:|---:|---:|---|---:|",
     ]
     for s in summary:
         lines.append(
             f"| {s['game']} | {s['value']} | {s['pairings']} | {s['matches']} | "
             f"{s['raw_needed']} | {s['corrected_needed']} | {s['ratio']:.2f} "
-            f"({s['ratio_low']:.2f}-{s['ratio_high']:.2f}) |"
+            f"({s['ratio_low']:.2f}-{s['ratio_high']:.2f}) | {s['cpu_s']:.0f} |"
         )
     if args.decompose:
         lines += [
