@@ -8,6 +8,7 @@ of those is an OSError with a message instead.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import stat
@@ -63,3 +64,16 @@ def open_text(path: str | os.PathLike[str], newline: str | None = None) -> TextI
       OSError: as open_regular.
     """
     return os.fdopen(open_regular(path), encoding="utf-8", newline=newline)
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, in hex, read a MiB at a time.
+
+    Raises:
+      OSError: as open_regular.
+    """
+    digest = hashlib.sha256()
+    with os.fdopen(open_regular(path), "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

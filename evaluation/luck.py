@@ -45,7 +45,7 @@ import math
 import random
 import re
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -204,14 +204,18 @@ def search_value(
     depth: int | None = None,
     max_nodes: int | None = None,
     heuristic: str = DEFAULT_HEURISTIC,
+    samples: int | None = None,
 ) -> ValueFunction:
     """Star2 on `heuristic` for player 0: to `depth` plies, or as deep as `max_nodes` nodes
     complete (both: whichever ends first); the heuristic itself at a chance node (a chance
-    node's child that is one, as in EWN's setups).
+    node's child that is one, as in EWN's setups). With `samples`, a `SampledMean` whose
+    control is that same heuristic (cheap, what the search refines, and one set of stored
+    learned values for both).
 
     Raises:
       LuckError: without a bound (a search of a long game need not end), for a bound below 1,
-        a heuristic the game does not know, or a game Star2 cannot search.
+        a heuristic the game does not know, a game Star2 cannot search, or samples not in
+        1..MAX_SAMPLES.
     """
     from chancespiel.agents.search_common import check_two_player_zero_sum
     from chancespiel.agents.star_minimax import search
@@ -232,6 +236,12 @@ def search_value(
             raise LuckError(f"value 'search': {key} must be an integer >= 1, got {bound!r}")
     if depth is not None and depth > MAX_SEARCH_DEPTH:
         raise LuckError(f"value 'search': depth must be at most {MAX_SEARCH_DEPTH}, got {depth}")
+    if samples is not None and (
+        isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES
+    ):
+        raise LuckError(
+            f"value 'search': samples must be an integer in 1..{MAX_SAMPLES}, got {samples!r}"
+        )
     try:
         h = evaluation_for(game, heuristic)
     except ValueError as e:
@@ -252,7 +262,7 @@ def search_value(
             return h(state, 0)
         return found.value if player == 0 else -found.value
 
-    return value
+    return value if samples is None else SampledMean(value, _static(h), samples)
 
 
 MAX_SAMPLES = 10_000
@@ -292,10 +302,7 @@ class SampledMean:
         children: dict[int, Core] = {}
         mean_control = 0.0
         control: dict[int, float] = {}
-        for outcome, prob in state.chance_outcomes():
-            child = state.clone()
-            child.apply(outcome)
-            end = _terminal_or(child)
+        for outcome, prob, child, end in _children(state):
             c = self.control(child) if end is None else end
             if end is not None:
                 valued[outcome] = end
@@ -339,16 +346,9 @@ def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
     heuristic = params.get("heuristic", DEFAULT_HEURISTIC)
     if not isinstance(heuristic, str):
         raise LuckError(f"value 'search': heuristic must be a name, got {heuristic!r}")
-    found = search_value(game, params.get("depth"), params.get("max_nodes"), heuristic)
-    samples = params.get("samples")
-    if samples is None:
-        return name, found
-    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
-        raise LuckError(
-            f"value 'search': samples must be an integer in 1..{MAX_SAMPLES}, got {samples!r}"
-        )
-    # the search's own leaf evaluation as the control: cheap, and what the search refines
-    return name, SampledMean(found, _static(evaluation_for(game, heuristic)), samples)
+    return name, search_value(
+        game, params.get("depth"), params.get("max_nodes"), heuristic, params.get("samples")
+    )
 
 
 def value_names(text: str) -> list[str]:
@@ -508,17 +508,23 @@ def luck_and_drift(
     return luck, changes
 
 
+def _children(state: Core) -> Iterator[tuple[int, float, Core, float | None]]:
+    """(outcome, probability, child, its returns for player 0 if it ends the game, else None)
+    for each outcome of a chance node."""
+    for outcome, prob in state.chance_outcomes():
+        child = state.clone()
+        child.apply(outcome)
+        yield outcome, prob, child, _terminal_or(child)
+
+
 def _chance_values(
     state: Core, action: int, value: ValueFunction
 ) -> tuple[float, float, float, float]:
     """At a chance node: V of the drawn child and the mean of V over the children, and the same
     with the returns in place of V at the children that end the game."""
     drawn = mean = exact_mean = exact_drawn = 0.0
-    for outcome, prob in state.chance_outcomes():
-        child = state.clone()
-        child.apply(outcome)
+    for outcome, prob, child, end in _children(state):
         v = value(child)
-        end = _terminal_or(child)
         exact = v if end is None else end  # V itself unless the outcome ends the game
         mean += prob * v
         exact_mean += prob * exact

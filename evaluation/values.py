@@ -25,7 +25,6 @@ combined into one zero-sum value.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import math
 import os
@@ -50,7 +49,7 @@ from chancespiel.evaluation.luck import (
 )
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.evaluation.positions import ReplayError, replay
-from chancespiel.files import open_regular, read_json
+from chancespiel.files import file_digest, read_json
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
@@ -242,15 +241,6 @@ def collect_positions(
 _NOT_THESE_POSITIONS = "the saved targets are not as many as the positions they should label"
 MAX_TARGETS_BYTES = 64 << 20  # 2,000,000 rows are 1,000,000 targets, about 20 MiB of JSON
 TARGETS_FORMAT = "chancespiel-value-targets"
-
-
-def file_digest(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file's bytes, in hex."""
-    digest = hashlib.sha256()
-    with os.fdopen(open_regular(path), "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _selection(

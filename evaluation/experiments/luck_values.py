@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import hashlib
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -70,6 +69,7 @@ from chancespiel.evaluation.usage import (
     seed_arg,
     write_text,
 )
+from chancespiel.files import file_digest
 
 HALF_WIDTH = 0.03
 BOOTSTRAP = 1000
@@ -246,10 +246,12 @@ def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], l
     seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, match, game index)
     for file, path in enumerate(paths):
         try:
-            records = read_records(path)  # (refuses what is not a regular file)
-            digests.append(_sha256(path))
+            records = read_records(path)
+            digests.append(file_digest(path))
         except RecordFileError as e:  # it names the file
             raise UsageError(str(e)) from None
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror}") from None
         games = set()
         for number, record in enumerate(records):
             game = canonical_game(record["game"])
@@ -270,22 +272,6 @@ def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], l
     return by_game, index, digests
 
 
-def _sha256(path: str) -> str:
-    """A file's SHA-256, read a MiB at a time.
-
-    Raises:
-      RecordFileError: naming the file, if it cannot be read.
-    """
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as e:
-        raise RecordFileError(f"cannot read {path}: {e.strerror}") from None
-    return digest.hexdigest()
-
-
 def _models(games: Sequence[str]) -> dict[str, str]:
     """The SHA-256 of each game's learned model file, for the games that have one: a run's
     learned values stay those of its first chunk."""
@@ -295,8 +281,8 @@ def _models(games: Sequence[str]) -> dict[str, str]:
     found = {}
     for game in games:
         try:
-            found[game] = _sha256(game_model(load_game_cached(game)).path)
-        except (ModelError, RecordFileError):
+            found[game] = file_digest(game_model(load_game_cached(game)).path)
+        except (ModelError, OSError):
             continue
     return found
 

@@ -72,6 +72,7 @@ from chancespiel.evaluation.experiments.pig_estimators import (
 )
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
+    COMMANDS,
     check_run,
     git_commit,
     log_command,
@@ -748,7 +749,7 @@ def write_summaries(
         f"Summarised by `{command_text(command_line)}` (chancespiel "
         f"{package_version()}, commit {git_commit()}, {datetime.date.today().isoformat()}); "
         "the experiment is `evaluation/experiments/pig_regret.py`, whose docstring defines "
-        f"every term. The rows were played in chunks, by these commands (commands.txt):",
+        f"every term. The rows were played in chunks, by these commands ({COMMANDS}):",
         "",
         "```",
         *logged_commands(out),
