@@ -172,17 +172,32 @@ def pooled_ratio(
     return raw_ss / max(n, 1), corr_ss / max(n, 1)
 
 
+def _ratio(raw: float, corrected: float) -> float:
+    """raw / corrected, infinite when the correction removed all of raw's variance, nan when
+    there was none to remove."""
+    if corrected > 0:
+        return raw / corrected
+    return math.inf if raw > 0 else math.nan
+
+
 def ratio_interval(
     pairs: Sequence[tuple[np.ndarray, np.ndarray]], seed: int
 ) -> tuple[float, float]:
-    """A 95% percentile bootstrap interval of the pooled variance ratio."""
+    """A 95% percentile bootstrap interval of the pooled variance ratio; (nan, nan) when no
+    resample varies at all (a handful of matches with equal scores)."""
     rng = np.random.default_rng(seed)
     ratios = []
     for _ in range(BOOTSTRAP):
-        raw, corrected = pooled_ratio(pairs, rng)
-        if corrected > 0:
-            ratios.append(raw / corrected)
-    low, high = np.percentile(ratios, [2.5, 97.5])
+        ratio = _ratio(*pooled_ratio(pairs, rng))
+        if not math.isnan(ratio):
+            ratios.append(ratio)
+    if not ratios:
+        return math.nan, math.nan
+    if math.inf in ratios:  # interpolating between two infinite ratios is undefined
+        low = np.percentile(ratios, 2.5, method="lower")
+        high = np.percentile(ratios, 97.5, method="higher")
+    else:
+        low, high = np.percentile(ratios, [2.5, 97.5])
     return float(low), float(high)
 
 
@@ -237,8 +252,8 @@ def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], l
     its id, and each file's SHA-256.
 
     Raises:
-      UsageError: for a file that is not a record file, a game found in two places, or
-        records that trained the game's learned value.
+      UsageError: for a file that is not a record file or changed while it was read, a game
+        found in two places, or records that trained the game's learned value.
     """
     by_game: Pairings = {}
     index: dict[int, tuple[int, int]] = {}
@@ -246,8 +261,13 @@ def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], l
     seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, match, game index)
     for file, path in enumerate(paths):
         try:
+            # hashed before and after the read: a file still being appended to would
+            # otherwise be pinned with records that were not read
+            digest = file_digest(path)
             records = read_records(path)
-            digests.append(file_digest(path))
+            if file_digest(path) != digest:
+                raise UsageError(f"{path} changed while it was read: run again once it is complete")
+            digests.append(digest)
         except RecordFileError as e:  # it names the file
             raise UsageError(str(e)) from None
         except OSError as e:
@@ -437,7 +457,7 @@ def _summarise(
                 "pairings": len(pairs),
                 "raw_needed": needed(raw_var),
                 "corrected_needed": needed(corr_var),
-                "ratio": raw_var / corr_var if corr_var > 0 else math.inf,
+                "ratio": _ratio(raw_var, corr_var),
                 "ratio_low": low,
                 "ratio_high": high,
                 "cpu_s": math.fsum(

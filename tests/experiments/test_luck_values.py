@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from chancespiel.evaluation import cli
-from chancespiel.evaluation.experiments.luck_values import needed, pooled_ratio
+from chancespiel.evaluation.experiments.luck_values import needed, pooled_ratio, ratio_interval
 from chancespiel.evaluation.luck import value_function
 from chancespiel.games import learned
 from chancespiel.games.registry import _VALUE_MODELS, register_value_model
@@ -24,6 +24,14 @@ def test_pooled_ratio_by_hand() -> None:
     assert raw == pytest.approx((0.5 + 0.5) / 4)
     assert corrected == pytest.approx(0.125 / 4)
     assert needed(0.25) == 1068  # (1.96 / 0.03)^2 / 4, rounded up
+
+
+def test_the_ratio_interval_of_matches_without_variance_is_defined() -> None:
+    even = (np.array([0.5, 0.5]), np.array([0.5, 0.5]))
+    assert all(np.isnan(ratio_interval([even], seed=0)))
+    exact = (np.array([0.0, 1.0, 0.5]), np.array([0.5, 0.5, 0.5]))  # all the variance removed
+    low, high = ratio_interval([exact], seed=0)
+    assert high == np.inf and low >= 0
 
 
 def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, capsys):
@@ -163,3 +171,31 @@ def test_a_term_that_fails_is_one_line_and_the_terms_before_it_are_kept(
     monkeypatch.setattr(luck_values, "record_terms", computed)
     assert cli.main([*args, "--out", str(out)]) == 0  # resumed: the other three terms
     assert "3 (record, value) terms done, 3 to go" in capsys.readouterr().out
+
+
+def test_a_file_appended_to_while_it_is_read_is_refused(tmp_path, capsys, monkeypatch):
+    from chancespiel.evaluation.experiments import luck_values
+
+    records = tmp_path / "pig.jsonl"
+    match = ["match", "python_pig(winscore=30)", "hold(n=8)", "hold(n=12)", "--matches", "2"]
+    assert cli.main([*match, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    lines = records.read_text().splitlines(keepends=True)
+    records.write_text("".join(lines[:2]))
+    read = luck_values.read_records
+
+    def read_then_a_game_arrives(path):
+        found = read(path)
+        with open(path, "a") as f:
+            f.write("".join(lines[2:]))
+        return found
+
+    monkeypatch.setattr(luck_values, "read_records", read_then_a_game_arrives)
+    capsys.readouterr()
+    out = tmp_path / "out"
+    args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
+    assert cli.main([*args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "changed while it was read" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+    monkeypatch.setattr(luck_values, "read_records", read)
+    assert cli.main([*args, "--out", str(out)]) == 0  # complete now: the same command runs
