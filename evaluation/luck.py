@@ -599,6 +599,21 @@ def record_correction(record: Record, value: ValueFunction) -> float:
     return factor * math.fsum(found)
 
 
+class CachedCorrections:
+    """`record_correction` of each record computed once, for one value function: replaying a
+    game with a lookahead value costs up to a second, and a report or a sequential rule asks
+    for the same records again (its text, its files and its plots; every look)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple[str, str, str, int, int], float] = {}
+
+    def __call__(self, record: Record, value: ValueFunction) -> float:
+        key = (record["game"], record["a"], record["b"], record["match"], record["game_index"])
+        if key not in self.cache:
+            self.cache[key] = record_correction(record, value)
+        return self.cache[key]
+
+
 def record_luck_and_drift(record: Record, value: ValueFunction) -> tuple[float, dict[str, float]]:
     """A record's correction (`record_correction`) and the drift of V in it by kind of node
     (`labelled_drift`), both in A's score units, from one replay.

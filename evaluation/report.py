@@ -13,7 +13,7 @@ import json
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,10 @@ import numpy as np
 from chancespiel.evaluation.match import Record, a_score, canonical_game, record_seats
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
 from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
+
+# a record's luck correction under a value function (evaluation.luck.record_correction, or
+# a CachedCorrections that computes each once)
+Correction = Callable[[Record, Any], float]
 
 MOVE_SAMPLE = 100_000  # move times kept per agent for the p99
 
@@ -388,15 +392,16 @@ def records_by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
 
 
 def pair_luck(
-    game_records: Sequence[Record], value: str | None = None
+    game_records: Sequence[Record], value: str | None = None, corrections: Correction | None = None
 ) -> dict[tuple[str, str], Any]:
-    """LuckSummary of each pair (A, B) of one game's records (see evaluation.luck)."""
+    """LuckSummary of each pair (A, B) of one game's records (see evaluation.luck), with the
+    records' corrections from `corrections` (a CachedCorrections) when given."""
     from chancespiel.evaluation.luck import luck_summary
 
     pairs: dict[tuple[str, str], list[Record]] = {}
     for record in game_records:
         pairs.setdefault((record["a"], record["b"]), []).append(record)
-    return {key: luck_summary(pair, value) for key, pair in pairs.items()}
+    return {key: luck_summary(pair, value, correction=corrections) for key, pair in pairs.items()}
 
 
 def format_luck(a: str, b: str, luck: Any) -> str:
@@ -427,17 +432,21 @@ def format_luck(a: str, b: str, luck: Any) -> str:
 
 
 def summarize(
-    records: Sequence[Record], luck: bool = False, value: str | None = None
+    records: Sequence[Record],
+    luck: bool = False,
+    value: str | None = None,
+    corrections: Correction | None = None,
 ) -> dict[str, Any]:
     """Everything `report --json` prints: per game, the pairs, the agents and the ratings;
-    with `luck`, each pair gets a "luck" object (evaluation.luck.LuckSummary.as_dict)."""
+    with `luck`, each pair gets a "luck" object (evaluation.luck.LuckSummary.as_dict).
+    `corrections`: as in pair_luck."""
     out: dict[str, Any] = {"games": []}
     for game, game_records in records_by_game(records).items():
         pairs = pair_summaries(game_records)
         ratings = fit_ratings(pairs)
         pair_dicts = [p.as_dict() for p in pairs]
         if luck:
-            lucks = pair_luck(game_records, value)
+            lucks = pair_luck(game_records, value, corrections)
             for entry in pair_dicts:
                 entry["luck"] = lucks[(entry["a"], entry["b"])].as_dict()
         out["games"].append(
@@ -458,9 +467,14 @@ def summarize(
     return out
 
 
-def format_report(records: Sequence[Record], luck: bool = False, value: str | None = None) -> str:
+def format_report(
+    records: Sequence[Record],
+    luck: bool = False,
+    value: str | None = None,
+    corrections: Correction | None = None,
+) -> str:
     """The text of `chancespiel report`: per game, the pairs or the table, times, failures;
-    with `luck`, raw and luck-corrected rates of every pair."""
+    with `luck`, raw and luck-corrected rates of every pair. `corrections`: as in pair_luck."""
     blocks = []
     for game, game_records in records_by_game(records).items():
         pairs = pair_summaries(game_records)
@@ -474,7 +488,7 @@ def format_report(records: Sequence[Record], luck: bool = False, value: str | No
             if ratings is not None:
                 lines.append(format_ratings(ratings))
         if luck:
-            for (a, b), summary in pair_luck(game_records, value).items():
+            for (a, b), summary in pair_luck(game_records, value, corrections).items():
                 lines.append("  " + format_luck(a, b, summary))
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
@@ -507,14 +521,18 @@ def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 
 
 def running_scores(
-    pair_records: Sequence[Record], luck: bool = False, value: str | None = None
+    pair_records: Sequence[Record],
+    luck: bool = False,
+    value: str | None = None,
+    corrections: Correction | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """A's score of each clean whole match in match order, and with `luck` the luck-corrected
     scores of the same matches (value function `value`, default the game's best; as in
-    luck_summary)."""
+    luck_summary). `corrections`: as in pair_luck."""
     from chancespiel.evaluation.luck import (
         corrected_rates,
         match_rates,
+        record_correction,
         value_function,
         whole_matches,
     )
@@ -523,7 +541,7 @@ def running_scores(
     if not luck or len(matches) < 2:
         return np.array(match_rates(matches)), None
     _, fn = value_function(canonical_game(pair_records[0]["game"]), value)
-    raw, corrected, _ = corrected_rates(matches, fn)
+    raw, corrected, _ = corrected_rates(matches, fn, corrections or record_correction)
     return np.array(raw), corrected
 
 
@@ -533,19 +551,26 @@ def write_report_files(
     luck: bool = False,
     value: str | None = None,
     made: dict[str, Any] | None = None,
+    corrections: Correction | None = None,
 ) -> list[str]:
     """report.json (as `report --json`, with `made`: the command, version, engine and date
     that made it), pairs.csv and agents.csv (one row per pair and per agent of every game),
     score.png (A's running score rate over the matches of each pair with its 95% interval,
     raw and with `luck` corrected) and elo.png (ratings with 95% intervals, per game with
-    three agents or more); returns the names written."""
+    three agents or more); returns the names written. Each record's correction is computed
+    once for the files and the plot, in `corrections` if given (a CachedCorrections shared
+    with format_report, say)."""
     import matplotlib
+
+    from chancespiel.evaluation.luck import CachedCorrections
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
-    summary = summarize(records, luck, value)
+    if corrections is None:
+        corrections = CachedCorrections()
+    summary = summarize(records, luck, value, corrections)
     if made is not None:
         summary = {"made": made, **summary}
     (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
@@ -561,7 +586,7 @@ def write_report_files(
             by_pair.setdefault((game, record["a"], record["b"]), []).append(record)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for (_game, a, b), pair_records in by_pair.items():
-        raw, corrected = running_scores(pair_records, luck, value)
+        raw, corrected = running_scores(pair_records, luck, value, corrections)
         for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
             if scores is None or len(scores) < 2:
                 continue

@@ -229,3 +229,24 @@ def test_report_out_writes_json_csv_and_plots(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert cli.main(["report", str(records), "--out", str(tmp_path / "file")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_report_luck_out_replays_each_game_once(tmp_path, capsys, monkeypatch):
+    """The text, report.json and score.png share one correction per record: a lookahead
+    value replays a long game for seconds, and three passes tripled a report's time."""
+    from chancespiel.evaluation import cli, luck
+
+    records = tmp_path / "t.jsonl"
+    argv = ["match", "python_pig(winscore=20)", "hold(n=5)", "hold(n=10)", "--matches", "4"]
+    assert cli.main([*argv, "--workers", "1", "--no-progress", "--out", str(records)]) == 0
+    computed = luck.record_correction
+    calls = []
+
+    def counted(record, value):
+        calls.append((record["match"], record["game_index"]))
+        return computed(record, value)
+
+    monkeypatch.setattr(luck, "record_correction", counted)
+    assert cli.main(["report", str(records), "--luck", "--out", str(tmp_path / "r")]) == 0
+    assert sorted(calls) == sorted(set(calls)) and len(calls) == 8
+    assert (tmp_path / "r" / "score.png").stat().st_size > 0

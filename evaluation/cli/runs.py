@@ -220,7 +220,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """Summarizes record files: score rates, tables, ratings, times, failures."""
-    from chancespiel.evaluation.luck import LuckError
+    from chancespiel.evaluation.luck import CachedCorrections, LuckError
     from chancespiel.evaluation.report import format_report, summarize, write_report_files
 
     if args.value is not None and not args.luck:
@@ -231,14 +231,20 @@ def cmd_report(args: argparse.Namespace) -> None:
         if (Path(args.out) / "report.json").exists():
             raise UsageError(f"--out {args.out} holds a report already: name a new directory")
     records = read_all(args.files)
+    corrections = CachedCorrections()  # the text and the files: each game replayed once
     try:
         if args.json:
-            print(json.dumps(summarize(records, args.luck, args.value)))
+            print(json.dumps(summarize(records, args.luck, args.value, corrections)))
         else:
-            print(format_report(records, args.luck, args.value))
+            print(format_report(records, args.luck, args.value, corrections))
         if args.out is not None:
             written = write_report_files(
-                records, Path(args.out), args.luck, args.value, made_by(args.command_line)
+                records,
+                Path(args.out),
+                args.luck,
+                args.value,
+                made_by(args.command_line),
+                corrections,
             )
             print(f"written to {args.out}: {', '.join(written)}", file=sys.stderr)
     except LuckError as e:

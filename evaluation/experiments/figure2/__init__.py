@@ -47,7 +47,8 @@ from chancespiel.evaluation.experiments.figure2.render import (
     write_outputs,
 )
 from chancespiel.evaluation.experiments.figure2.running import play_all, play_sequential
-from chancespiel.evaluation.experiments.figure2.stats import CachedCorrections, answers_for
+from chancespiel.evaluation.experiments.figure2.stats import answers_for
+from chancespiel.evaluation.luck import CachedCorrections
 from chancespiel.evaluation.luck import LuckError
 from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options

@@ -9,7 +9,8 @@ import time
 from collections.abc import Sequence
 
 from chancespiel.evaluation.experiments.figure2.plan import GamePlan, plan_records
-from chancespiel.evaluation.experiments.figure2.stats import CachedCorrections, answer
+from chancespiel.evaluation.experiments.figure2.stats import answer
+from chancespiel.evaluation.luck import CachedCorrections
 from chancespiel.evaluation.run_options import run_games, speed_line
 from chancespiel.evaluation.sequential import SequentialRule
 

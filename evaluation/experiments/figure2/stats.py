@@ -16,7 +16,7 @@ from chancespiel.evaluation.experiments.figure2.plan import (
     pairing_label,
     plan_records,
 )
-from chancespiel.evaluation.luck import LuckSummary, ValueFunction, luck_summary, record_correction
+from chancespiel.evaluation.luck import CachedCorrections, LuckSummary, luck_summary
 from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import pair_summaries
 from chancespiel.evaluation.sequential import Decision, SequentialRule, decide, verdict
@@ -116,20 +116,6 @@ PAPER_RATES: dict[tuple[str, str], float] = {
 def paper_rate(key: str, label: str) -> float | None:
     """The rate the paper states for a pairing in the game `key`, None if it states none."""
     return PAPER_RATES.get((key, label))
-
-
-class CachedCorrections:
-    """Luck corrections of records, each computed once: replaying a game with a lookahead
-    value costs up to a second, and every look of the sequential rule needs them again."""
-
-    def __init__(self) -> None:
-        self.cache: dict[tuple[str, str, str, int, int], float] = {}
-
-    def __call__(self, record: Record, value: ValueFunction) -> float:
-        key = (record["game"], record["a"], record["b"], record["match"], record["game_index"])
-        if key not in self.cache:
-            self.cache[key] = record_correction(record, value)
-        return self.cache[key]
 
 
 @dataclass
