@@ -16,6 +16,15 @@ from chancespiel.games import learned
 from chancespiel.games.registry import _VALUE_MODELS, register_value_model
 
 
+def _one_line_error(argv: list[str], capsys) -> str:
+    """Runs the command, which must fail with a one-line error; returns the line."""
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    return err
+
+
 def test_pooled_ratio_by_hand() -> None:
     a = (np.array([0.0, 1.0, 0.5, 0.5]), np.array([0.25, 0.75, 0.5, 0.5]))
     b = (np.array([1.0, 0.0]), np.array([0.5, 0.5]))
@@ -161,12 +170,9 @@ def test_a_term_that_fails_is_one_line_and_the_terms_before_it_are_kept(
         return computed(task)
 
     monkeypatch.setattr(luck_values, "record_terms", fails_at_the_fourth)
-    capsys.readouterr()
     out = tmp_path / "out"
     args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
-    assert cli.main([*args, "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "does not replay" in err and len(err.strip().splitlines()) == 1
+    assert "does not replay" in _one_line_error([*args, "--out", str(out)], capsys)
     assert len((out / "terms.jsonl").read_text().splitlines()) == 3
     monkeypatch.setattr(luck_values, "record_terms", computed)
     assert cli.main([*args, "--out", str(out)]) == 0  # resumed: the other three terms
@@ -190,12 +196,9 @@ def test_a_file_appended_to_while_it_is_read_is_refused(tmp_path, capsys, monkey
         return found
 
     monkeypatch.setattr(luck_values, "read_records", read_then_a_game_arrives)
-    capsys.readouterr()
     out = tmp_path / "out"
     args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
-    assert cli.main([*args, "--out", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert "changed while it was read" in err and len(err.strip().splitlines()) == 1
+    assert "changed while it was read" in _one_line_error([*args, "--out", str(out)], capsys)
     assert not out.exists()
     monkeypatch.setattr(luck_values, "read_records", read)
     assert cli.main([*args, "--out", str(out)]) == 0  # complete now: the same command runs
