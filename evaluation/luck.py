@@ -605,10 +605,10 @@ class CachedCorrections:
     for the same records again (its text, its files and its plots; every look)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[str, str, str, int, int], float] = {}
+        self.cache: dict[str, float] = {}
 
     def __call__(self, record: Record, value: ValueFunction) -> float:
-        key = (record["game"], record["a"], record["b"], record["match"], record["game_index"])
+        key = record_key(record)
         if key not in self.cache:
             self.cache[key] = record_correction(record, value)
         return self.cache[key]
