@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # compiler is present, so a change to one reinstalls.
 ENGINE := $(shell sed -n 's/^    "\([a-z_/]*\.py\)": .*/\1/p' chancespiel/engine.py)
 
-.PHONY: demo test test-slow lint typecheck format bench build clean
+.PHONY: demo test test-slow lint typecheck format bench build wheel clean
 
 $(BASE): pyproject.toml setup.py chancespiel/engine.py $(ENGINE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,15 @@ test: $(STAMP) lint
 build: typecheck
 	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/chancespiel --version
+
+# A wheel with the compiled engine inside, for machines of the same platform and Python that
+# have no C compiler (installing it compiles nothing): dist/chancespiel-*.whl.
+wheel: typecheck
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+	$(BIN)/python -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
+	print(sys.argv[1] + (': compiled engine' if any('engine_lib__mypyc' in n for n in names) \
+	else ': pure Python only (compiling failed: make build shows why)'))" \
+	$$(ls -t dist/chancespiel-*.whl | head -1)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
@@ -60,5 +69,5 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_summary.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
 	find chancespiel games agents -name '*.so' -delete

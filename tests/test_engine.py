@@ -8,12 +8,14 @@ compares the compiled code with its pure Python source.
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import pickle
 import random
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +183,32 @@ def test_a_source_newer_than_its_extension_runs_pure_python(tmp_path, monkeypatc
     assert "has no compiled extension" in str(engine._decide(tmp_path))
     monkeypatch.setenv(engine.ENV_PURE, "1")
     assert engine.ENV_PURE in str(engine._decide(tmp_path))
+
+
+@pytest.mark.slow
+def test_a_wheel_carries_the_compiled_engine_to_machines_without_a_compiler(tmp_path):
+    """`make wheel`: where the engine compiles, the wheel holds every compiled module, and
+    installed without building anything it runs the compiled engine (about a minute)."""
+    if engine.pure_requested() or not engine.compiler_found():
+        pytest.skip("pure Python asked for, or no C compiler")
+    root = Path(__file__).resolve().parents[1]
+    pip = [sys.executable, "-m", "pip", "--quiet"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", tmp_path, root], check=True, timeout=1800)
+    (wheel,) = tmp_path.glob("chancespiel-*.whl")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for module in engine.COMPILED.values():
+        assert module.replace(".", "/") + suffix in names, module
+    site = tmp_path / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--target", site, wheel], check=True)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import chancespiel.games.pig_core as m; "
+        "from chancespiel import engine; print(engine.name(), m.__file__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, site], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["compiled", f"{site}/chancespiel/games/pig_core{suffix}"]
 
 
 def test_version_names_the_engine():
