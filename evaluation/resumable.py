@@ -68,13 +68,31 @@ def read_rows(path: Path) -> list[Row]:
     return rows
 
 
-def drop_torn_line(path: Path) -> None:
-    """Cuts a partly written last line (a killed run) off `path` before lines are appended."""
-    if not path.exists() or not path.stat().st_size:
+TAIL_BLOCK = 1 << 16  # bytes read at a time, back from the end, to find the last newline
+
+
+def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
+    """Cuts a partly written last line (a killed run) off `path` before lines are appended.
+
+    The file is truncated in place after its last newline, found by reading back from the end
+    a `block` at a time: the complete lines are neither read nor written again, so a kill
+    while this runs cannot lose them (a rewrite of the whole file could)."""
+    if not path.exists():
         return
-    text = path.read_bytes()
-    if not text.endswith(b"\n"):
-        path.write_bytes(text[: text.rfind(b"\n") + 1])
+    with open(path, "r+b") as f:
+        end = f.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(0, end - block)
+            f.seek(start)
+            chunk = f.read(end - start)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                end = start + newline + 1
+                break
+            end = start
+        if end < f.seek(0, os.SEEK_END):
+            f.truncate(end)
+            os.fsync(f.fileno())
 
 
 def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:

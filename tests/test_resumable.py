@@ -8,7 +8,13 @@ import time
 
 import pytest
 
-from chancespiel.evaluation.resumable import check_run, read_rows, run_lock, run_tasks
+from chancespiel.evaluation.resumable import (
+    check_run,
+    drop_torn_line,
+    read_rows,
+    run_lock,
+    run_tasks,
+)
 from chancespiel.evaluation.usage import UsageError
 
 
@@ -27,6 +33,25 @@ def test_tasks_append_rows_and_a_torn_line_is_run_again(tmp_path, workers):
     rows = read_rows(path)
     assert sorted(r["n"] for r in rows) == list(range(7))
     assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 7
+
+
+@pytest.mark.parametrize(
+    ("content", "kept"),
+    [
+        (b'{"n": 1}\n{"n": 2}\n', b'{"n": 1}\n{"n": 2}\n'),  # nothing torn: unchanged
+        (b'{"n": 1}\n{"n": 2}\n{"n": 3, "sq', b'{"n": 1}\n{"n": 2}\n'),
+        (b'{"n": 1}\n' + b"x" * 50, b'{"n": 1}\n'),  # a torn line longer than a block
+        (b'{"n": 1, "sq', b""),  # no complete line at all
+        (b"", b""),
+    ],
+)
+def test_a_torn_line_is_cut_in_place(tmp_path, content, kept):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(content)
+    drop_torn_line(path, block=4)  # blocks of 4 bytes: every torn line spans several
+    assert path.read_bytes() == kept
+    drop_torn_line(tmp_path / "missing.jsonl")  # nothing to cut, nothing made
+    assert not (tmp_path / "missing.jsonl").exists()
 
 
 def test_a_passed_deadline_stops_after_the_tasks_in_flight(tmp_path):
