@@ -45,6 +45,7 @@ import math
 import random
 import re
 import warnings
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -194,8 +195,10 @@ def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
 
 
 SEARCH = "search"
-SEARCH_SPEC = f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME][,samples=K])"  # as help shows it
-SEARCH_PARAMS = ("depth", "max_nodes", "heuristic", "samples")
+SEARCH_SPEC = (  # as help shows it
+    f"{SEARCH}(depth=D|max_nodes=N[,heuristic=NAME][,samples=K][,chance_samples=C])"
+)
+SEARCH_PARAMS = ("depth", "max_nodes", "heuristic", "samples", "chance_samples")
 MAX_SEARCH_DEPTH = 64  # a node budget alone deepens up to this many plies
 
 
@@ -205,17 +208,21 @@ def search_value(
     max_nodes: int | None = None,
     heuristic: str = DEFAULT_HEURISTIC,
     samples: int | None = None,
+    chance_samples: int | None = None,
 ) -> ValueFunction:
     """Star2 on `heuristic` for player 0: to `depth` plies, or as deep as `max_nodes` nodes
     complete (both: whichever ends first); the heuristic itself at a chance node (a chance
     node's child that is one, as in EWN's setups). With `samples`, a `SampledMean` whose
     control is that same heuristic (cheap, what the search refines, and one set of stored
-    learned values for both).
+    learned values for both). With `chance_samples`, the search is MCMS's Star2 (star2ss),
+    `chance_samples` outcomes drawn at each of its own chance nodes, seeded by the state, so
+    that V stays a function of the state: a deeper search for the cost where chance nodes
+    are wide (Can't Stop's 126 rolls), at the price of its sampling error in V.
 
     Raises:
       LuckError: without a bound (a search of a long game need not end), for a bound below 1,
         a heuristic the game does not know, a game Star2 cannot search, or samples not in
-        1..MAX_SAMPLES.
+        1..MAX_SAMPLES (either of them).
     """
     from chancespiel.agents.search_common import check_two_player_zero_sum
     from chancespiel.agents.star_minimax import search
@@ -236,12 +243,13 @@ def search_value(
             raise LuckError(f"value 'search': {key} must be an integer >= 1, got {bound!r}")
     if depth is not None and depth > MAX_SEARCH_DEPTH:
         raise LuckError(f"value 'search': depth must be at most {MAX_SEARCH_DEPTH}, got {depth}")
-    if samples is not None and (
-        isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES
-    ):
-        raise LuckError(
-            f"value 'search': samples must be an integer in 1..{MAX_SAMPLES}, got {samples!r}"
-        )
+    for key, count in (("samples", samples), ("chance_samples", chance_samples)):
+        if count is not None and (
+            isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_SAMPLES
+        ):
+            raise LuckError(
+                f"value 'search': {key} must be an integer in 1..{MAX_SAMPLES}, got {count!r}"
+            )
     try:
         h = evaluation_for(game, heuristic)
     except ValueError as e:
@@ -257,7 +265,16 @@ def search_value(
         player = state.current_player()
         if player == CHANCE:
             return h(state, 0)
-        found = search(state, game, "star2", max_depth=plies, max_nodes=max_nodes, evaluation=h)
+        found = search(
+            state,
+            game,
+            "star2",
+            max_depth=plies,
+            max_nodes=max_nodes,
+            evaluation=h,
+            samples=chance_samples,
+            seed=_state_seed(state) if chance_samples else 0,
+        )
         if found.depth == 0:  # not even one ply within the node budget
             return h(state, 0)
         return found.value if player == 0 else -found.value
@@ -266,6 +283,12 @@ def search_value(
 
 
 MAX_SAMPLES = 10_000
+
+
+def _state_seed(state: Core) -> int:
+    """A seed that is a function of the state alone, in every process: its `state_key` where
+    that hashes the state's fields (ints, so not salted per process), else a CRC of its text."""
+    return state.state_key() if state.has_state_key() else zlib.crc32(str(state).encode())
 
 
 @dataclass(frozen=True)
@@ -347,7 +370,12 @@ def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
     if not isinstance(heuristic, str):
         raise LuckError(f"value 'search': heuristic must be a name, got {heuristic!r}")
     return name, search_value(
-        game, params.get("depth"), params.get("max_nodes"), heuristic, params.get("samples")
+        game,
+        params.get("depth"),
+        params.get("max_nodes"),
+        heuristic,
+        params.get("samples"),
+        params.get("chance_samples"),
     )
 
 

@@ -407,3 +407,22 @@ def test_a_sampled_search_value_keeps_returns_telescoping_and_names_bad_samples(
     for bad in ("0", "True", "2.5", "10001"):
         with pytest.raises(LuckError, match=r"samples must be an integer in 1\.\.10000"):
             value_function(game_string, f"search(depth=1,samples={bad})")
+        with pytest.raises(LuckError, match=r"chance_samples must be an integer in 1\.\.10000"):
+            value_function(game_string, f"search(depth=1,chance_samples={bad})")
+
+
+def test_a_search_value_with_sampled_chance_nodes_is_a_function_of_the_state() -> None:
+    """MCMS inside the value, seeded by the state: the same state gets the same value whatever
+    was valued before it, in every value function made anew."""
+    game_string = "python_cant_stop"
+    game = pyspiel.load_game(game_string)
+    _, sampled = value_function(game_string, "search(depth=2,chance_samples=4)")
+    _, full = value_function(game_string, "search(depth=2)")
+    positions = golden_positions(game, 4, seed=5)
+    first = [sampled(core) for core in positions]
+    assert [sampled(core) for core in reversed(positions)] == first[::-1]
+    _, again = value_function(game_string, "search(depth=2,chance_samples=4)")
+    assert [again(core.clone()) for core in positions] == first
+    exact = [full(core) for core in positions]
+    assert first != exact  # four of up to 126 rolls: an estimate, not the full mean
+    assert all(-1.0 <= v <= 1.0 for v in first)
