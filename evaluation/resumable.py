@@ -80,7 +80,7 @@ def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
     if not path.exists():
         return
     with open(path, "r+b") as f:
-        end = f.seek(0, os.SEEK_END)
+        size = end = f.seek(0, os.SEEK_END)
         while end > 0:
             start = max(0, end - block)
             f.seek(start)
@@ -90,7 +90,7 @@ def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
                 end = start + newline + 1
                 break
             end = start
-        if end < f.seek(0, os.SEEK_END):
+        if end < size:
             f.truncate(end)
             os.fsync(f.fileno())
 

@@ -48,8 +48,7 @@ from chancespiel.evaluation.experiments.figure2.render import (
 )
 from chancespiel.evaluation.experiments.figure2.running import play_all, play_sequential
 from chancespiel.evaluation.experiments.figure2.stats import answers_for
-from chancespiel.evaluation.luck import CachedCorrections
-from chancespiel.evaluation.luck import LuckError
+from chancespiel.evaluation.luck import CachedCorrections, LuckError
 from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options
 from chancespiel.evaluation.sequential import SequentialRule
