@@ -8,6 +8,8 @@ from chancespiel.games.registry import register_value_model
 HERE = Path(__file__).resolve().parent
 MODELS = {
     "python_einstein_wurfelt_nicht": "ewn_search4.json",
+    "python_cant_stop": "cant_stop_search2.json",
+    "python_ra": "ra_search2.json",
 }
 
 for game, name in MODELS.items():
