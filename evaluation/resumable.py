@@ -27,7 +27,7 @@ import tqdm
 
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.usage import UsageError, command_text, write_text
-from chancespiel.files import open_text
+from chancespiel.files import open_text, read_json
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -95,6 +95,24 @@ def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
             os.fsync(f.fileno())
 
 
+def read_settings(out: Path) -> dict[str, Any]:
+    """The settings of the run in `out` (its run.json).
+
+    Raises:
+      UsageError: if there is none, or it is not a run file.
+    """
+    path = out / RUN
+    try:
+        settings = read_json(path, MAX_LINE)
+    except FileNotFoundError:
+        raise UsageError(f"{out} holds no run (no {RUN})") from None
+    except (OSError, ValueError):
+        raise UsageError(f"{path} is not a run file of this experiment") from None
+    if not isinstance(settings, dict):
+        raise UsageError(f"{path} is not a run file of this experiment")
+    return settings
+
+
 def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:
     """Writes `out/run.json`, or refuses a directory holding a run with other settings (`hint`
     says which options to repeat).
@@ -104,13 +122,7 @@ def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:
     """
     path = out / RUN
     if path.exists():
-        try:
-            with open_text(path) as f:
-                old = json.loads(f.read(MAX_LINE))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            raise UsageError(f"{path} is not a run file of this experiment") from None
-        if not isinstance(old, dict):
-            raise UsageError(f"{path} is not a run file of this experiment")
+        old = read_settings(out)
         if old != settings:
             changed = ", ".join(k for k in settings if old.get(k) != settings[k]) or "others"
             raise UsageError(

@@ -27,7 +27,7 @@ import csv
 import datetime
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -155,24 +155,35 @@ def drift_by_kind(pairs: Sequence[list[dict[str, float]]]) -> dict[str, float]:
     return {kind: cross[kind] / total_ss if total_ss > 0 else math.nan for kind in kinds}
 
 
+def pooled_variances(
+    blocks: Sequence[Sequence[np.ndarray]], rng: np.random.Generator | None = None
+) -> list[float]:
+    """Each column's match-score variance pooled over pairings: each block is one pairing's
+    aligned score arrays (raw, corrected, ...), their sums of squares taken about the
+    pairing's own means. With `rng`, the matches are resampled within each pairing, the same
+    matches for every column (a paired bootstrap)."""
+    sums = [0.0] * len(blocks[0]) if blocks else []
+    n = 0
+    for columns in blocks:
+        if rng is not None:
+            pick = rng.integers(0, len(columns[0]), len(columns[0]))
+            columns = [column[pick] for column in columns]
+        for k, column in enumerate(columns):
+            sums[k] += float(np.sum((column - column.mean()) ** 2))
+        n += len(columns[0]) - 1
+    return [total / max(n, 1) for total in sums]
+
+
 def pooled_ratio(
     pairs: Sequence[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator | None = None
 ) -> tuple[float, float]:
     """Pooled raw and corrected match variances over pairings (each (raw, corrected) array
     pair one pairing; with `rng`, matches resampled within each pairing)."""
-    raw_ss = corr_ss = 0.0
-    n = 0
-    for raw, corrected in pairs:
-        if rng is not None:
-            pick = rng.integers(0, len(raw), len(raw))
-            raw, corrected = raw[pick], corrected[pick]
-        raw_ss += float(np.sum((raw - raw.mean()) ** 2))
-        corr_ss += float(np.sum((corrected - corrected.mean()) ** 2))
-        n += len(raw) - 1
-    return raw_ss / max(n, 1), corr_ss / max(n, 1)
+    raw, corrected = pooled_variances(pairs, rng)
+    return raw, corrected
 
 
-def _ratio(raw: float, corrected: float) -> float:
+def variance_ratio(raw: float, corrected: float) -> float:
     """raw / corrected, infinite when the correction removed all of raw's variance, nan when
     there was none to remove."""
     if corrected > 0:
@@ -186,18 +197,20 @@ def ratio_interval(
     """A 95% percentile bootstrap interval of the pooled variance ratio; (nan, nan) when no
     resample varies at all (a handful of matches with equal scores)."""
     rng = np.random.default_rng(seed)
-    ratios = []
-    for _ in range(BOOTSTRAP):
-        ratio = _ratio(*pooled_ratio(pairs, rng))
-        if not math.isnan(ratio):
-            ratios.append(ratio)
-    if not ratios:
+    return percentile_interval(variance_ratio(*pooled_ratio(pairs, rng)) for _ in range(BOOTSTRAP))
+
+
+def percentile_interval(draws: Iterable[float]) -> tuple[float, float]:
+    """The 95% percentile interval of bootstrap draws, leaving out undefined (nan) ones;
+    (nan, nan) when none is defined."""
+    found = [draw for draw in draws if not math.isnan(draw)]
+    if not found:
         return math.nan, math.nan
-    if math.inf in ratios:  # interpolating between two infinite ratios is undefined
-        low = np.percentile(ratios, 2.5, method="lower")
-        high = np.percentile(ratios, 97.5, method="higher")
+    if any(math.isinf(draw) for draw in found):  # interpolating to an infinity is undefined
+        low = np.percentile(found, 2.5, method="lower")
+        high = np.percentile(found, 97.5, method="higher")
     else:
-        low, high = np.percentile(ratios, [2.5, 97.5])
+        low, high = np.percentile(found, [2.5, 97.5])
     return float(low), float(high)
 
 
@@ -247,13 +260,16 @@ Pairings = dict[str, dict[tuple[str, str], list[Record]]]  # game -> (a, b) -> r
 Matches = dict[tuple[str, tuple[str, str]], list[tuple[Record, Record]]]  # whole, 2 or more
 
 
-def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], list[str]]:
+def read_pairings(
+    paths: Sequence[str], refuse_training: bool = True
+) -> tuple[Pairings, dict[int, tuple[int, int]], list[str]]:
     """The records of the files by game and pairing, each record's (file, record) index by
     its id, and each file's SHA-256.
 
     Raises:
       UsageError: for a file that is not a record file or changed while it was read, a game
-        found in two places, or records that trained the game's learned value.
+        found in two places, or (with `refuse_training`) records that trained the game's
+        learned value.
     """
     by_game: Pairings = {}
     index: dict[int, tuple[int, int]] = {}
@@ -286,10 +302,28 @@ def _read(paths: Sequence[str]) -> tuple[Pairings, dict[int, tuple[int, int]], l
             seen[key] = (file, number)
             by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
             index[id(record)] = (file, number)
-        for game in sorted(games):
+        for game in sorted(games if refuse_training else ()):
             if str(Path(path).resolve()) in _training_records(game):
                 raise UsageError(f"{path} trained the learned value of {game}: use other records")
     return by_game, index, digests
+
+
+def measured_matches(by_game: Pairings) -> Matches:
+    """The whole matches of each game's pairings that have two or more (a pairing's variance
+    needs two).
+
+    Raises:
+      UsageError: if no pairing has two.
+    """
+    matches: Matches = {
+        (game, pair): whole_matches(records)[0]
+        for game, pairings in by_game.items()
+        for pair, records in pairings.items()
+    }
+    matches = {key: found for key, found in matches.items() if len(found) >= 2}
+    if not matches:
+        raise UsageError("no pairing with two whole matches in these records")
+    return matches
 
 
 def _models(games: Sequence[str]) -> dict[str, str]:
@@ -316,7 +350,7 @@ def _needed(matches: Matches, applies: dict[str, list[str]]) -> Iterator[tuple[R
                     yield record, name
 
 
-def _read_terms(path: Path) -> dict[tuple[int, int, str], Row]:
+def read_terms(path: Path) -> dict[tuple[int, int, str], Row]:
     """The rows of terms.jsonl by (file, record, value).
 
     Raises:
@@ -338,16 +372,9 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--workers must be in 1..64, got {args.workers}")
     if args.max_minutes is not None and not args.max_minutes > 0:
         raise UsageError(f"--max-minutes must be > 0, got {args.max_minutes}")
-    by_game, index, digests = _read(args.records)
+    by_game, index, digests = read_pairings(args.records)
     applies = {game: _applying(game, values) for game in by_game}
-    matches: Matches = {
-        (game, pair): whole_matches(records)[0]
-        for game, pairings in by_game.items()
-        for pair, records in pairings.items()
-    }
-    matches = {key: found for key, found in matches.items() if len(found) >= 2}
-    if not matches:
-        raise UsageError("no pairing with two whole matches in these records")
+    matches = measured_matches(by_game)
     if not any(applies[game] for game, _ in matches):
         raise UsageError(f"none of the value functions {values} applies to these games")
     settings = {
@@ -364,7 +391,7 @@ def _run(args: argparse.Namespace) -> None:
             skipped = [name for name in values if name not in applies[game]]
             print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
         terms_path = out / TERMS
-        done = _read_terms(terms_path)
+        done = read_terms(terms_path)
         tasks = [
             (record, name, bool(args.decompose), index[id(record)])
             for record, name in _needed(matches, applies)
@@ -392,7 +419,7 @@ def _run(args: argparse.Namespace) -> None:
                 again = "the same command" if args.out else f"the same command with --out {out}"
                 print(f"stopped at --max-minutes; {again} resumes")
                 return
-            done = _read_terms(terms_path)
+            done = read_terms(terms_path)
         terms = {
             (id(r), name): done[(*index[id(r)], name)] for r, name in _needed(matches, applies)
         }
@@ -457,7 +484,7 @@ def _summarise(
                 "pairings": len(pairs),
                 "raw_needed": needed(raw_var),
                 "corrected_needed": needed(corr_var),
-                "ratio": _ratio(raw_var, corr_var),
+                "ratio": variance_ratio(raw_var, corr_var),
                 "ratio_low": low,
                 "ratio_high": high,
                 "cpu_s": math.fsum(

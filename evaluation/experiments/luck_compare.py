@@ -1,0 +1,185 @@
+"""The paired difference between two value functions' luck corrections on the same records.
+
+Two finished `luck-values` runs on the same record files (or one run and two of its values),
+each named by its directory and a value: per game, each value's pooled variance ratio with
+its own bootstrap interval, and the second's ratio minus the first's with a paired one (the
+same matches resampled within each pairing for both). Two corrections of the same matches
+move together, so their difference is far better determined than the two intervals side by
+side suggest. Each value's corrected scores are cross-fitted per pairing from the terms its
+run kept (`terms.jsonl`), exactly as `luck-values` reports them.
+
+The runs may use different learned models (`--import` in one of them): the terms are what
+each run computed, and the record files are read from the paths the first run names, from
+where the command is run, and refused if they are not the files the runs were made on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chancespiel.evaluation.experiments import Experiment
+from chancespiel.evaluation.experiments.luck_values import (
+    BOOTSTRAP,
+    TERMS,
+    Matches,
+    measured_matches,
+    pairing_scores,
+    percentile_interval,
+    pooled_variances,
+    ratio_interval,
+    read_pairings,
+    read_terms,
+    variance_ratio,
+)
+from chancespiel.evaluation.resumable import RUN, Row, read_settings
+from chancespiel.evaluation.usage import UsageError, seed_arg
+
+LABELS = ("first", "second")
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    for label in LABELS:
+        parser.add_argument(
+            f"--{label}",
+            nargs=2,
+            required=True,
+            metavar=("RUN", "VALUE"),
+            help=f"the {label} value: a luck-values output directory and one of its values",
+        )
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the bootstrap")
+
+
+def _settings(run: Path) -> dict[str, Any]:
+    """A luck-values run's settings (its run.json).
+
+    Raises:
+      UsageError: if `run` holds none.
+    """
+    settings = read_settings(run)
+    if not {"records", "sha256", "values"} <= set(settings):
+        raise UsageError(f"{run / RUN} is not a run file of luck-values")
+    return settings
+
+
+def _terms_of(
+    run: Path,
+    value: str,
+    matches: Matches,
+    index: dict[int, tuple[int, int]],
+    label: str,
+) -> dict[tuple[int, str], Row]:
+    """The run's term of every record of `matches` under `value`, by (id of the record,
+    `label`); a game whose records have no term under it (the value does not apply there)
+    has none.
+
+    Raises:
+      UsageError: if the run has some of a game's terms but not all (it has not finished).
+    """
+    rows = read_terms(run / TERMS)
+    found: dict[tuple[int, str], Row] = {}
+    for game in {game for game, _ in matches}:
+        records = [r for (g, _), ms in matches.items() if g == game for m in ms for r in m]
+        have = [(*index[id(r)], value) in rows for r in records]
+        if any(have) and not all(have):
+            raise UsageError(
+                f"{run} has {sum(have)} of the {len(have)} terms of {value} for {game}: "
+                "finish that run first"
+            )
+        for record in records if all(have) else ():
+            found[id(record), label] = rows[(*index[id(record)], value)]
+    return found
+
+
+def difference_interval(blocks: Sequence[Sequence[np.ndarray]], seed: int) -> tuple[float, float]:
+    """A paired 95% bootstrap interval of the second corrected score's variance ratio minus
+    the first's, each block one pairing's (raw, first, second) scores by match."""
+    rng = np.random.default_rng(seed)
+
+    def difference() -> float:
+        raw, first, second = pooled_variances(blocks, rng)
+        return variance_ratio(raw, second) - variance_ratio(raw, first)
+
+    return percentile_interval(difference() for _ in range(BOOTSTRAP))
+
+
+def compare(matches: Matches, terms: dict[tuple[int, str], Row], seed: int) -> list[dict[str, Any]]:
+    """Per game where both values have terms: the matches, pairings, each value's pooled
+    variance ratio with its interval, and the second's minus the first's with a paired 95%
+    bootstrap interval."""
+    found = []
+    for game in dict.fromkeys(game for game, _ in matches):
+        blocks = []
+        for (g, _), ms in matches.items():
+            if g != game or any((id(ms[0][0]), label) not in terms for label in LABELS):
+                continue
+            raw, corrected, _ = pairing_scores(ms, LABELS, terms)
+            blocks.append((raw, *(corrected[label] for label in LABELS)))
+        if not blocks:
+            continue
+        raw_var, *corrected_var = pooled_variances(blocks)
+        ratios = [variance_ratio(raw_var, v) for v in corrected_var]
+        entry: dict[str, Any] = {
+            "game": game,
+            "pairings": len(blocks),
+            "matches": sum(len(b[0]) for b in blocks),
+            "difference": ratios[1] - ratios[0],
+            "interval": difference_interval(blocks, seed),
+        }
+        for k, label in enumerate(LABELS):
+            entry[label] = ratios[k]
+            entry[f"{label}_interval"] = ratio_interval([(b[0], b[1 + k]) for b in blocks], seed)
+        found.append(entry)
+    return found
+
+
+def _run(args: argparse.Namespace) -> None:
+    runs = [(Path(run), value) for run, value in (args.first, args.second)]
+    settings = [_settings(run) for run, _ in runs]
+    for (run, value), found in zip(runs, settings, strict=True):
+        if value not in found["values"]:
+            raise UsageError(f"{run} has no value {value!r}; its values: {found['values']}")
+    if settings[0]["sha256"] != settings[1]["sha256"]:
+        raise UsageError(f"{runs[0][0]} and {runs[1][0]} were not run on the same record files")
+    by_game, index, digests = read_pairings(settings[0]["records"], refuse_training=False)
+    if digests != settings[0]["sha256"]:
+        raise UsageError(
+            f"the record files {settings[0]['records']} are not those the runs were made on"
+        )
+    matches = measured_matches(by_game)
+    terms: dict[tuple[int, str], Row] = {}
+    for (run, value), label in zip(runs, LABELS, strict=True):
+        terms |= _terms_of(run, value, matches, index, label)
+    table = compare(matches, terms, args.seed)
+    if not table:
+        raise UsageError("the two values have no game in common")
+    names = [f"{value} ({run})" for run, value in runs]
+    print(f"first: {names[0]}\nsecond: {names[1]}")
+    if settings[0].get("models") != settings[1].get("models"):  # e.g. one run with --import
+        print("the runs' learned models differ (the models in each run.json)")
+    print("| game | pairings | matches | first | second | second - first (95%, paired) |")
+    print("|---|---:|---:|---|---|---|")
+    for row in table:
+        low, high = row["interval"]
+        print(
+            f"| {row['game']} | {row['pairings']} | {row['matches']} | "
+            + " | ".join(_ratio_text(row[label], row[f"{label}_interval"]) for label in LABELS)
+            + f" | {row['difference']:+.2f} ({low:+.2f} to {high:+.2f}) |"
+        )
+
+
+def _ratio_text(ratio: float, interval: tuple[float, float]) -> str:
+    return f"{ratio:.2f} ({interval[0]:.2f}-{interval[1]:.2f})" if math.isfinite(ratio) else "inf"
+
+
+EXPERIMENT = Experiment(
+    "luck-compare",
+    "the paired difference of two value functions' variance ratios on the same records",
+    _add_arguments,
+    _run,
+)
