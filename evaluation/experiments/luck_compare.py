@@ -62,7 +62,8 @@ def _settings(run: Path) -> dict[str, Any]:
       UsageError: if `run` holds none.
     """
     settings = read_settings(run)
-    if not {"records", "sha256", "values"} <= set(settings):
+    lists = [settings.get(key) for key in ("records", "sha256", "values")]
+    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists):
         raise UsageError(f"{run / RUN} is not a run file of luck-values")
     return settings
 

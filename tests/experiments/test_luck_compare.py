@@ -70,6 +70,9 @@ def test_runs_that_cannot_be_compared_are_one_line_errors(runs, tmp_path, capsys
     records, both, heuristic = runs
     base = ["experiment", "luck-compare", "--first", str(both), "exact", "--second"]
     assert "holds no run" in _one_line_error([*base, str(tmp_path), "exact"], capsys)
+    (tmp_path / "run.json").write_text('{"records": "pig.jsonl"}')
+    assert "not a run file of luck-values" in _one_line_error([*base, str(tmp_path), "x"], capsys)
+    (tmp_path / "run.json").unlink()
     assert "has no value 'lookahead'" in _one_line_error(
         [*base, str(heuristic), "lookahead"], capsys
     )
