@@ -6,6 +6,7 @@ import csv
 import shutil
 
 import pytest
+from one_line import one_line_error
 
 from chancespiel.evaluation import cli
 
@@ -58,36 +59,28 @@ def test_the_ratios_are_luck_values_own_and_a_value_against_itself_differs_by_ze
     assert _table(capsys.readouterr().out)[5] == "+0.00 (+0.00 to +0.00)"
 
 
-def _one_line_error(argv: list[str], capsys) -> str:
-    capsys.readouterr()
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1
-    return err
-
-
 def test_runs_that_cannot_be_compared_are_one_line_errors(runs, tmp_path, capsys):
     records, both, heuristic = runs
     base = ["experiment", "luck-compare", "--first", str(both), "exact", "--second"]
-    assert "holds no run" in _one_line_error([*base, str(tmp_path), "exact"], capsys)
+    assert "holds no run" in one_line_error([*base, str(tmp_path), "exact"], capsys)
     (tmp_path / "run.json").write_text('{"records": "pig.jsonl"}')
-    assert "not a run file of luck-values" in _one_line_error([*base, str(tmp_path), "x"], capsys)
+    assert "not a run file of luck-values" in one_line_error([*base, str(tmp_path), "x"], capsys)
     (tmp_path / "run.json").unlink()
-    assert "has no value 'lookahead'" in _one_line_error(
+    assert "has no value 'lookahead'" in one_line_error(
         [*base, str(heuristic), "lookahead"], capsys
     )
     # a run stopped before it finished
     stopped = tmp_path / "stopped"
     args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
     assert cli.main([*args, "--out", str(stopped), "--max-minutes", "1e-9"]) == 0
-    err = _one_line_error([*base, str(stopped), "heuristic"], capsys)
+    err = one_line_error([*base, str(stopped), "heuristic"], capsys)
     assert "1 of the 24 terms of heuristic" in err and "finish that run first" in err
     # a run on other records: the same games, one match fewer
     fewer = tmp_path / "fewer.jsonl"
     fewer.write_text("".join(records.read_text().splitlines(keepends=True)[2:]))
     other = tmp_path / "other"
     assert cli.main([*args[:2], str(fewer), *args[3:], "--out", str(other)]) == 0
-    assert "not run on the same record files" in _one_line_error(
+    assert "not run on the same record files" in one_line_error(
         [*base, str(other), "heuristic"], capsys
     )
     # the records changed since the runs: refused, not compared on other games
@@ -96,7 +89,7 @@ def test_runs_that_cannot_be_compared_are_one_line_errors(runs, tmp_path, capsys
     saved = records.read_text()
     try:
         records.write_text(saved[: saved.rindex("\n", 0, len(saved) - 1) + 1])
-        assert "are not those the runs were made on" in _one_line_error(
+        assert "are not those the runs were made on" in one_line_error(
             [*base, str(copy), "exact"], capsys
         )
     finally:

@@ -8,21 +8,13 @@ import shlex
 
 import numpy as np
 import pytest
+from one_line import one_line_error
 
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.experiments.luck_values import needed, pooled_ratio, ratio_interval
 from chancespiel.evaluation.luck import value_function
 from chancespiel.games import learned
 from chancespiel.games.registry import _VALUE_MODELS, register_value_model
-
-
-def _one_line_error(argv: list[str], capsys) -> str:
-    """Runs the command, which must fail with a one-line error; returns the line."""
-    capsys.readouterr()
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1
-    return err
 
 
 def test_pooled_ratio_by_hand() -> None:
@@ -172,7 +164,7 @@ def test_a_term_that_fails_is_one_line_and_the_terms_before_it_are_kept(
     monkeypatch.setattr(luck_values, "record_terms", fails_at_the_fourth)
     out = tmp_path / "out"
     args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
-    assert "does not replay" in _one_line_error([*args, "--out", str(out)], capsys)
+    assert "does not replay" in one_line_error([*args, "--out", str(out)], capsys)
     assert len((out / "terms.jsonl").read_text().splitlines()) == 3
     monkeypatch.setattr(luck_values, "record_terms", computed)
     assert cli.main([*args, "--out", str(out)]) == 0  # resumed: the other three terms
@@ -198,7 +190,7 @@ def test_a_file_appended_to_while_it_is_read_is_refused(tmp_path, capsys, monkey
     monkeypatch.setattr(luck_values, "read_records", read_then_a_game_arrives)
     out = tmp_path / "out"
     args = ["experiment", "luck-values", str(records), "--values", "heuristic", "--no-progress"]
-    assert "changed while it was read" in _one_line_error([*args, "--out", str(out)], capsys)
+    assert "changed while it was read" in one_line_error([*args, "--out", str(out)], capsys)
     assert not out.exists()
     monkeypatch.setattr(luck_values, "read_records", read)
     assert cli.main([*args, "--out", str(out)]) == 0  # complete now: the same command runs
