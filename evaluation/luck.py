@@ -61,6 +61,7 @@ from chancespiel.evaluation.match import (
     canonical_game,
     is_known_game,
     load_game_cached,
+    match_dice,
     rules_digest,
 )
 from chancespiel.evaluation.positions import ReplayError, replay
@@ -610,7 +611,8 @@ def _in_a_units(
 
 def record_key(record: Record) -> str:
     """A record's name, fixed before its game was played: its game, players, match and game
-    index (never its history)."""
+    index (never its history); it names the samples of a `SampledMean`. Not its dice: records
+    of runs with other seeds share it (`match_dice` tells them apart)."""
     return "|".join(str(record[k]) for k in ("game", "a", "b", "match", "game_index"))
 
 
@@ -633,10 +635,11 @@ class CachedCorrections:
     for the same records again (its text, its files and its plots; every look)."""
 
     def __init__(self) -> None:
-        self.cache: dict[str, float] = {}
+        self.cache: dict[tuple[str, int], float] = {}
 
     def __call__(self, record: Record, value: ValueFunction) -> float:
-        key = record_key(record)
+        # with its dice: runs with other seeds reuse the match numbers of record_key
+        key = (record_key(record), match_dice(record))
         if key not in self.cache:
             self.cache[key] = record_correction(record, value)
         return self.cache[key]
@@ -737,12 +740,14 @@ class LuckSummary:
 
 
 def whole_matches(records: Iterable[Record]) -> tuple[list[tuple[Record, Record]], int, int, int]:
-    """The clean whole matches (both games, no error) in match order, and the numbers of
-    excluded matches, forfeited games and crashed games."""
+    """The clean whole matches (both games, no error) in the order of their dice
+    (`match_dice`: match order within one run), and the numbers of excluded matches,
+    forfeited games and crashed games. The records are one pairing's, each game once
+    (`unique_records`)."""
     games: dict[int, dict[int, Record]] = {}
     forfeits = crashes = 0
     for record in records:
-        games.setdefault(record["match"], {})[record["game_index"]] = record
+        games.setdefault(match_dice(record), {})[record["game_index"]] = record
         if record.get("error") is not None:
             if a_score(record) is None:
                 crashes += 1

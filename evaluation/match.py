@@ -146,6 +146,13 @@ def a_score(record: Record) -> float | None:
     return score_of(record["returns"], record["game_index"])  # A sits in the seat of that index
 
 
+def match_dice(record: Record) -> int:
+    """The dice a record's match is played on: match m of a run with seed s plays on the dice
+    (and bot seeds) of s + m, so this, not the match number, tells a pairing's matches apart
+    when records of runs with other seeds are read together."""
+    return int(record["seed"]) + int(record["match"])
+
+
 def record_key(record: Record) -> tuple[str, str, int, int]:
     """GameTask.key of a record."""
     return (record["a"], record["b"], record["match"], record["game_index"])
@@ -614,7 +621,7 @@ def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
 
     def key_of(record: Record) -> tuple[Any, ...]:
         seats = seats_of(record["a"], record["b"], record["game_index"])
-        return (canonical_game(record["game"]), record["seed"] + record["match"], seats)
+        return (canonical_game(record["game"]), match_dice(record), seats)
 
     played = {key_of(r) for r in records if not is_lost(r)}
     seen: dict[tuple[Any, ...], Record] = {}

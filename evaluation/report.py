@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from chancespiel.evaluation.match import Record, a_score, canonical_game, record_seats
+from chancespiel.evaluation.match import Record, a_score, canonical_game, match_dice, record_seats
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
 from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
 
@@ -51,7 +51,7 @@ class PairSummary:
     def add(self, record: Record) -> None:
         """Counts one game (records of one game and pair; memory: the unfinished matches)."""
         score = a_score(record)
-        match = record["match"]
+        match = match_dice(record)  # runs with other seeds reuse the match numbers
         if match in self.pending:
             first = self.pending.pop(match)
             if first is not None and score is not None:

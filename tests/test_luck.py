@@ -28,6 +28,7 @@ from chancespiel.evaluation.luck import (
     record_correction,
     record_luck_and_drift,
     value_function,
+    whole_matches,
 )
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95, match_interval
@@ -318,6 +319,29 @@ def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
     # resuming under an equivalent game string plays nothing new
     again = run(RunConfig("python_pig(winscore=20,dice=2)", config.pairs, 4, out=str(out)))
     assert again.played == 0
+
+
+def test_runs_with_other_seeds_are_other_matches_with_their_own_corrections(tmp_path) -> None:
+    from chancespiel.evaluation.report import summarize
+    from chancespiel.evaluation.runner import RunConfig, run
+
+    records = []
+    for seed in (0, 1000):  # the same match numbers, other dice
+        out = tmp_path / f"seed{seed}.jsonl"
+        pairs = [("hold(n=8)", "pig_optimal")]
+        run(RunConfig("python_pig(winscore=20)", pairs, 5, seed=seed, workers=1, out=str(out)))
+        records += _records(out)
+    matches, *_ = whole_matches(records)
+    assert len(matches) == 10  # not 5: match m of one run is not match m of the other
+    assert all(a["seed"] == b["seed"] for a, b in matches)
+    # each record's correction is its own, not that of the record with its match number
+    cached = luck.CachedCorrections()
+    value = value_function("python_pig(winscore=20)", "exact")[1]
+    for record in records:
+        assert cached(record, value) == luck.record_correction(record, value)
+    (game,) = summarize(records, luck=True)["games"]
+    (pair,) = game["pairs"]
+    assert pair["luck"]["matches"] == 10 and pair["games"] == 20
 
 
 def test_games_lost_by_the_infrastructure_are_played_again(tmp_path) -> None:

@@ -47,7 +47,8 @@ def _fake_round(strength: dict[str, float], log: list):
                 won = game < round(100 * p)
                 returns = [1.0, -1.0] if won == (game % 2 == 0) else [-1.0, 1.0]
                 records.append(
-                    {"game": "g", "a": a, "b": b, "match": game // 2, "game_index": game % 2}
+                    {"game": "g", "a": a, "b": b, "seed": 0, "match": game // 2}
+                    | {"game_index": game % 2}
                     | {"returns": returns}
                 )
         return records

@@ -1,16 +1,18 @@
 """The paired difference between two value functions' luck corrections on the same records.
 
-Two finished `luck-values` runs on the same record files (or one run and two of its values),
-each named by its directory and a value: per game, each value's pooled variance ratio with
-its own bootstrap interval, and the second's ratio minus the first's with a paired one (the
-same matches resampled within each pairing for both). Two corrections of the same matches
-move together, so their difference is far better determined than the two intervals side by
-side suggest. Each value's corrected scores are cross-fitted per pairing from the terms its
-run kept (`terms.jsonl`), exactly as `luck-values` reports them.
+Explains how much more one value function corrects than another: the difference between two
+bars of the luck-values Figure (matches needed for +-3 points), with its own interval. Two
+finished `luck-values` runs on the same record files (or one run and two of its values), each
+named by its directory and a value: per game, each value's pooled variance ratio with its own
+bootstrap interval, and the second's ratio minus the first's with a paired one (the same
+matches resampled within each pairing for both). Two corrections of the same matches move
+together, so their difference is far better determined than the two intervals side by side
+suggest. Each value's corrected scores are cross-fitted per pairing from the terms its run kept
+(`terms.jsonl`), exactly as `luck-values` reports them.
 
-The runs may use different learned models (`--import` in one of them): the terms are what
-each run computed, and the record files are read from the paths the first run names, from
-where the command is run, and refused if they are not the files the runs were made on.
+The runs may use different learned models (`--import` in one of them): the terms are what each
+run computed, and the record files are read from the paths the first run names, from where the
+command is run, and refused if they are not the files the runs were made on.
 """
 
 from __future__ import annotations

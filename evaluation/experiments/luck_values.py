@@ -48,6 +48,7 @@ from chancespiel.evaluation.match import (
     Record,
     RecordFileError,
     canonical_game,
+    match_dice,
     package_version,
     read_records,
 )
@@ -274,7 +275,7 @@ def read_pairings(
     by_game: Pairings = {}
     index: dict[int, tuple[int, int]] = {}
     digests = []
-    seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, match, game index)
+    seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, dice, game index)
     for file, path in enumerate(paths):
         try:
             # hashed before and after the read: a file still being appended to would
@@ -292,8 +293,8 @@ def read_pairings(
         for number, record in enumerate(records):
             game = canonical_game(record["game"])
             games.add(game)
-            key = (game, record["a"], record["b"], record["match"], record["game_index"])
-            if key in seen:  # the matches of a pairing are told apart by number
+            key = (game, record["a"], record["b"], match_dice(record), record["game_index"])
+            if key in seen:  # the matches of a pairing are told apart by their dice
                 where = "twice in" if seen[key][0] == file else f"also in {paths[seen[key][0]]} and"
                 raise UsageError(
                     f"game {record['game_index']} of match {record['match']} of "

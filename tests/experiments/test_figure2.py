@@ -56,7 +56,7 @@ def _record(game, a, b, match, game_index, a_result):
     """A minimal record: A scores a_result (1, 0.5, 0) from its seat."""
     a_return = 2 * a_result - 1
     returns = [a_return, -a_return] if game_index == 0 else [-a_return, a_return]
-    return {"game": game, "a": a, "b": b, "match": match, "game_index": game_index,
+    return {"game": game, "a": a, "b": b, "seed": 0, "match": match, "game_index": game_index,
             "returns": returns, "limit_ms": [200.0, 200.0]}  # fmt: skip
 
 

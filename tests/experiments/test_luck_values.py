@@ -143,6 +143,14 @@ def test_a_game_in_two_files_is_refused_not_counted_twice(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"is also in {records}" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+    # a run with another seed reuses the match numbers on other dice: its matches are pooled
+    other = tmp_path / "other.jsonl"
+    seeded = [*match[:-1], "2", "--seed", "500", "--workers", "1", "--no-progress"]
+    assert cli.main([*seeded, "--out", str(other)]) == 0
+    args = ["experiment", "luck-values", str(records), str(other), "--values", "heuristic"]
+    assert cli.main([*args, "--no-progress", "--out", str(tmp_path / "pooled")]) == 0
+    with open(tmp_path / "pooled" / "pairings.csv") as f:
+        assert [row["matches"] for row in csv.DictReader(f)] == ["4"]
 
 
 def test_a_term_that_fails_is_one_line_and_the_terms_before_it_are_kept(

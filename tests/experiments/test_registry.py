@@ -14,6 +14,7 @@ STUDIES = {
     "bab-nodes",
     "chance-probcut",
     "figure2",
+    "luck-compare",
     "luck-values",
     "node-counts",
     "pig-estimators",
