@@ -34,7 +34,6 @@ from chancespiel.evaluation.experiments.luck_values import (
     pairing_scores,
     percentile_interval,
     pooled_variances,
-    ratio_interval,
     read_pairings,
     read_terms,
     variance_ratio,
@@ -99,22 +98,10 @@ def _terms_of(
     return found
 
 
-def difference_interval(blocks: Sequence[Sequence[np.ndarray]], seed: int) -> tuple[float, float]:
-    """A paired 95% bootstrap interval of the second corrected score's variance ratio minus
-    the first's, each block one pairing's (raw, first, second) scores by match."""
-    rng = np.random.default_rng(seed)
-
-    def difference() -> float:
-        raw, first, second = pooled_variances(blocks, rng)
-        return variance_ratio(raw, second) - variance_ratio(raw, first)
-
-    return percentile_interval(difference() for _ in range(BOOTSTRAP))
-
-
 def compare(matches: Matches, terms: dict[tuple[int, str], Row], seed: int) -> list[dict[str, Any]]:
     """Per game where both values have terms: the matches, pairings, each value's pooled
-    variance ratio with its interval, and the second's minus the first's with a paired 95%
-    bootstrap interval."""
+    variance ratio and the second's minus the first's, each with a 95% bootstrap interval from
+    the same resamples of the matches (each value's interval is the one luck-values gives)."""
     found = []
     for game in dict.fromkeys(game for game, _ in matches):
         blocks = []
@@ -125,20 +112,27 @@ def compare(matches: Matches, terms: dict[tuple[int, str], Row], seed: int) -> l
             blocks.append((raw, *(corrected[label] for label in LABELS)))
         if not blocks:
             continue
-        raw_var, *corrected_var = pooled_variances(blocks)
-        ratios = [variance_ratio(raw_var, v) for v in corrected_var]
+        rng = np.random.default_rng(seed)
+        draws = [_ratios(pooled_variances(blocks, rng)) for _ in range(BOOTSTRAP)]
+        ratios = _ratios(pooled_variances(blocks))
         entry: dict[str, Any] = {
             "game": game,
             "pairings": len(blocks),
             "matches": sum(len(b[0]) for b in blocks),
             "difference": ratios[1] - ratios[0],
-            "interval": difference_interval(blocks, seed),
+            "interval": percentile_interval(second - first for first, second in draws),
         }
         for k, label in enumerate(LABELS):
             entry[label] = ratios[k]
-            entry[f"{label}_interval"] = ratio_interval([(b[0], b[1 + k]) for b in blocks], seed)
+            entry[f"{label}_interval"] = percentile_interval(draw[k] for draw in draws)
         found.append(entry)
     return found
+
+
+def _ratios(variances: Sequence[float]) -> tuple[float, float]:
+    """The two values' variance ratios from the pooled (raw, first, second) variances."""
+    raw, first, second = variances
+    return variance_ratio(raw, first), variance_ratio(raw, second)
 
 
 def _run(args: argparse.Namespace) -> None:
