@@ -1,0 +1,11 @@
+"""Makes `cant_stop_search4c.json` (a fourth round: four plies on `cant_stop_search4b.json`)
+Can't Stop's learned value, for any command: `chancespiel --import
+results/values/distilled/use_cant_stop_search4c.py ...`."""
+
+from pathlib import Path
+
+from chancespiel.games.registry import register_value_model
+
+register_value_model(
+    "python_cant_stop", str(Path(__file__).resolve().parent / "cant_stop_search4c.json")
+)
