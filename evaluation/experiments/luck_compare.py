@@ -18,7 +18,6 @@ command is run, and refused if they are not the files the runs were made on.
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from chancespiel.evaluation.experiments.luck_values import (
     pairing_scores,
     percentile_interval,
     pooled_variances,
+    ratio_text,
     read_pairings,
     read_terms,
     variance_ratio,
@@ -165,13 +165,9 @@ def _run(args: argparse.Namespace) -> None:
         low, high = row["interval"]
         print(
             f"| {row['game']} | {row['pairings']} | {row['matches']} | "
-            + " | ".join(_ratio_text(row[label], row[f"{label}_interval"]) for label in LABELS)
+            + " | ".join(ratio_text(row[label], row[f"{label}_interval"]) for label in LABELS)
             + f" | {row['difference']:+.2f} ({low:+.2f} to {high:+.2f}) |"
         )
-
-
-def _ratio_text(ratio: float, interval: tuple[float, float]) -> str:
-    return f"{ratio:.2f} ({interval[0]:.2f}-{interval[1]:.2f})" if math.isfinite(ratio) else "inf"
 
 
 EXPERIMENT = Experiment(

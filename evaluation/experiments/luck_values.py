@@ -192,6 +192,17 @@ def variance_ratio(raw: float, corrected: float) -> float:
     return math.inf if raw > 0 else math.nan
 
 
+def ratio_text(ratio: float, interval: tuple[float, float]) -> str:
+    """A variance ratio and its interval as the tables print them: "inf" where the correction
+    removed all of the variance, and a sentence, not "nan", where no match score varied (a
+    pairing one side won every match of), so that there was nothing to correct."""
+    if math.isnan(ratio):
+        return "undefined: no match score varied"
+    if math.isinf(ratio):
+        return "inf"
+    return f"{ratio:.2f} ({interval[0]:.2f}-{interval[1]:.2f})"
+
+
 def ratio_interval(
     pairs: Sequence[tuple[np.ndarray, np.ndarray]], seed: int
 ) -> tuple[float, float]:
@@ -534,8 +545,8 @@ def _readme(
     for s in summary:
         lines.append(
             f"| {s['game']} | {s['value']} | {s['pairings']} | {s['matches']} | "
-            f"{s['raw_needed']} | {s['corrected_needed']} | {s['ratio']:.2f} "
-            f"({s['ratio_low']:.2f}-{s['ratio_high']:.2f}) | {s['cpu_s']:.0f} |"
+            f"{s['raw_needed']} | {s['corrected_needed']} | "
+            f"{ratio_text(s['ratio'], (s['ratio_low'], s['ratio_high']))} | {s['cpu_s']:.0f} |"
         )
     if args.decompose:
         lines += [
@@ -552,7 +563,8 @@ def _readme(
             "| game | value | drift variance / raw variance | where the drift is |",
             "|---|---|---:|---|",
             *(
-                f"| {s['game']} | {s['value']} | {s['drift_share']:.2f} | "
+                f"| {s['game']} | {s['value']} | "
+                f"{'-' if math.isnan(s['drift_share']) else format(s['drift_share'], '.2f')} | "
                 f"{_kinds_text(s['drift_by_kind'])} |"
                 for s in summary
             ),

@@ -11,7 +11,13 @@ import pytest
 from one_line import one_line_error
 
 from chancespiel.evaluation import cli
-from chancespiel.evaluation.experiments.luck_values import needed, pooled_ratio, ratio_interval
+from chancespiel.evaluation.experiments.luck_values import (
+    needed,
+    pooled_ratio,
+    ratio_interval,
+    ratio_text,
+    variance_ratio,
+)
 from chancespiel.evaluation.luck import value_function
 from chancespiel.games import learned
 from chancespiel.games.registry import _VALUE_MODELS, register_value_model
@@ -33,6 +39,15 @@ def test_the_ratio_interval_of_matches_without_variance_is_defined() -> None:
     exact = (np.array([0.0, 1.0, 0.5]), np.array([0.5, 0.5, 0.5]))  # all the variance removed
     low, high = ratio_interval([exact], seed=0)
     assert high == np.inf and low >= 0
+
+
+def test_a_ratio_is_printed_as_a_number_inf_or_a_sentence() -> None:
+    assert ratio_text(2.0, (1.5, 3.25)) == "2.00 (1.50-3.25)"
+    assert ratio_text(np.inf, (2.0, np.inf)) == "inf"
+    # a pairing that one side won every match of: nothing varied, so no ratio, and no "nan"
+    even = (np.array([1.0, 1.0]), np.array([1.0, 1.0]))
+    text = ratio_text(variance_ratio(*pooled_ratio([even])), ratio_interval([even], seed=0))
+    assert text == "undefined: no match score varied"
 
 
 def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, capsys):
