@@ -1,9 +1,9 @@
 #!/bin/bash
 # Ra's value by rounds of self-play: round k plays 1000 matches of one ply of expectimax on the
-# value of round k-1 (the shipped model for round 1) against the same with two sampled
-# outcomes at its chance nodes, and 500 matches of the latter against two plies of MCMS's
+# value of round k-1 (for round 1 the first model, results/values/ra_first_model.json) against
+# the same with two sampled outcomes at its chance nodes, and 500 matches of the latter against two plies of MCMS's
 # expectimax on the hand-written heuristic; then trains the value of round k on the outcomes
-# of every round's games so far and the shipped model's training records. Each round ends
+# of every round's games so far and the first model's training records. Each round ends
 # with a check: 100 matches of one ply on the new value against one ply on the hand-written
 # heuristic. Run from the repository:
 #   bash results/values/selfplay_rounds/rounds.sh FIRST LAST RECORDS_DIR
@@ -13,7 +13,7 @@ first=$1 last=$2 records=$3
 here=results/values/selfplay_rounds
 mkdir -p "$records"
 cs() { chancespiel --import $here/use_round.py "$@"; }
-export RA_ROUND_MODEL=""
+export RA_ROUND_MODEL=results/values/ra_first_model.json
 if [ "$first" -gt 1 ]; then export RA_ROUND_MODEL=$here/ra_round$((first - 1)).json; fi
 for k in $(seq "$first" "$last"); do
   cs match python_ra "expectimax(max_depth=1,heuristic=learned)" "expss(max_depth=1,samples=2,heuristic=learned)" \

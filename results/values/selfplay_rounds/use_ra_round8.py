@@ -1,6 +1,6 @@
-"""Makes `ra_round8.json` (eight rounds of self-play from the shipped model) Ra's learned
-value, for any command: `chancespiel --import results/values/selfplay_rounds/use_ra_round8.py
-...`."""
+"""Makes `ra_round8.json` (eight rounds of self-play from the first model; the same file has
+been Ra's shipped value since 2026-11-28) Ra's learned value, for any command: `chancespiel
+--import results/values/selfplay_rounds/use_ra_round8.py ...`."""
 
 from pathlib import Path
 
