@@ -1,8 +1,8 @@
 #!/bin/bash
 # Ra's value by rounds of self-play: round k plays 1000 matches of one ply of expectimax on the
 # value of round k-1 (for round 1 the first model, results/values/ra_first_model.json) against
-# the same with two sampled outcomes at its chance nodes, and 500 matches of the latter against two plies of MCMS's
-# expectimax on the hand-written heuristic; then trains the value of round k on the outcomes
+# the same with two sampled outcomes at its chance nodes, and 500 matches of the latter against
+# two plies of MCMS's expectimax on the hand-written heuristic; then trains the value of round k on the outcomes
 # of every round's games so far and the first model's training records. Each round ends
 # with a check: 100 matches of one ply on the new value against one ply on the hand-written
 # heuristic. Run from the repository:
