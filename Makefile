@@ -51,12 +51,14 @@ lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy over the package as it is imported (chancespiel.games is games/, ...): a tree of links
+# mypy over the package as it is imported (chancespiel.games is games/, chancespiel.studies
+# is lab/studies/, ...): a tree of links
 # under build/ gives mypy the package layout that pyproject's package-dir maps. Part of lint.
 typecheck: $(STAMP)
 	rm -rf build/typecheck && mkdir -p build/typecheck/chancespiel
 	for f in chancespiel/*.py; do ln -s ../../../$$f build/typecheck/chancespiel/; done
 	for d in games agents evaluation; do ln -s ../../../$$d build/typecheck/chancespiel/$$d; done
+	ln -s ../../../lab/studies build/typecheck/chancespiel/studies
 	cd build/typecheck && ../../$(BIN)/mypy --ignore-missing-imports chancespiel
 
 format: $(STAMP)
@@ -64,9 +66,9 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 # One summary of search speed per game, as ratios to OpenSpiel measured in the same run; the
-# other benchmarks/bench_*.py scripts measure one thing each in more detail.
+# other lab/benchmarks/bench_*.py scripts measure one thing each in more detail.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_summary.py
+	$(BIN)/python lab/benchmarks/bench_summary.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -1,18 +1,21 @@
 """chancespiel: search in two-player zero-sum games with chance, as an OpenSpiel plugin.
 
-The layout (imports point one way: games <- agents <- evaluation <- evaluation.experiments):
+The library (imports point one way: games <- agents <- evaluation):
 
-    games/                   chancespiel.games: rules engines behind thin OpenSpiel adapters,
-                             heuristics, exact solvers. A new game is one module here.
-    agents/                  chancespiel.agents: search algorithms as OpenSpiel bots, one module
-                             per family, and the agent registry. A new agent is one module here.
-    evaluation/              chancespiel.evaluation: the toolkit (matches, runner, parallel and
-                             Ray backends, statistics, ratings, SPRT, tuning, reports, plots).
-    evaluation/cli/          the `chancespiel` command: parsing and printing, one module per
-                             group of subcommands.
-    evaluation/experiments/  the paper studies, one module per table or figure. A new experiment
-                             is one module defining EXPERIMENT.
-    results/  docs/          committed results (with command, machine, date); guides.
+    games/             chancespiel.games: rules engines behind thin OpenSpiel adapters,
+                       heuristics, exact solvers. A new game is one module here.
+    agents/            chancespiel.agents: search algorithms as OpenSpiel bots, one module per
+                       family, and the agent registry. A new agent is one module here.
+    evaluation/        chancespiel.evaluation: matches, runner, parallel and Ray backends,
+                       statistics, ratings, SPRT, tuning, reports, plots; evaluation/cli/ is
+                       the `chancespiel` command.
+
+The lab, apart from it (the library never imports it):
+
+    lab/studies/       chancespiel.studies: the paper studies, run by `chancespiel experiment`.
+    lab/results/       committed results, each with its command, machine and date.
+    lab/benchmarks/    speed as ratios to OpenSpiel measured in the same run.
+    lab/plugins/       plugins that make a stored value model the learned value again.
 """
 
 from pathlib import Path

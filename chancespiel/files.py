@@ -3,16 +3,26 @@
 A FIFO would block an open or a read, /dev/zero would never end, and a huge file would fill the
 memory; every file a user names (records, regressions, models) is read through these, so each
 of those is an OSError with a message instead.
+
+Every reader here also reads gzip (`.jsonl.gz`, any number of members) transparently, known by
+its first bytes rather than its name: committed raw data is stored compressed.
 """
 
 from __future__ import annotations
 
 import errno
+import gzip
 import hashlib
+import io
 import json
 import os
 import stat
+import zlib
+from collections.abc import Iterator
 from typing import Any, TextIO
+
+GZIP_MAGIC = b"\x1f\x8b"
+CHUNK = 1 << 20  # bytes read (and, from gzip, inflated) at a time
 
 
 def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
@@ -29,20 +39,56 @@ def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
     return fd
 
 
+def is_gzip(fd: int) -> bool:
+    """Whether the file open at `fd` starts as gzip does."""
+    return os.pread(fd, len(GZIP_MAGIC), 0) == GZIP_MAGIC
+
+
+def read_chunks(fd: int, chunk: int = CHUNK) -> Iterator[bytes]:
+    """The bytes of the file open at `fd` from its start, `chunk` at a time, inflated when it is
+    gzip: every member in turn; a member cut short ends the bytes where it was cut (as a torn
+    last line of a plain file does). No chunk is longer than `chunk`, whatever the ratio."""
+    offset = 0
+    if not is_gzip(fd):
+        while data := os.pread(fd, chunk, offset):
+            offset += len(data)
+            yield data
+        return
+    inflater = zlib.decompressobj(wbits=31)
+    while data := os.pread(fd, chunk, offset):
+        offset += len(data)
+        while data:
+            try:
+                out = inflater.decompress(data, chunk)
+            except zlib.error as e:
+                raise OSError(errno.EINVAL, f"not valid gzip ({e})") from None
+            if out:
+                yield out
+            if inflater.eof:  # the next member, if any, starts in the unused bytes
+                data = inflater.unused_data
+                inflater = zlib.decompressobj(wbits=31)
+            else:
+                data = inflater.unconsumed_tail
+
+
 def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of the regular file `path`, at most `limit` of them.
+    """The bytes of the regular file `path` (inflated if gzip), at most `limit` of them.
 
     Raises:
-      OSError: as open_regular, or with strerror "larger than N bytes".
+      OSError: as open_regular, with strerror "larger than N bytes", or "not valid gzip".
     """
     fd = open_regular(path)
+    parts: list[bytes] = []
+    size = 0
     try:
-        data = os.read(fd, limit + 1)  # one read: a regular file returns what it has
+        for part in read_chunks(fd, min(CHUNK, limit + 1)):
+            parts.append(part)
+            size += len(part)
+            if size > limit:
+                raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
     finally:
         os.close(fd)
-    if len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
-    return data
+    return b"".join(parts)
 
 
 def read_json(path: str | os.PathLike[str], limit: int) -> Any:
@@ -57,13 +103,23 @@ def read_json(path: str | os.PathLike[str], limit: int) -> Any:
 
 
 def open_text(path: str | os.PathLike[str], newline: str | None = None) -> TextIO:
-    """`open(path, encoding="utf-8", newline=newline)` for reading, refusing what is not a
-    regular file.
+    """`open(path, encoding="utf-8", newline=newline)` for reading (inflating gzip), refusing
+    what is not a regular file.
 
     Raises:
-      OSError: as open_regular.
+      OSError: as open_regular; reading a gzip file cut short raises EOFError.
     """
-    return os.fdopen(open_regular(path), encoding="utf-8", newline=newline)
+    fd = open_regular(path)
+    if not is_gzip(fd):
+        return os.fdopen(fd, encoding="utf-8", newline=newline)
+    raw = gzip.GzipFile(fileobj=os.fdopen(fd, "rb"))
+    return io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
+
+
+def stored(path: str | os.PathLike[str]) -> str:
+    """`path`, or `path.gz` where only the compressed copy exists (committed raw data)."""
+    name = os.fspath(path)
+    return name + ".gz" if not os.path.exists(name) and os.path.exists(name + ".gz") else name
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:

@@ -72,7 +72,7 @@ from chancespiel.evaluation.play import (
     play_game,
     score_of,
 )
-from chancespiel.files import open_regular
+from chancespiel.files import is_gzip, open_regular, read_chunks
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
 
@@ -540,25 +540,27 @@ def _file_lines(fd: int, path: str) -> Iterator[tuple[int, bytes, bool]]:
       RecordFileError: for a line longer than MAX_LINE_BYTES (no record is that long, so the
         file is not a record file: /dev/zero would otherwise fill the memory).
     """
-    offset, number, partial = 0, 0, bytearray()  # partial: the line not yet ended
-    while chunk := os.pread(fd, LOAD_CHUNK, offset):
-        offset += len(chunk)
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            number += 1
-            if partial:
-                partial += chunk[start:end]
-                yield number, bytes(partial), True
-                partial.clear()
-            else:
-                yield number, chunk[start:end], True
-            start = end + 1
-        partial += chunk[start:]
-        if len(partial) > MAX_LINE_BYTES:
-            raise RecordFileError(
-                f"{path}: line {number + 1} is longer than {MAX_LINE_BYTES >> 20} MiB: "
-                "not a chancespiel record file"
-            )
+    number, partial = 0, bytearray()  # partial: the line not yet ended
+    try:
+        for chunk in read_chunks(fd, LOAD_CHUNK):  # inflated when the file is gzip
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                number += 1
+                if partial:
+                    partial += chunk[start:end]
+                    yield number, bytes(partial), True
+                    partial.clear()
+                else:
+                    yield number, chunk[start:end], True
+                start = end + 1
+            partial += chunk[start:]
+            if len(partial) > MAX_LINE_BYTES:
+                raise RecordFileError(
+                    f"{path}: line {number + 1} is longer than {MAX_LINE_BYTES >> 20} MiB: "
+                    "not a chancespiel record file"
+                )
+    except OSError as e:  # a gzip stream that is not one
+        raise RecordFileError(f"cannot read {path}: {e.strerror}") from None
     if partial:
         yield number + 1, bytes(partial), False
 
@@ -729,6 +731,12 @@ class RecordWriteError(RecordFileError):
     """Writing a record failed (a full disk, say): the run stops, keeping what was written."""
 
 
+_COMPRESSED = (
+    "{}: records are appended to plain files; to extend a compressed one, decompress it "
+    "first (gunzip); compress a finished one with gzip"
+)
+
+
 class RecordWriter:
     """Appends records to a file, one whole line per write, under an exclusive lock.
 
@@ -747,6 +755,8 @@ class RecordWriter:
         to it one at a time as they are read instead of being kept in `records`."""
         self.path = str(path)
         self.on_record = on_record
+        if self.path.endswith(".gz"):  # refused before anything is created
+            raise RecordFileError(_COMPRESSED.format(self.path))
         try:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as e:
@@ -754,6 +764,9 @@ class RecordWriter:
         if not stat.S_ISREG(os.fstat(self.fd).st_mode):  # /dev/full, a FIFO, a directory...
             os.close(self.fd)
             raise RecordFileError(f"{self.path} is not a regular file; give a file to write")
+        if is_gzip(self.fd):
+            os.close(self.fd)
+            raise RecordFileError(_COMPRESSED.format(self.path))
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

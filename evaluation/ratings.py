@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo points per unit of log-odds
 
@@ -156,6 +155,8 @@ def bradley_terry(
             hess[i, j] -= w
             hess[j, i] -= w
         return grad[free], hess[np.ix_(free, free)]
+
+    from scipy import optimize  # here: importing scipy costs every command a quarter second
 
     solution = optimize.minimize(
         negative_log_likelihood,

@@ -27,7 +27,7 @@ import tqdm
 
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.usage import UsageError, command_text, write_text
-from chancespiel.files import open_text, read_json
+from chancespiel.files import open_text, read_json, stored
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -45,6 +45,7 @@ def read_rows(path: Path) -> list[Row]:
       UsageError: naming the file and line, if a line is not one of ours.
     """
     rows: list[Row] = []
+    path = Path(stored(path))  # committed runs keep their rows compressed
     if not path.exists():
         return rows
     try:
@@ -63,6 +64,8 @@ def read_rows(path: Path) -> list[Row]:
                 if not isinstance(row, dict):
                     raise UsageError(f"{path}:{number}: not a JSON line of this experiment")
                 rows.append(row)
+    except EOFError:  # a compressed file cut short: its whole rows are kept above
+        pass
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     return rows
@@ -202,6 +205,8 @@ def run_tasks(
     that raises stops the run the same way, and its error is raised once the others in
     flight are kept.
     """
+    if stored(path) != str(path):
+        raise UsageError(f"{path}.gz is compressed: decompress it (gunzip) to add rows to its run")
     drop_torn_line(path)
     pending: Iterator[T] = iter(tasks)
     bar = tqdm.tqdm(total=total, disable=not progress, file=sys.stderr, unit="task")

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from scipy import optimize, stats
 
 from chancespiel.evaluation.stats import MatchInterval
 
@@ -48,6 +47,8 @@ def pocock_z(looks: int, alpha: float = 0.05) -> float:
     Raises:
       ValueError: for looks < 1 or alpha outside (0, 1).
     """
+    from scipy import optimize, stats  # here: importing scipy costs every command 0.25 s
+
     if looks < 1:
         raise ValueError(f"looks must be >= 1, got {looks}")
     if not 0.0 < alpha < 1.0:
@@ -124,6 +125,8 @@ class Decision:
         i = self.interval
         if i is None or i.matches < 2 or math.isnan(i.variance):
             return math.nan, math.nan
+        from scipy import stats
+
         z = float(stats.t.isf(stats.norm.sf(self.z), i.matches - 1))
         half = z * math.sqrt(i.variance / i.matches)
         return i.mean - half, i.mean + half

@@ -14,10 +14,10 @@ import argparse
 
 import pyspiel
 
-from chancespiel.evaluation.experiments import Experiment, register_experiment
 from chancespiel.evaluation.play import play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.evaluation.usage import UsageError, made_by, new_output, positive, write_text
+from chancespiel.studies import Experiment, register_experiment
 
 GAME = "example_dice_race"
 

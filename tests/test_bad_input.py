@@ -3,9 +3,9 @@ traceback, and nothing written or changed."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +14,7 @@ import pytest
 
 from chancespiel.evaluation import cli
 
-RECORDS = Path(__file__).parent.parent / "results" / "figure2" / "pig_lead" / "pig.jsonl"
+RECORDS = Path(__file__).parent.parent / "lab" / "results" / "figure2" / "pig_lead" / "pig.jsonl.gz"
 PIG = "python_pig"
 
 # (command line, exit status, a fragment the one-line message must contain)
@@ -166,7 +166,7 @@ def test_bad_input_is_one_line_and_writes_nothing(
 ):
     monkeypatch.chdir(tmp_path)
     records = tmp_path / "records.jsonl"
-    shutil.copy(RECORDS, records)
+    records.write_bytes(gzip.decompress(RECORDS.read_bytes()))  # a plain record file
     before = records.read_bytes()
     try:
         code = cli.main([a.replace(str(RECORDS), str(records)) for a in argv])
@@ -229,7 +229,7 @@ def test_oversized_parameters_are_refused_under_a_memory_limit(argv):
 
 
 def _record_lines() -> list[str]:
-    return RECORDS.read_text().splitlines(keepends=True)[:4]
+    return gzip.decompress(RECORDS.read_bytes()).decode().splitlines(keepends=True)[:4]
 
 
 @pytest.mark.parametrize(

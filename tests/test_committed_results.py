@@ -2,9 +2,9 @@
 exactly with the committed files, so a change that moves them must regenerate them (and say
 why in the result's README).
 
-Covered: results/node_counts/README.md, every row whose expectimax searches stay under
+Covered: lab/results/node_counts/README.md, every row whose expectimax searches stay under
 MAX_MEAN_NODES nodes per position (the others take minutes; the README's commands regenerate
-them). Not covered: results/bab_nodes (every row needs exhaustive expectimax on 40 trees, about
+them). Not covered: lab/results/bab_nodes (every row needs exhaustive expectimax on 40 trees, about
 a minute), and every result of timed or parallel play (not deterministic).
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from chancespiel.evaluation.experiments.node_counts import node_counts
+from chancespiel.studies.node_counts import node_counts
 
-NODE_COUNTS = Path(__file__).parent.parent / "results" / "node_counts" / "README.md"
+NODE_COUNTS = Path(__file__).parent.parent / "lab" / "results" / "node_counts" / "README.md"
 MAX_MEAN_NODES = 2_000  # expectimax nodes per position of a row searched again here
 ROW = re.compile(
     r"^\| `(?P<game>[^`]+)` \| (?P<depth>\d+) \| (?P<positions>\d+) \| "

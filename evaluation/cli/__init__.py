@@ -3,7 +3,7 @@
     chancespiel games | agents | play | analyse | solve | demo        (cli/basics.py)
     chancespiel match | tournament | tune | report | plot             (cli/runs.py)
     chancespiel value train | show                                    (cli/values.py)
-    chancespiel experiment NAME ...   (one per module of chancespiel.evaluation.experiments)
+    chancespiel experiment NAME ...   (one per module of chancespiel.studies)
 
 The work is done in the module of each command's subject (evaluation.runner, .report, .tune,
 agents, games); `cli/common.py` holds what only the commands share, `evaluation.usage` and
@@ -14,6 +14,7 @@ with a one-line message and exit status 2, before any game is played or file wri
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import warnings
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 
 import chancespiel
 from chancespiel import engine
-from chancespiel.evaluation.cli import basics, runs, values
+from chancespiel.evaluation.cli.commands import COMMANDS
 from chancespiel.evaluation.usage import UsageError
 from chancespiel.plugins import PluginError, load_plugins
 
@@ -51,19 +52,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _add_experiments(sub: argparse._SubParsersAction) -> None:
-    from chancespiel.evaluation.experiments import experiments
+def _add_experiments(sub: argparse._SubParsersAction, study: str | None) -> None:
+    """`experiment` with every study listed, and the options of `study` (imported now)."""
+    from chancespiel import studies
 
-    parser = sub.add_parser("experiment", help="run a study of a paper (see --help)")
+    parser = sub.add_parser("experiment", help=COMMANDS["experiment"][1])
     experiment_parsers = parser.add_subparsers(dest="experiment", required=True)
-    for experiment in experiments().values():
-        command = experiment_parsers.add_parser(experiment.name, help=experiment.help)
-        experiment.add_arguments(command)
-        command.set_defaults(func=experiment.run)
+    for name, help in studies.helps().items():
+        command = experiment_parsers.add_parser(name, help=help)
+        if name == study:
+            experiment = studies.experiment(name)
+            experiment.add_arguments(command)
+            command.set_defaults(func=experiment.run)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the `chancespiel` command."""
+def _positionals(argv: Sequence[str]) -> list[str]:
+    """The first two words of `argv` that are not options: the command and, for `experiment`,
+    the study (no option of the top level or of `experiment` takes a value)."""
+    return [word for word in argv if not word.startswith("-")][:2]
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The argument parser of the `chancespiel` command, complete for the command named in
+    `argv`; the other commands are listed by name and help only (their modules not imported)."""
     parser = _Parser(
         prog="chancespiel", description="Dice games, search agents and evaluation on OpenSpiel."
     )
@@ -83,10 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the version and which engine runs (compiled or pure Python), then exit",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    basics.add_commands(sub)
-    runs.add_commands(sub)
-    values.add_commands(sub)
-    _add_experiments(sub)
+    words = _positionals(argv)
+    chosen = COMMANDS[words[0]][0] if words and words[0] in COMMANDS else None
+    added: set[str] = set()
+    for name, (module, help) in COMMANDS.items():
+        if module != chosen:
+            sub.add_parser(name, help=help)
+        elif module == "experiment":
+            _add_experiments(sub, words[1] if len(words) > 1 else None)
+        elif module not in added:  # the chosen command's module adds its whole group
+            added.add(module)
+            importlib.import_module(f"{__name__}.{module}").add_commands(sub)
     return parser
 
 
@@ -108,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PluginError as e:
         print(f"chancespiel: error: {e}", file=sys.stderr)
         return 2
-    args = build_parser().parse_args(rest)
+    args = build_parser(rest).parse_args(rest)
     args.command_line = given  # for results' records
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning

@@ -11,6 +11,7 @@ import pyspiel
 from chancespiel.agents import AGENTS, make_bot, parse_spec
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
+from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
 from chancespiel.evaluation.parallel import play_game_watched
@@ -239,16 +240,16 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds this module's commands to the `chancespiel` parser."""
-    games = sub.add_parser("games", help="list the games")
+    games = add_parser(sub, "games")
     games.add_argument(
         "--all",
         action="store_true",
         help="every registered game the search agents can play, OpenSpiel's included",
     )
     games.set_defaults(func=cmd_games)
-    sub.add_parser("agents", help="list the agents and parameters").set_defaults(func=cmd_agents)
+    add_parser(sub, "agents").set_defaults(func=cmd_agents)
 
-    play = sub.add_parser("play", help="play one game between two agents")
+    play = add_parser(sub, "play")
     play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
     play.add_argument("agent0", help="spec of player 0, e.g. 'hold(n=25)'")
     play.add_argument("agent1", help="spec of player 1")
@@ -263,7 +264,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     play.set_defaults(func=cmd_play)
 
-    analyse = sub.add_parser("analyse", help="search one position and show the agent's values")
+    analyse = add_parser(sub, "analyse")
     analyse.add_argument("game", help="game string")
     analyse.add_argument(
         "--history",
@@ -277,7 +278,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     analyse.add_argument("--json", action="store_true", help="print one JSON object")
     analyse.set_defaults(func=cmd_analyse)
 
-    solve = sub.add_parser("solve", help="solve a game exactly")
+    solve = add_parser(sub, "solve")
     solve.add_argument("game", choices=["pig"], help="the game to solve")
     solve.add_argument("--dice", type=int, default=2, help="1 or 2 dice")
     solve.add_argument("--winscore", type=int, default=100, help="goal")
@@ -285,7 +286,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.set_defaults(func=cmd_solve)
 
-    demo = sub.add_parser("demo", help="a short match: optimal Pig vs hold at 20")
+    demo = add_parser(sub, "demo")
     demo.add_argument("--matches", type=positive, default=200, help="seat-swapped pairs of games")
     demo.add_argument("--seed", type=seed_arg, default=1, help="seed of the first match")
     demo.set_defaults(func=cmd_demo)

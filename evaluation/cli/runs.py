@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
+from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import out_or_fresh, read_all, two_player_game
 from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
 from chancespiel.evaluation.run_options import (
@@ -386,7 +387,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds this module's commands to the `chancespiel` parser."""
     out_help = "JSON Lines file of the games (appended; resumes; default: a new file in results/)"
 
-    match = sub.add_parser("match", help="N seat-swapped matches of A against B")
+    match = add_parser(sub, "match")
     match.add_argument("game", help="game string")
     match.add_argument("spec_a", help="agent A")
     match.add_argument("spec_b", help="agent B")
@@ -400,14 +401,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_luck_options(match, "the SPRT tests")
     match.set_defaults(func=cmd_match)
 
-    tournament = sub.add_parser("tournament", help="round robin: every pair of agents, Elo ratings")
+    tournament = add_parser(sub, "tournament")
     tournament.add_argument("game", help="game string")
     tournament.add_argument("specs", nargs="+", help="agent specs (the first is the Elo anchor)")
     add_running_options(tournament)
     tournament.add_argument("--out", help=out_help)
     tournament.set_defaults(func=cmd_tournament)
 
-    tune = sub.add_parser("tune", help="elimination tournament over parameter values")
+    tune = add_parser(sub, "tune")
     tune.add_argument("game", help="game string")
     tune.add_argument("agent", help="agent name, optionally with fixed parameters")
     tune.add_argument(
@@ -428,7 +429,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_luck_options(tune, "judge steps by")
     tune.set_defaults(func=cmd_tune)
 
-    report = sub.add_parser("report", help="summarize game record files")
+    report = add_parser(sub, "report")
     report.add_argument("files", nargs="+", help="JSON Lines files of games")
     report.add_argument("--json", action="store_true", help="print one JSON object")
     report.add_argument(
@@ -441,14 +442,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_luck_options(report, "also")
     report.set_defaults(func=cmd_report)
 
-    replay = sub.add_parser("replay", help="print a recorded game move by move")
+    replay = add_parser(sub, "replay")
     replay.add_argument("file", help="JSON Lines file of games")
     replay.add_argument(
         "--line", type=positive, default=1, help="the record's line number in the file"
     )
     replay.set_defaults(func=cmd_replay)
 
-    plot = sub.add_parser("plot", help="bar chart of pairwise score rates (PNG)")
+    plot = add_parser(sub, "plot")
     plot.add_argument("files", nargs="+", help="JSON Lines files of games")
     plot.add_argument("--out", required=True, help="PNG file to write")
     plot.add_argument("--title", default="", help="title of the figure")

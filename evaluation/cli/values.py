@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
 from chancespiel.evaluation.match import canonical_game
@@ -103,7 +104,7 @@ def cmd_value_show(args: argparse.Namespace) -> None:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Adds `value train` and `value show`."""
-    value = sub.add_parser("value", help="learned value functions: train, show")
+    value = add_parser(sub, "value")
     actions = value.add_subparsers(dest="value_command", required=True)
     train = actions.add_parser(
         "train",

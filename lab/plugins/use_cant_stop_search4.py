@@ -1,0 +1,17 @@
+"""Makes `cant_stop_search4.json` (distilled from four plies) Can't Stop's learned value, for
+any command: `chancespiel --import lab/plugins/use_cant_stop_search4.py ...`."""
+
+from pathlib import Path
+
+from chancespiel.games.registry import register_value_model
+
+register_value_model(
+    "python_cant_stop",
+    str(
+        Path(__file__).resolve().parents[1]
+        / "results"
+        / "values"
+        / "distilled"
+        / "cant_stop_search4.json"
+    ),
+)
