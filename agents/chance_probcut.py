@@ -205,7 +205,7 @@ class ChanceProbCutSearch(StarSearch):
         a, b, margin = self.regression.a, self.regression.b, self.margin
         shallow = depth - self.reduction
         low, high = vmin, vmax  # weighted interval ends, unestimated events at [vmin, vmax]
-        for outcome, prob in self.outcomes(state, ckey):
+        for outcome, prob in self.outcomes(state, depth, ckey):
             child = state.clone()
             child.apply(outcome)
             k, c = self.chance_child_keys(key, ckey, outcome)

@@ -143,6 +143,28 @@ def sample_outcomes(
     return [(outcome, count / samples) for outcome, count in counts.items()]
 
 
+def systematic_outcomes(
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+) -> list[tuple[int, float]]:
+    """`samples` outcomes drawn systematically by probability, duplicates merged.
+
+    One uniform u in [0, 1/samples) and the points u + i / samples (i < samples) are looked up
+    in the cumulative table: every outcome of probability p is drawn floor(samples * p) or
+    ceil(samples * p) times (its expected count, as with independent draws, so the weighted
+    mean is unbiased), and never more than one draw away from it, which independent draws
+    give only in expectation. A pure function of `key`; weights count / samples.
+    """
+    if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
+        _SAMPLE_TABLES.clear()
+    ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
+    start = random.Random(key).random()
+    counts: dict[int, int] = {}
+    for i in range(samples):
+        chosen = ids[sample_guided(cum, guide, (start + i) / samples)]
+        counts[chosen] = counts.get(chosen, 0) + 1
+    return [(outcome, count / samples) for outcome, count in counts.items()]
+
+
 # Budgets and move ordering -----------------------------------------------------------------
 
 

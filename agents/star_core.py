@@ -32,6 +32,7 @@ from chancespiel.agents.search_core import (
     Ordering,
     child_key,
     sample_outcomes,
+    systematic_outcomes,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, Core
 from chancespiel.games.tree_hash import MASK64, mix64
@@ -155,6 +156,9 @@ class StarSearch(MoveOrdering):
         shared_samples: bool = False,
         table: str = "state",
         full_root_window: bool = False,
+        systematic: bool = False,
+        exact_up_to: int = 0,
+        exact_plies: int = 0,
     ) -> None:
         super().__init__(ordering)
         self.algorithm = algorithm
@@ -169,6 +173,11 @@ class StarSearch(MoveOrdering):
         self.shared = shared_samples
         self.table = table
         self.full_root_window = full_root_window and samples is not None
+        # How a sampled chance node is sampled, or enumerated (StarSearch.outcomes).
+        self.systematic = systematic
+        self.exact_up_to = exact_up_to
+        self.exact_plies = exact_plies
+        self.root_depth = 0  # the depth of the current iteration (root_search)
         # Best moves are keyed by state (a transposition table, as the MCMS paper's
         # implementation had) or by path; root_search decides for the root's type.
         self.by_state = False
@@ -193,16 +202,26 @@ class StarSearch(MoveOrdering):
         k = self.path_key(key, outcome)
         return k, self.chance_ckey(ckey, k)
 
-    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
-        """The chance node's outcomes, or its sample (a function of its sample key)."""
+    def outcomes(self, state: Core, depth: int, ckey: int) -> Sequence[tuple[int, float]]:
+        """The chance node's outcomes, or its sample (a function of its sample key).
+
+        A sampled search enumerates a node with at most `exact_up_to` outcomes, and every node
+        within `exact_plies` decision plies of the root; elsewhere it draws `samples` outcomes,
+        independently or (`systematic`) systematically.
+        """
         outcomes = state.chance_outcomes()
         samples = self.samples
-        if samples is None:
+        if (
+            samples is None
+            or len(outcomes) <= self.exact_up_to
+            or (self.exact_plies > 0 and self.root_depth - depth <= self.exact_plies)
+        ):
             return outcomes
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = sample_outcomes(outcomes, samples, mix64((ckey ^ self.seed) & MASK64))
+        draw = systematic_outcomes if self.systematic else sample_outcomes
+        sample = draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64))
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample
@@ -247,7 +266,7 @@ class StarSearch(MoveOrdering):
         sampled = self.samples is not None
         if player == CHANCE:
             total = 0.0
-            for outcome, prob in self.outcomes(state, ckey):
+            for outcome, prob in self.outcomes(state, depth, ckey):
                 k = self.path_key(key, outcome)
                 c = self.chance_ckey(ckey, k) if sampled else 0
                 total += prob * self.expectimax(state.child(outcome), depth, k, c)
@@ -328,7 +347,7 @@ class StarSearch(MoveOrdering):
     def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
-        for outcome, prob in self.outcomes(state, ckey):
+        for outcome, prob in self.outcomes(state, depth, ckey):
             k, c = self.chance_child_keys(key, ckey, outcome)
             total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
         return total
@@ -337,7 +356,8 @@ class StarSearch(MoveOrdering):
         self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
         """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
-        node = ChanceBounds(state, self.outcomes(state, ckey), key, ckey, self.vmin, self.vmax)
+        outcomes = self.outcomes(state, depth, ckey)
+        node = ChanceBounds(state, outcomes, key, ckey, self.vmin, self.vmax)
         if self.algorithm == "star2" and self.probe_outcomes(node, depth, alpha, beta):
             return node.bound(beta)
         return self.search_outcomes(node, depth, alpha, beta)
@@ -408,6 +428,7 @@ class StarSearch(MoveOrdering):
           Star1/Star2 child that failed low against the best value so far).
         """
         assert state.current_player() == self.root, "the root player moves at the root"
+        self.root_depth = depth
         values: dict[int, float] = {}
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1

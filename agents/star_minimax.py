@@ -115,12 +115,20 @@ class SampledOptions:
     solve_exhausted: a sampled search that met neither the horizon nor an omitted outcome
       triggers the classic search of the real tree at that depth; if it also ends above
       the horizon, the position is solved and the search stops.
+    systematic: draw a chance node's sample systematically (one uniform number, evenly spaced
+      points) instead of independently: each outcome is drawn within one of its expected
+      count.
+    exact_up_to: enumerate a chance node with at most this many outcomes instead of sampling.
+    exact_plies: enumerate every chance node within this many decision plies of the root.
     """
 
     resample: bool = False
     full_root_window: bool = False
     distrust_decided: bool = False
     solve_exhausted: bool = False
+    systematic: bool = False
+    exact_up_to: int = 0
+    exact_plies: int = 0
 
 
 @dataclass(kw_only=True)
@@ -201,6 +209,9 @@ def search(
     full_root_window: bool = False,
     distrust_decided: bool = False,
     solve_exhausted: bool = False,
+    systematic: bool = False,
+    exact_up_to: int = 0,
+    exact_plies: int = 0,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -227,8 +238,9 @@ def search(
       clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
-      resample, full_root_window, distrust_decided, solve_exhausted: opt-in additions to
-        the sampled search (SampledOptions); ignored without `samples`.
+      resample, full_root_window, distrust_decided, solve_exhausted, systematic,
+        exact_up_to, exact_plies: opt-in additions to the sampled search (SampledOptions);
+        refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -241,7 +253,13 @@ def search(
     )
     check_two_player_zero_sum(game, algorithm)
     options = SampledOptions(
-        resample, full_root_window or resample, distrust_decided, solve_exhausted
+        resample,
+        full_root_window or resample,
+        distrust_decided,
+        solve_exhausted,
+        systematic,
+        exact_up_to,
+        exact_plies,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -263,6 +281,9 @@ def search(
         shared_samples and samples is not None,
         table,
         options.full_root_window,
+        options.systematic,
+        options.exact_up_to,
+        options.exact_plies,
         **(search_options or {}),
     )
     result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes, options)
@@ -443,7 +464,11 @@ def check_search_params(
 
 
 def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
-    """Raises ValueError if an option of the sampled search is set without `samples`."""
+    """Raises ValueError if an option of the sampled search is set without `samples`, or a
+    count is negative."""
+    for name in ("exact_up_to", "exact_plies"):
+        if getattr(options, name) < 0:
+            raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if samples is None:
         given = [name for name, on in dataclasses.asdict(options).items() if on]
         if given:
@@ -496,6 +521,9 @@ _SAMPLED = {
     "solve_exhausted": Param(
         False, "a sample that drew every outcome above the horizon triggers a classic search"
     ),
+    "systematic": Param(False, "draw samples systematically (evenly spaced), not independently"),
+    "exact_up_to": Param(0, "enumerate chance nodes with at most this many outcomes"),
+    "exact_plies": Param(0, "enumerate chance nodes within this many plies of the root"),
 }
 
 
@@ -513,7 +541,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         shared_samples: bool,
         heuristic: str,
         table: str,
-        **sampled: bool,
+        **sampled: Any,
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move

@@ -12,7 +12,12 @@ import pytest
 
 from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.search_common import sample_outcomes_linear
-from chancespiel.agents.search_core import Budget, outcome_table, sample_outcomes
+from chancespiel.agents.search_core import (
+    Budget,
+    outcome_table,
+    sample_outcomes,
+    systematic_outcomes,
+)
 from chancespiel.agents.star_core import EXACT, LOWER, UPPER, StarSearch
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
@@ -214,8 +219,8 @@ class _LoggingSearch(StarSearch):
         super().__init__(*args, **kwargs)
         self.drawn: list[tuple[int, tuple, list]] = []
 
-    def outcomes(self, state, ckey):
-        sample = super().outcomes(state, ckey)
+    def outcomes(self, state, depth, ckey):
+        sample = super().outcomes(state, depth, ckey)
         self.drawn.append((ckey, state.chance_outcomes(), list(sample)))
         return sample
 
@@ -495,3 +500,83 @@ def test_analyse_reports_action_value_kinds(capsys):
     out = capsys.readouterr().out
     assert f"(1): <={report['action_values']['1']:+.4f}" in out
     assert f"(0):   {report['action_values']['0']:+.4f}" in out
+
+
+# --- How a chance node is sampled: systematic draws, and nodes enumerated exactly -----------
+
+
+@pytest.mark.parametrize("samples", [1, 5, 18, 40])
+def test_systematic_draws_each_outcome_within_one_of_its_expected_count(samples):
+    game = pyspiel.load_game("python_cant_stop")  # 126 outcomes of unequal probability
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    probability = dict(outcomes)
+    for key in range(200):
+        sample = systematic_outcomes(outcomes, samples, key)
+        assert sum(weight for _, weight in sample) == pytest.approx(1.0)
+        counts = {outcome: round(weight * samples) for outcome, weight in sample}
+        for outcome, p in outcomes:
+            assert abs(counts.get(outcome, 0) - samples * p) < 1.0 + 1e-9, (key, outcome)
+        assert all(outcome in probability for outcome in counts)
+
+
+def test_systematic_draws_are_unbiased_and_closer_than_independent_ones():
+    outcomes = [(0, 0.1), (1, 0.25), (2, 0.05), (3, 0.6)]
+    value = {0: -1.0, 1: 0.3, 2: 1.0, 3: 0.1}
+    exact = sum(p * value[o] for o, p in outcomes)
+    runs = 2000
+
+    def errors(draw) -> list[float]:
+        return [sum(w * value[o] for o, w in draw(outcomes, 6, k)) - exact for k in range(runs)]
+
+    systematic, independent = errors(systematic_outcomes), errors(sample_outcomes)
+    sd = math.sqrt(sum(e * e for e in systematic) / runs)
+    assert abs(sum(systematic) / runs) <= 4.5 * sd / math.sqrt(runs)
+    assert sum(e * e for e in systematic) < 0.5 * sum(e * e for e in independent)
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+@pytest.mark.parametrize(
+    "options",
+    [{"exact_up_to": 21}, {"exact_plies": 3}],
+    ids=["exact_up_to", "exact_plies"],
+)
+def test_a_sampled_search_that_enumerates_every_node_is_the_classic_search(algorithm, options):
+    """Two-dice Pig has 21 outcomes per roll: enumerating nodes of up to 21 outcomes, or every
+    node within the 3 plies searched, leaves nothing sampled, so the values are exhaustive
+    expectimax's (the reference of every sampled variant)."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    for state in _contested_positions(game, 4, seed=3, max_moves=20):
+        exact = search(search_state(state), game, "expectimax", max_depth=3)
+        found = search(
+            search_state(state), game, algorithm, max_depth=3, samples=4, seed=5, **options
+        )
+        assert found.value == pytest.approx(exact.value, abs=1e-9)
+        assert found.action == exact.action
+
+
+def test_exact_plies_enumerates_near_the_root_and_samples_below():
+    """At depth 3 with exact_plies=1 the chance nodes after the root's move are enumerated and
+    those after the second move sampled (a chance node at depth 0 is a leaf): the root values
+    differ from both the classic search's and the fully sampled search's (same seed)."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+
+    def values(**options) -> dict[int, float]:
+        return search(search_state(state), game, "expectimax", max_depth=3, **options).action_values
+
+    classic = values()
+    sampled = values(samples=3, seed=1)
+    near = values(samples=3, seed=1, exact_plies=1)
+    other_seed = values(samples=3, seed=2, exact_plies=1)
+    assert near != classic and near != sampled and near != other_seed
+    assert values(samples=3, seed=1, exact_plies=1) == near  # a pure function of the seed
+    assert values(samples=3, seed=1, exact_plies=2) == classic  # every expanded node enumerated
+
+
+def test_sampling_options_are_checked():
+    game = pyspiel.load_game("python_pig")
+    with pytest.raises(ValueError, match="need samples"):
+        make_bot("star2(systematic=true)", game, 0)
+    with pytest.raises(ValueError, match="exact_plies must be >= 0"):
+        make_bot("star2ss(exact_plies=-1)", game, 0)

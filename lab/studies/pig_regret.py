@@ -27,8 +27,11 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 search's depth informs the move
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
-    resample, full_root_window, distrust_decided, solve_exhausted, shared_samples
-                an opt-in option of the sampled search (docs/mcms.md)
+    resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic
+                an opt-in option of the sampled search (docs/agents.md)
+    exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
+    pliesN      the sampled search enumerates chance nodes within N plies of the root
+                (exact_plies)
     path        the best-move table keyed by path (table=path) instead of by state
 
 Classic algorithms are searched only where a token changes them (dice, heuristic, table); a
@@ -105,7 +108,9 @@ SAMPLED_OPTIONS = (
     "distrust_decided",
     "solve_exhausted",
     "shared_samples",
+    "systematic",
 )
+COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (
     "base",
@@ -169,6 +174,26 @@ class Config:
         )
 
 
+def _counted(token: str) -> tuple[str, int] | None:
+    """(keyword, count) of a counted option token such as 'plies1', else None."""
+    for prefix, keyword in COUNTED_OPTIONS.items():
+        if token.startswith(prefix) and token[len(prefix) :].isdigit():
+            return keyword, int(token[len(prefix) :])
+    return None
+
+
+def search_keywords(options: Sequence[str]) -> dict[str, Any]:
+    """The keywords of `search` that the option tokens set (shared_samples is passed apart)."""
+    keywords: dict[str, Any] = {}
+    for token in options:
+        counted = _counted(token)
+        if counted is not None:
+            keywords[counted[0]] = counted[1]
+        elif token != "shared_samples":
+            keywords[token] = True
+    return keywords
+
+
 def _changes_classic(token: str) -> bool:
     return token in ("ordered", "lead", "zero", "path") or token.startswith("oracle")
 
@@ -203,13 +228,12 @@ def parse_config(name: str) -> Config:
                 raise ValueError(f"{token}: the noise must be in [0, 10]")
             fields["noise"] = noise
             key, value = "heuristic", "oracle"
-        elif token in SAMPLED_OPTIONS:
+        elif token in SAMPLED_OPTIONS or _counted(token):
             options.append(token)
             continue
         else:
-            known = ", ".join(
-                ("base, ordered, widthN, lead, zero, oracleS, path", *SAMPLED_OPTIONS)
-            )
+            tokens = ("base, ordered, widthN, lead, zero, oracleS, path", *SAMPLED_OPTIONS)
+            known = ", ".join((*tokens, *(f"{prefix}N" for prefix in COUNTED_OPTIONS)))
             raise ValueError(f"unknown configuration token {token!r}; known: {known}")
         if key in fields:
             raise ValueError(f"configuration {name!r} sets {key} twice")
@@ -299,11 +323,7 @@ def search_position(task: tuple[Study, str, int]) -> list[dict[str, Any]]:
     )
     best, action_values = exact_values(key)
     best_probability = (best + 1.0) / 2.0
-    sampled_options: dict[str, Any] = {
-        name: True
-        for name in config.options
-        if name != "shared_samples"  # a keyword of its own
-    }
+    sampled_options = search_keywords(config.options)
     rows = []
     for algorithm in config.algorithms():
         for budget in study.budgets:
