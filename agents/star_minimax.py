@@ -545,6 +545,8 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
     ) -> StarMinimaxBot:
         if max_depth is None and time_ms is None and max_nodes is None:
             time_ms = 200.0  # the MCMS paper's budget per move
+        if sampled.get("exact_up_to", 0) is None:  # the hybrid agents' default: the width
+            sampled["exact_up_to"] = samples or 0
         check_search_params(
             algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock, table
         )
@@ -578,6 +580,24 @@ _HELP = {
     "star2": "Star2 (Star1 plus probing; MCMS Algorithm 2)",
 }
 _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
+_HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
+# The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
+# those right after the root's move enumerated, and systematic draws elsewhere (docs/agents.md
+# gives the measurements behind each choice).
+HYBRID = {
+    "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
+    "exact_up_to": Param(
+        None, "enumerate chance nodes with at most this many outcomes (none: the width)", int
+    ),
+    "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
+}
+
+
+def hybrid_options(samples: int) -> dict[str, Any]:
+    """The keywords of `search` that make the sampled search of width `samples` the hybrid
+    agents' (exphs, star1hs, star2hs) with their defaults."""
+    return {name: samples if p.default is None else p.default for name, p in HYBRID.items()}
+
 
 for _algorithm in ALGORITHMS:
     register_agent(
@@ -596,5 +616,16 @@ for _algorithm in ALGORITHMS:
             "samples": Param(10, "outcomes sampled with replacement per chance node"),
             **_COMMON,
             **_SAMPLED,
+        },
+    )(_make(_algorithm))
+    register_agent(
+        _HYBRID_NAMES[_algorithm],
+        f"hybrid sampling: {_algorithm} with samples=10, systematic draws, and chance nodes "
+        "enumerated when small (at most the width) or right after the root's move",
+        {
+            "samples": Param(10, "outcomes sampled systematically per chance node"),
+            **_COMMON,
+            **_SAMPLED,
+            **HYBRID,
         },
     )(_make(_algorithm))

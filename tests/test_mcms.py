@@ -580,3 +580,27 @@ def test_sampling_options_are_checked():
         make_bot("star2(systematic=true)", game, 0)
     with pytest.raises(ValueError, match="exact_plies must be >= 0"):
         make_bot("star2ss(exact_plies=-1)", game, 0)
+
+
+def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    for state in _contested_positions(game, 3, seed=6, max_moves=20):
+        for hybrid, algorithm in (
+            ("exphs", "expectimax"),
+            ("star1hs", "star1"),
+            ("star2hs", "star2"),
+        ):
+            bot = make_bot(f"{hybrid}(samples=8,max_depth=3)", game, state.current_player(), 4)
+            bot.step(state)
+            # the bot draws its search seed from its own generator, seeded by the bot's seed
+            seed = make_bot("random", game, 0, 4).rng.getrandbits(63)
+            expected = search(
+                search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
+                systematic=True, exact_up_to=8, exact_plies=1,
+            )  # fmt: skip
+            assert bot.last_result.action_values == expected.action_values
+        # at a width of the roll's 21 outcomes nothing is sampled: the classic search
+        bot = make_bot("star2hs(samples=21,max_depth=3)", game, state.current_player(), 4)
+        bot.step(state)
+        classic = search(search_state(state), game, "star2", max_depth=3)
+        assert bot.last_result.value == pytest.approx(classic.value, abs=1e-12)

@@ -29,6 +29,9 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic
                 an opt-in option of the sampled search (docs/agents.md)
+    hybrid      the hybrid sampled search (exphs, star1hs, star2hs) at the configuration's
+                widths: systematic draws, nodes of at most the width or right after the
+                root's move enumerated
     exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
     pliesN      the sampled search enumerates chance nodes within N plies of the root
                 (exact_plies)
@@ -64,7 +67,7 @@ from typing import Any, cast
 
 import pyspiel
 
-from chancespiel.agents.star_minimax import search
+from chancespiel.agents.star_minimax import hybrid_options, search
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
@@ -109,6 +112,7 @@ SAMPLED_OPTIONS = (
     "solve_exhausted",
     "shared_samples",
     "systematic",
+    "hybrid",
 )
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
@@ -182,13 +186,16 @@ def _counted(token: str) -> tuple[str, int] | None:
     return None
 
 
-def search_keywords(options: Sequence[str]) -> dict[str, Any]:
-    """The keywords of `search` that the option tokens set (shared_samples is passed apart)."""
+def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
+    """The keywords of `search` that the option tokens set for a sampled search of `width`
+    (shared_samples is passed apart)."""
     keywords: dict[str, Any] = {}
     for token in options:
         counted = _counted(token)
         if counted is not None:
             keywords[counted[0]] = counted[1]
+        elif token == "hybrid":
+            keywords.update(hybrid_options(width))
         elif token != "shared_samples":
             keywords[token] = True
     return keywords
@@ -323,7 +330,6 @@ def search_position(task: tuple[Study, str, int]) -> list[dict[str, Any]]:
     )
     best, action_values = exact_values(key)
     best_probability = (best + 1.0) / 2.0
-    sampled_options = search_keywords(config.options)
     rows = []
     for algorithm in config.algorithms():
         for budget in study.budgets:
@@ -339,7 +345,7 @@ def search_position(task: tuple[Study, str, int]) -> list[dict[str, Any]]:
                 prune_min_depth=mcms_setup.PRUNE_MIN_DEPTH,
                 evaluation=evaluation,
                 table="path" if config.path_table else "state",
-                **(sampled_options if sampled else {}),
+                **(search_keywords(config.options, config.widths[algorithm]) if sampled else {}),
             )
             regret = best_probability - (action_values[result.action] + 1.0) / 2.0
             rows.append(

@@ -22,6 +22,7 @@ from chancespiel.studies.pig_regret import (
     Study,
     oracle_heuristic,
     parse_config,
+    search_keywords,
     search_position,
     summarise,
 )
@@ -42,8 +43,21 @@ def test_configurations_name_their_factors():
     oracle = parse_config("oracle0.2+path")
     assert oracle.runs_classic and oracle.noise == 0.2
     assert oracle.describe().endswith("heuristic=oracle(noise=0.2);search=table=path")
+    sampling = parse_config("ordered+systematic+plies1+exact30")
+    assert sampling.classic_reference == "ordered" and not sampling.runs_classic
+    assert search_keywords(sampling.options, 18) == {
+        "systematic": True,
+        "exact_plies": 1,
+        "exact_up_to": 30,
+    }
+    assert search_keywords(parse_config("hybrid").options, 18) == {
+        "systematic": True,
+        "exact_plies": 1,
+        "exact_up_to": 18,
+    }
     for bad, message in (
         ("width0", "width must be >= 1"),
+        ("pliesx", "unknown configuration token"),
         ("widthx", "width needs a number"),
         ("oraclenan", "finite"),
         ("lead+oracle0", "sets heuristic twice"),
