@@ -28,7 +28,7 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples
-                an opt-in option of the sampled search (docs/mcms.md)
+                an opt-in option of the sampled search (docs/agents.md)
     path        the best-move table keyed by path (table=path) instead of by state
 
 Classic algorithms are searched only where a token changes them (dice, heuristic, table); a
