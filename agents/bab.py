@@ -14,7 +14,7 @@ Conventions
   The paper's pseudocode is already written in this MAX/MIN (not negamax) form, so L(n), U(n),
   alpha(n), beta(n), best_U and best_L keep their meaning; v_min / v_max are the game's utility
   bounds.
-- Depth counts decision plies; chance nodes do not count (DESIGN.md). A terminal node is
+- Depth counts decision plies; chance nodes do not count (docs/agents.md). A terminal node is
   [V, V]; a non-terminal node at depth 0 is [h, h] with the heuristic h, so with a horizon the
   guarantees are about the depth-limited value. A search that never reaches the horizon
   (`BabResult.exact_tree`) bounds the true game value.
@@ -70,7 +70,7 @@ i.e. tight, or proved to be at most alpha (up to the tolerance), or at least bet
   spent = sum pi(c') (U(c') - L(c')) over the children searched so far and mass_left the
   probability of c and the children after it. For the additive bound the first child gets
   exactly eps (as the paper) and later ones more when earlier children came back tighter than
-  allowed, which saves nodes (docs/bab.md); for gamma it is what makes the bound hold: with
+  allowed, which saves nodes (lab/results/bab_nodes/); for gamma it makes the bound hold: with
   the paper's per-child gamma, 163 of 900 searches of random chance trees (gamma 0.1, 0.3,
   0.6) returned an interval that broke the bound. `share_slack=False` gives the paper's rule
   (epsilon only), for comparisons.

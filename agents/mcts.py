@@ -36,7 +36,7 @@ search function, its checks and the bots.
 Defaults. `uct_c = 1.0`. With values in [-1, 1] (a range of 2), UCB1's bound-derived constant
 (sqrt(2) for rewards in [0, 1], the UCT paper's c_{t,s} = sqrt(2 ln t / s)) becomes
 2 * sqrt(2) ~ 2.8; OpenSpiel's default is 2; the MCMS paper's tuned constants, C1 / 100 on our
-scale, are 0.5 (Pig, Can't Stop, Ra) and 2.0 (EWN). Our tuning matches (docs/mcts.md): 1.0
+scale, are 0.5 (Pig, Can't Stop, Ra) and 2.0 (EWN). Our tuning (lab/results/matches/): 1.0
 beat 0.5 on python_einstein_wurfelt_nicht and was level with 2.0 there and with 0.5 and 2.0
 on python_pig, within the 95% intervals. `pw_c = 4`, `pw_alpha = 0.25`: the paper's tuned
 (C2, alpha) for EWN, between its Pig (5, 0.2) and Can't Stop (25, 0.3) values.
@@ -94,7 +94,7 @@ def collector_paused() -> Iterator[None]:
 
     A search tree has no cycles (nodes hold their children and states, never a parent) and is
     freed by reference counts, but every node, list and state is a container the collector
-    tracks: its passes over a growing tree took 10-40% of a search's time (docs/speed.md).
+    tracks: its passes over a growing tree took 10-40% of a search's time (lab/results/speed/).
     A tree dropped before the collector resumes leaves nothing for it to walk; one that is
     kept is walked once at the collector's next pass (10% of a 200 ms move in Can't Stop and
     Ra).

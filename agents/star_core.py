@@ -193,7 +193,7 @@ class StarSearch(MoveOrdering):
         """The path key of the child reached by `action`, or 0 when no key is needed: path
         keys name nodes for their samples, Star2's probes and a best-move table kept by path;
         classic expectimax, and classic Star1 with its table by state, use none, and hashing
-        every child's path cost Star1 a sixth of its time (docs/speed.md)."""
+        every child's path cost Star1 a sixth of its time (lab/results/speed/)."""
         return child_key(key, action) if self.path_keys else 0
 
     def chance_child_keys(self, key: int, ckey: int, outcome: int) -> tuple[int, int]:

@@ -33,7 +33,7 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   `full_root_window` (exact sampled root values), `distrust_decided` (a sampled vmin/vmax
   does not replace the shallower depth), `solve_exhausted` (a sample that drew every
   outcome above the horizon triggers the classic search of the real tree), and
-  `shared_samples` above. docs/mcms.md tabulates them with their measured effects.
+  `shared_samples` above. lab/results/pig_regret/HISTORY.md tabulates their measured effects.
 - Star1 keeps per-outcome bounds [l_o, u_o] at chance nodes, with pess = sum p_o l_o and
   opti = sum p_o u_o, and searches outcome o with the window
   alpha' = max(vmin, (alpha - opti + p_o u_o) / p_o),

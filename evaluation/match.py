@@ -700,7 +700,7 @@ class RunIdentity:
         elif _former_sampled_search(record):
             problem = (
                 f"version {record.get('version', '< 0.2')}, whose sampled search (samples=c) "
-                "was not today's (docs/mcms.md: the former default is resample, "
+                "was not today's (docs/agents.md: the former default is resample, "
                 "full_root_window, distrust_decided, solve_exhausted and table=path)"
             )
         if problem is not None:

@@ -2,8 +2,8 @@
 
 The i-th chance node of a game uses the i-th uniform number of `random.Random(seed)`, so the
 two games of a seat-swapped match with one seed share their dice as far as they go alike
-(common random numbers, DESIGN.md). Bots get their own seeds, derived from the match seed by
-`bot_seed`, so that no bot's random choices are correlated with the dice.
+(common random numbers, docs/evaluation.md). Bots get their own seeds, derived from the match
+seed by `bot_seed`, so that no bot's random choices are correlated with the dice.
 """
 
 from __future__ import annotations

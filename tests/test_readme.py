@@ -1,4 +1,4 @@
-"""The README's Python example runs as written."""
+"""The README opens with its two make commands, and its Python examples run as written."""
 
 from __future__ import annotations
 
@@ -22,3 +22,11 @@ def test_readme_openspiel_example_runs():
     exec(compile(blocks[1], str(README), "exec"), names)
     assert sorted(names["returns"]) == [-1.0, 1.0]  # a finished two-player zero-sum game
     assert -1.0 <= names["value"] <= 1.0
+
+
+def test_readme_starts_with_the_two_commands():
+    """A newcomer's first lines: set up and play a match, set up and test."""
+    first = re.search(r"```\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    assert first, "the README must open with a command block"
+    commands = [line.split("#")[0].strip() for line in first[1].splitlines()]
+    assert commands == ["make demo", "make test"]

@@ -10,7 +10,7 @@ iteration and the mean nodes per search; `--specs` measures other agents instead
 heuristic's cost in depth: with `clock=cpu` the budget is the search's CPU time). The paper's
 budget is the wall clock (libraries from before the `clock` parameter have no other), so run
 it on a quiet machine, and compare two libraries
-in alternating processes (one of them through PYTHONPATH, as docs/speed.md shows). Only what
+in alternating processes (one of them through PYTHONPATH, as lab/results/speed/ shows). Only what
 older libraries also offer is imported: `make_bot` and a bot's `analyse` (or, failing that,
 `step` and `last_result`).
 """

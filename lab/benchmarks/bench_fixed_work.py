@@ -11,7 +11,7 @@ on the `--positions` positions of bench_summary.py (2 by default), and `playouts
 random games from the initial state through the core (`agents.mcts_core.rollout`, the loop of
 MCTS's rollouts). The fastest of `--repeats` runs is printed with the values and counts, which
 two libraries that compute the same thing print alike. Run two libraries in alternating
-processes (one of them through PYTHONPATH, as docs/speed.md shows) and compare the times; the
+processes (one of them through PYTHONPATH, as lab/results/speed/ shows) and compare the times; the
 fastest of several runs is the one least disturbed by other processes. `--amount` sets the nodes,
 simulations or games (for instruction counts under valgrind, which runs Python about 50x
 slower). `--setup-only` does everything but the work (imports, game, positions): subtract its

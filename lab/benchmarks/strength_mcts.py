@@ -7,7 +7,7 @@ Prints the win rate of the first agent with its Wilson 95% interval (a draw coun
     .venv/bin/python lab/benchmarks/strength_mcts.py --game python_pig --matches 100 \
         --out lab/results/matches/mcts_strength/mcts_vs_openspiel_python_pig.jsonl
 
-Without `--out`, a new file in results/mcts_strength/. A measurement for docs/mcts.md, not a
+Without `--out`, a new file in results/mcts_strength/. A measurement (lab/results/matches/), not a
 test: 200 games at 100 ms per move take about an hour.
 """
 

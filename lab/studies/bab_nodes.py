@@ -1,5 +1,5 @@
 """Nodes searched by bounded alpha-beta (BAB) against epsilon, with alpha-beta / Star1 and
-exhaustive expectimax on the same trees (docs/bab.md).
+exhaustive expectimax on the same trees (lab/results/bab_nodes/HISTORY.md).
 
 Reproduces "Bounded Suboptimal Game Tree Search" (Atzmon, Stern and Saffidine), the node
 counts against the bound in its experimental section, on our P-games and chance trees.

@@ -4,7 +4,7 @@ Explains the MCMS paper's Figure 2 ("Monte Carlo *-Minimax Search", Lanctot et a
 section 4) from its game's chance nodes: on two-dice Pig, where the exact solver settles it,
 one sampled chance node of the paper's width estimates the value of rolling with an error as
 large as the typical gap between rolling and stopping, which predicts most of the sampled
-searches' regret (docs/pig_regret.md). This experiment measures the same two quantities in
+searches' regret (lab/results/pig_regret/). This experiment measures the same two quantities in
 every game of the paper, against a classic search instead of a solver:
 
 - the gap: the value of the best root move minus that of the second best, each move valued by

@@ -1,7 +1,7 @@
 """UCT convergence on synthetic trees: the P-game experiment of Kocsis and Szepesvari (2006,
 Figure 4) and the implanted-strategy convergence times of Ramanujan, Sabharwal and Selman
 (2010, section 6.1, Figure 3 and Table 2), at a scale this machine finishes in minutes
-(docs/uct_convergence.md).
+(lab/results/uct_convergence/HISTORY.md).
 
     chancespiel experiment uct-convergence
 

@@ -1,4 +1,4 @@
-"""The experiments of docs/bab.md and docs/uct_convergence.md: their plain UCT / MC on cases
+"""The studies of lab/results/bab_nodes/ and lab/results/uct_convergence/: their UCT / MC on cases
 worked out by hand, and both commands end to end on tiny inputs."""
 
 from __future__ import annotations
