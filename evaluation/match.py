@@ -69,7 +69,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyspiel
 
@@ -107,8 +107,7 @@ class RecordFileError(Exception):
     """A record file that cannot be used: corrupt, or holding another run's games."""
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):  # a tuple, not a dataclass: reports make one per record and side
     """Who plays one side: the agent's canonical spec (`canonical_agent`) and the SHA-256 of
     the value model it searches with (None: it uses none, or its record, older than format 4,
     does not say)."""
@@ -126,8 +125,7 @@ class Agent:
 PairKey = tuple[str, Agent, Agent]  # the canonical game, A, B
 
 
-@dataclass(frozen=True)
-class GameKey:
+class GameKey(NamedTuple):
     """What names one game, in any run or file: the canonical game, agents A and B, the dice
     (seed + match) and the game index (0: A is player 0). A game is a pure function of these
     when the agents' budgets are deterministic, so two records of one key are one game."""

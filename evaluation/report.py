@@ -22,6 +22,7 @@ import numpy as np
 
 from chancespiel.evaluation.match import (
     Agent,
+    GameKey,
     PairKey,
     Record,
     a_score,
@@ -268,8 +269,9 @@ class Tally:
 
     def add(self, record: Record) -> None:
         """Counts one game record."""
-        self.add_pair(record)
-        self.add_agents(record)
+        key = game_key(record)
+        self.add_pair(record, key)
+        self.add_agents(record, key)
 
     def name(self, agent: Agent) -> str:
         """How reports name `agent`: its first spelling, and its model's digest where another
@@ -283,9 +285,10 @@ class Tally:
         for agent, spelling in zip(agents, record_seats(record), strict=True):
             self._names.setdefault(agent, spelling)
 
-    def add_pair(self, record: Record) -> None:
-        """Counts a record in its pair's summary."""
-        key = game_key(record)
+    def add_pair(self, record: Record, key: GameKey | None = None) -> None:
+        """Counts a record (whose key is `key`, if given) in its pair's summary."""
+        if key is None:
+            key = game_key(record)
         self._learn_names(record, key.seats)
         summary = self._pairs.get(key.pair)
         if summary is None:
@@ -304,10 +307,11 @@ class Tally:
             stats.spec = self.name(agent)
         return list(self._agents.values())
 
-    def add_agents(self, record: Record) -> None:
-        """Counts a record's moves, nodes and failures per agent."""
+    def add_agents(self, record: Record, key: GameKey | None = None) -> None:
+        """Counts a record's moves, nodes and failures per agent (its key: as add_pair)."""
         stats = self._agents
-        key = game_key(record)
+        if key is None:
+            key = game_key(record)
         self._learn_names(record, key.seats)
         for seat, agent in enumerate(key.seats):
             entry = stats.get((key.game, agent))
