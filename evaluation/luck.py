@@ -56,9 +56,11 @@ import tqdm
 from numpy.typing import ArrayLike
 
 from chancespiel.evaluation.match import (
+    GameKey,
     Record,
     a_score,
     canonical_game,
+    game_key,
     is_known_game,
     load_game_cached,
     match_dice,
@@ -611,8 +613,9 @@ def _in_a_units(
 
 def record_key(record: Record) -> str:
     """A record's name, fixed before its game was played: its game, players, match and game
-    index (never its history); it names the samples of a `SampledMean`. Not its dice: records
-    of runs with other seeds share it (`match_dice` tells them apart)."""
+    index (never its history); it names the samples of a `SampledMean` (as written: the names
+    of committed corrections' samples stay what they were). Not what tells games apart
+    (`match.game_key` does): records of runs with other seeds share it."""
     return "|".join(str(record[k]) for k in ("game", "a", "b", "match", "game_index"))
 
 
@@ -635,11 +638,12 @@ class CachedCorrections:
     for the same records again (its text, its files and its plots; every look)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple[str, int], float] = {}
+        self.cache: dict[GameKey, float] = {}
 
     def __call__(self, record: Record, value: ValueFunction) -> float:
-        # with its dice: runs with other seeds reuse the match numbers of record_key
-        key = (record_key(record), match_dice(record))
+        # by the game's key: its dice (runs with other seeds reuse match numbers) and its
+        # agents' models (one spec, two models: two games), never by how it is spelled
+        key = game_key(record)
         if key not in self.cache:
             self.cache[key] = record_correction(record, value)
         return self.cache[key]
@@ -742,8 +746,8 @@ class LuckSummary:
 def whole_matches(records: Iterable[Record]) -> tuple[list[tuple[Record, Record]], int, int, int]:
     """The clean whole matches (both games, no error) in the order of their dice
     (`match_dice`: match order within one run), and the numbers of excluded matches,
-    forfeited games and crashed games. The records are one pairing's, each game once
-    (`unique_records`)."""
+    forfeited games and crashed games. The records are one pairing's (`game_key(r).pair`),
+    each game once (`unique_records`)."""
     games: dict[int, dict[int, Record]] = {}
     forfeits = crashes = 0
     for record in records:

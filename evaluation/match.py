@@ -10,13 +10,22 @@ results do not depend on the worker count, the backend or the order games finish
 Record files are JSON Lines, one game per line (compact; spaced here), appended in completion
 order as games finish:
 
-    {"v": 1, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=20)",
-     "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=20)", "pig_optimal"],
+    {"v": 4, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=25)",
+     "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=25)", "pig_optimal"],
+     "key": {"game": "python_pig(dice=2,...,winscore=20)", "a": "pig_optimal",
+             "b": "hold(n=25)", "models": [null, null], "dice": 3, "game_index": 1},
      "returns": [-1.0, 1.0], "moves": 14, "history": [...],
      "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null],
      "evaluations": [null, null], "depths": [null, null], "limit_ms": [null, null],
      "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002,
      "engine": "compiled", "load": 1.92}
+
+`key` names the game (`GameKey`): the loaded game's string, A's and B's canonical specs
+(`canonical_agent`: 'hold' and 'hold(n=20)' are one agent), the SHA-256 of the value model
+each searches with (`heuristic=learned`; null for none), the dice (seed + match) and the game
+index. Two records of one key are one game, whatever file they are read from; in self-play
+(A and B the same agent) the game index alone tells a match's two games apart. Records before
+format 4 have no `key`: theirs is made from their fields, with no model named.
 
 `move_ms`, `nodes`, `evaluations` (heuristic calls) and `depths` (the deepest completed
 iteration; MCTS: the deepest decision ply of its tree) hold one list per seat (null when the
@@ -33,8 +42,9 @@ average when it started (what a millisecond of search bought depends on both).
 
 Resume: the unit is the game, not the match (the two games of a match depend only on the match
 seed, so either can be replayed alone, and games are also the unit of parallel work). A run
-reads the file, checks that every record belongs to it (same game string and seed, one of its
-pairs), and plays exactly the (pair, match, game index) triples that are missing, so a match
+reads the file, checks that every record belongs to it (same game and seed, one of its pairs
+by canonical spec and value model: a file of games played with another model is refused,
+naming both digests), and plays exactly the games whose keys are missing, so a match
 whose first game was written before a kill gets only its second game replayed. Each record
 is written with one `write` of the whole line and fsynced at least once a second; a line torn
 by a kill (the file does not end with a newline) is dropped with a warning and its game
@@ -45,6 +55,7 @@ writes, under an exclusive lock, so two runs cannot append to one file at once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import hashlib
@@ -52,19 +63,20 @@ import importlib.metadata
 import json
 import math
 import os
+import re
 import stat
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyspiel
 
 from chancespiel import engine
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.registry import parse_spec, resolve_spec
+from chancespiel.agents.registry import canonical_spec, parse_spec, resolve_spec
 from chancespiel.evaluation.play import (
     MoveWatch,
     bot_seed,
@@ -73,12 +85,15 @@ from chancespiel.evaluation.play import (
     score_of,
 )
 from chancespiel.files import is_gzip, open_regular, read_chunks
-from chancespiel.games.registry import parse_parameters
+from chancespiel.games.learned import ModelError, game_model
+from chancespiel.games.registry import LEARNED_HEURISTIC, parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
 
-# 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load". Older records read the
-# same otherwise.
-FORMAT_VERSION = 3
+# 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load"; 4 adds "key". Older
+# records read the same otherwise.
+FORMAT_VERSION = 4
+KEYED_VERSION = 4  # the first format whose records carry their key
+MODEL_SHOWN = 12  # hex digits of a model's digest in names people read
 DEFAULT_OVERRUN_MS = 50.0
 DEFAULT_MOVE_TIMEOUT_S = 60.0
 FSYNC_EVERY_S = 1.0
@@ -90,6 +105,137 @@ Record = dict[str, Any]
 
 class RecordFileError(Exception):
     """A record file that cannot be used: corrupt, or holding another run's games."""
+
+
+class Agent(NamedTuple):  # a tuple, not a dataclass: reports make one per record and side
+    """Who plays one side: the agent's canonical spec (`canonical_agent`) and the SHA-256 of
+    the value model it searches with (None: it uses none, or its record, older than format 4,
+    does not say)."""
+
+    spec: str
+    model: str | None = None
+
+    def label(self, spelling: str) -> str:
+        """`spelling` (as a record or a command wrote the spec) with the agent's model, to
+        tell it from the same spec with another model."""
+        model = "none recorded" if self.model is None else self.model[:MODEL_SHOWN]
+        return f"{spelling} [model {model}]"
+
+
+PairKey = tuple[str, Agent, Agent]  # the canonical game, A, B
+
+
+class GameKey(NamedTuple):
+    """What names one game, in any run or file: the canonical game, agents A and B, the dice
+    (seed + match) and the game index (0: A is player 0). A game is a pure function of these
+    when the agents' budgets are deterministic, so two records of one key are one game."""
+
+    game: str
+    a: Agent
+    b: Agent
+    dice: int
+    game_index: int
+
+    @property
+    def pair(self) -> PairKey:
+        """The game and its agents A and B: the records of one pairing share it."""
+        return (self.game, self.a, self.b)
+
+    @property
+    def seats(self) -> tuple[Agent, Agent]:
+        """The agents of player 0 and player 1."""
+        return (self.a, self.b) if self.game_index == 0 else (self.b, self.a)
+
+    def as_json(self) -> dict[str, Any]:
+        """The record's "key" field."""
+        return {
+            "game": self.game,
+            "a": self.a.spec,
+            "b": self.b.spec,
+            "models": [self.a.model, self.b.model],
+            "dice": self.dice,
+            "game_index": self.game_index,
+        }
+
+
+_CANONICAL: dict[str, str] = {}  # spec -> canonical spec, for agents this process knows
+
+
+def canonical_agent(spec: str) -> str:
+    """One spelling per agent (`agents.registry.canonical_spec`: the name and, sorted, the
+    parameters that differ from their defaults), so that two spellings of one agent compare
+    equal wherever specs are compared; an agent this process does not know (a plugin's, not
+    imported) keeps its own spelling."""
+    found = _known_canonical(spec)
+    return spec.strip() if found is None else found
+
+
+def _known_canonical(spec: str) -> str | None:
+    """canonical_spec(spec), or None for an agent this process does not know."""
+    found = _CANONICAL.get(spec)
+    if found is None:
+        try:
+            found = canonical_spec(spec)
+        except ValueError:  # not cached: a plugin may register the agent later
+            return None
+        if len(_CANONICAL) >= 4096:
+            _CANONICAL.clear()
+        _CANONICAL[spec] = found
+    return found
+
+
+def model_of(game_string: str, spec: str) -> str | None:
+    """The SHA-256 of the value model agent `spec` searches with in the game: the game's
+    learned value (games.learned: shipped, or swapped by a plugin) when the spec's heuristic
+    is `learned`; None for an agent that uses none, or one this process does not know.
+
+    Raises:
+      ModelError: if the game has no model that fits it.
+    """
+    try:
+        params = resolve_spec(spec)[1]
+    except ValueError:
+        return None
+    if params.get("heuristic") != LEARNED_HEURISTIC:
+        return None
+    return game_model(load_game_cached(game_string)).sha256
+
+
+def model_name(model: str | None) -> str:
+    """A model's digest for messages ('none recorded' for None)."""
+    return "none recorded" if model is None else f"sha256:{model}"
+
+
+def run_agent(game_string: str, spec: str) -> Agent:
+    """The Agent that `spec` plays in the game in this process (its model as loaded here).
+
+    Raises:
+      ModelError: as model_of.
+    """
+    return Agent(canonical_agent(spec), model_of(game_string, spec))
+
+
+def game_key(record: Record) -> GameKey:
+    """The key of a record: its "key" field, or for a record before format 4 one made from its
+    game, a, b, seed, match and game_index (no model named). Specs and the game are
+    canonicalised again as this process knows them, so keys of all formats compare."""
+    stored = record.get("key")
+    if stored is None:
+        return GameKey(
+            canonical_game(record["game"]),
+            Agent(canonical_agent(record["a"])),
+            Agent(canonical_agent(record["b"])),
+            match_dice(record),
+            record["game_index"],
+        )
+    model_a, model_b = stored["models"]
+    return GameKey(
+        canonical_game(stored["game"]),
+        Agent(canonical_agent(stored["a"]), model_a),
+        Agent(canonical_agent(stored["b"]), model_b),
+        stored["dice"],
+        stored["game_index"],
+    )
 
 
 @dataclass(frozen=True)
@@ -105,11 +251,24 @@ class GameTask:
     overrun_ms: float = DEFAULT_OVERRUN_MS
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S
     plugins: tuple[str, ...] = ()  # modules the worker loads first (chancespiel.plugins)
+    agents: tuple[Agent, Agent] | None = None  # A and B as the run found them (None: here)
 
-    @property
-    def key(self) -> tuple[str, str, int, int]:
-        """What identifies the game within a run's file."""
-        return (self.a, self.b, self.match, self.game_index)
+    def identities(self) -> tuple[Agent, Agent]:
+        """A's and B's Agent: as the run planned them, or as this process finds them.
+
+        Raises:
+          ModelError: as model_of.
+        """
+        return self.agents or (run_agent(self.game, self.a), run_agent(self.game, self.b))
+
+    def key(self) -> GameKey:
+        """The game's key (what its record's "key" field holds).
+
+        Raises:
+          ModelError: as model_of.
+        """
+        a, b = self.identities()
+        return GameKey(canonical_game(self.game), a, b, self.seed + self.match, self.game_index)
 
     @property
     def seats(self) -> tuple[str, str]:
@@ -151,11 +310,6 @@ def match_dice(record: Record) -> int:
     (and bot seeds) of s + m, so this, not the match number, tells a pairing's matches apart
     when records of runs with other seeds are read together."""
     return int(record["seed"]) + int(record["match"])
-
-
-def record_key(record: Record) -> tuple[str, str, int, int]:
-    """GameTask.key of a record."""
-    return (record["a"], record["b"], record["match"], record["game_index"])
 
 
 @functools.lru_cache(maxsize=64)
@@ -229,7 +383,13 @@ def machine_load() -> float | None:
         return None
 
 
-def _base_record(task: GameTask) -> Record:
+def _base_record(task: GameTask, key: GameKey | None = None) -> Record:
+    if key is None:
+        try:
+            key = task.key()
+        except ModelError:  # a task made by hand whose model this process lacks: none named
+            a, b = Agent(canonical_agent(task.a)), Agent(canonical_agent(task.b))
+            key = dataclasses.replace(task, agents=(a, b)).key()
     return {
         "v": FORMAT_VERSION,
         "version": package_version(),
@@ -241,6 +401,7 @@ def _base_record(task: GameTask) -> Record:
         "match": task.match,
         "game_index": task.game_index,
         "seats": list(task.seats),
+        "key": key.as_json(),
     }
 
 
@@ -256,10 +417,21 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
         game = load_game_cached(task.game)
         for spec in task.seats:
             resolve_spec(spec)
-    except (PluginError, pyspiel.SpielError, ValueError) as e:
+        key = dataclasses.replace(task, agents=None).key()  # as this process finds them
+    except (PluginError, pyspiel.SpielError, ValueError) as e:  # ModelError too
         # this worker lacks what the run's process has: not a result of the game
         message = f"the worker cannot set up the game: {error_line(e)}"
         return crash_record(task, message, kind=MISSING)
+    planned_agents = task.agents or (key.a, key.b)
+    for found, planned in zip((key.a, key.b), planned_agents, strict=True):
+        if found != planned:  # a plugin or its environment differs here: the record would lie
+            message = (
+                f"the worker reads agent {found.spec} where the run reads {planned.spec}"
+                if found.spec != planned.spec
+                else f"the worker's value model of {found.spec} is {model_name(found.model)}, "
+                f"the run's is {model_name(planned.model)}"
+            )
+            return crash_record(task, message, kind=MISSING)
     match_seed = task.seed + task.match
     sides = ("a", "b") if task.game_index == 0 else ("b", "a")
     bots: list[pyspiel.Bot] = []
@@ -306,7 +478,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             "message": played.failure.message,
         }
     return {
-        **_base_record(task),
+        **_base_record(task, key),
         "returns": played.returns,
         "moves": played.moves,
         "history": played.history,
@@ -460,11 +632,58 @@ def record_problem(record: Record) -> str | None:
         not isinstance(seats, list) or sorted(map(str, seats)) != sorted([record["a"], record["b"]])
     ):
         return f"seats {seats!r} are not the record's agents a and b"
+    if (problem := _key_problem(record)) is not None:
+        return problem
     if (problem := _times_problem(record.get("move_ms"))) is not None:
         return problem
     if record.get("history") is not None and math.isfinite(low):  # a game this process knows
         return _history_problem(game, record["history"], returns, not record.get("error"))
     return None
+
+
+_KEY_FIELDS = ("game", "a", "b", "models", "dice", "game_index")
+
+
+def _key_problem(record: Record) -> str | None:
+    """What is wrong with a record's key (None if nothing): it must name the record's own game,
+    agents, dice and game index, so that no reader counts the game as another."""
+    key = record.get("key")
+    if key is None:
+        version = record.get("v")
+        if isinstance(version, int) and version >= KEYED_VERSION:
+            return f"a record of format {version} without its key"
+        return None
+    if not isinstance(key, dict) or sorted(key) != sorted(_KEY_FIELDS):
+        return f"key must be an object of {', '.join(_KEY_FIELDS)}"
+    if not _is_int(key["dice"]) or key["dice"] != record["seed"] + record["match"]:
+        return f"key dice {key['dice']!r} are not the record's seed + match"
+    if not _is_int(key["game_index"]) or key["game_index"] != record["game_index"]:
+        return f"key game_index {key['game_index']!r} is not the record's"
+    if not isinstance(key["game"], str) or (
+        is_known_game(record["game"])
+        and canonical_game(key["game"]) != canonical_game(record["game"])
+    ):
+        return f"key game {key['game']!r} is not the record's game"
+    models = key["models"]
+    if not (
+        isinstance(models, list)
+        and len(models) == 2
+        and all(m is None or (isinstance(m, str) and _DIGEST.fullmatch(m)) for m in models)
+    ):
+        return "key models must be two SHA-256 digests (64 hex digits) or nulls"
+    for side in ("a", "b"):
+        spec = key[side]
+        if not isinstance(spec, str) or not spec:
+            return f"key {side} must be an agent spec, got {spec!r}"
+        if (problem := _spec_problem(spec)) is not None:
+            return f"key: {problem}"
+        mine = _known_canonical(record[side])
+        if mine is not None and mine != _known_canonical(spec):
+            return f"key {side} {spec!r} is not the record's agent {record[side]!r}"
+    return None
+
+
+_DIGEST = re.compile("[0-9a-f]{64}")
 
 
 def _times_problem(times: Any) -> str | None:
@@ -609,45 +828,52 @@ def _how_different(first: Record, second: Record) -> str:
 def unique_records(records: Iterable[Record]) -> tuple[list[Record], int]:
     """The records without repeats of a game, and the number of repeats dropped.
 
-    A game is its game string, who sits in which seat, and its dice: match m of a run with
-    seed s plays on the dice (and bot seeds) of s + m, so match 5 of a run with seed 0 and
-    match 0 of a run with seed 5 are the same game, as is the same game read from two files:
-    each counts once. Two different results of one game (timed agents can differ on the
-    same dice) are refused, since overlapping seed ranges are not independent evidence. A
-    game lost by the infrastructure (is_lost) and played again later counts as the later game.
+    A game is its key (`game_key`): match 5 of a run with seed 0 and match 0 of a run with
+    seed 5 are the same game (both play on the dice and bot seeds of 5), as is one game read
+    from two files or written under two spellings of its agents: each counts once. Two
+    different results of one game (timed agents can differ on the same dice) are refused,
+    since overlapping seed ranges are not independent evidence. A game lost by the
+    infrastructure (is_lost) and played again later counts as the later game.
 
     Raises:
       RecordFileError: for two different results of one game.
     """
     records = list(records)
-
-    def key_of(record: Record) -> tuple[Any, ...]:
-        seats = seats_of(record["a"], record["b"], record["game_index"])
-        return (canonical_game(record["game"]), match_dice(record), seats)
-
-    played = {key_of(r) for r in records if not is_lost(r)}
-    seen: dict[tuple[Any, ...], Record] = {}
+    keys = [game_key(r) for r in records]
+    played = {key for key, r in zip(keys, records, strict=True) if not is_lost(r)}
+    seen: dict[GameKey, Record] = {}
     unique = []
     repeats = 0
-    for record in records:
-        key = key_of(record)
+    for key, record in zip(keys, records, strict=True):
         if is_lost(record) and key in played:
             continue  # superseded by the game played again
         if key in seen:
             first = seen[key]
             if _outcome(first) != _outcome(record):
                 raise RecordFileError(
-                    f"{key[2][0]} vs {key[2][1]} on the dice of seed {key[1]} (seed + match) "
-                    f"is two different games (returns {first['returns']} and "
-                    f"{record['returns']}{_how_different(first, record)}): runs whose seed "
-                    "ranges overlap share their dice and are not independent evidence; "
-                    "report them separately"
+                    f"game {key.game_index} of {record['a']} vs {record['b']} on the dice of "
+                    f"seed {key.dice} (seed + match) is two different games (returns "
+                    f"{first['returns']} and {record['returns']}{_how_different(first, record)}): "
+                    "runs whose seed ranges overlap share their dice and are not independent "
+                    "evidence; report them separately"
                 )
             repeats += 1
         else:
             seen[key] = record
             unique.append(record)
     return unique, repeats
+
+
+def shared_dice(records: Iterable[Record]) -> int:
+    """How many of the records (each game once) share their seats and dice with a game of
+    another pairing: B vs A played on the seeds of A vs B seats the same agents on the same
+    dice as A vs B's second games. The bots' seeds follow their side, so these are other
+    games, but they are not independent evidence (with deterministic agents, the same moves)."""
+    boards: dict[tuple[Any, ...], set[PairKey]] = {}
+    keys = [game_key(r) for r in records]
+    for key in keys:
+        boards.setdefault((key.game, key.seats, key.dice), set()).add(key.pair)
+    return sum(len(boards[(key.game, key.seats, key.dice)]) > 1 for key in keys)
 
 
 # The first version whose `samples=c` agents run the MCMS paper's sampled search; records of
@@ -675,11 +901,27 @@ def _former_sampled_search(record: Record) -> bool:
 
 @dataclass(frozen=True)
 class RunIdentity:
-    """What the records of one run's file share: the game string, the seed and the pairs."""
+    """What the records of one run's file share: the game, the seed and the pairs, each agent
+    by its canonical spec and value model (another spelling of a spec is the same agent;
+    another model is not)."""
 
     game: str
     seed: int
     pairs: tuple[tuple[str, str], ...]
+
+    @functools.cached_property
+    def agents(self) -> dict[str, Agent]:
+        """The Agent of each spec of the pairs, as this process plays it.
+
+        Raises:
+          ModelError: as model_of.
+        """
+        return {spec: run_agent(self.game, spec) for pair in self.pairs for spec in pair}
+
+    @functools.cached_property
+    def pair_agents(self) -> set[tuple[Agent, Agent]]:
+        """A and B of each pair."""
+        return {(self.agents[a], self.agents[b]) for a, b in self.pairs}
 
     def check(self, records: Iterable[Record], path: str) -> None:
         """Raises RecordFileError if a record belongs to another run."""
@@ -688,14 +930,28 @@ class RunIdentity:
 
     def check_one(self, record: Record, number: int, path: str) -> None:
         """Raises RecordFileError if the `number`-th record belongs to another run."""
-        pairs = set(self.pairs)
-        game = canonical_game(self.game)
+        key = game_key(record)
         problem = None
-        if canonical_game(record["game"]) != game:
+        if key.game != canonical_game(self.game):
             problem = f"game {record['game']!r}, not {self.game!r}"
         elif record["seed"] != self.seed:
             problem = f"seed {record['seed']}, not {self.seed}"
-        elif (record["a"], record["b"]) not in pairs:
+        elif (key.a, key.b) not in self.pair_agents:
+            for a, b in self.pair_agents:
+                if (a.spec, b.spec) == (key.a.spec, key.b.spec):  # the specs, not the models
+                    side, theirs, mine = ("a", key.a, a) if key.a != a else ("b", key.b, b)
+                    if theirs.model is None:  # a record older than format 4
+                        raise RecordFileError(
+                            f"{path} holds games that do not name their value model (record "
+                            f"{number}, {record[side]}: written before records named models); "
+                            f"this run's is {model_name(mine.model)}: write to another file"
+                        )
+                    raise RecordFileError(
+                        f"{path} holds games of another value model (record {number}: "
+                        f"{record[side]} searched with {model_name(theirs.model)}, this run's "
+                        f"model is {model_name(mine.model)}): resume with the same model, or "
+                        "write to another file"
+                    )
             problem = f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
         elif _former_sampled_search(record):
             problem = (
@@ -851,22 +1107,47 @@ def plan_tasks(
     pairs: Sequence[tuple[str, str]],
     matches: int,
     seed: int,
-    done: Iterable[tuple[str, str, int, int]] = (),
+    done: Iterable[GameKey] = (),
     overrun_ms: float = DEFAULT_OVERRUN_MS,
     move_timeout_s: float | None = DEFAULT_MOVE_TIMEOUT_S,
+    agents: Mapping[str, Agent] | None = None,
 ) -> Iterator[GameTask]:
-    """The games of `matches` matches of every pair that are not `done`, match-major, made
-    one at a time (a run of a million games does not hold a million tasks).
+    """The games of `matches` matches of every pair whose keys are not `done`, match-major,
+    made one at a time (a run of a million games does not hold a million tasks). `agents`:
+    the Agent of each spec (RunIdentity.agents; found here if not given). A pair that is
+    another spelling of an earlier one is the same games: planned once.
 
     Match-major order (match 0 of every pair, then match 1, ...) keeps an interrupted run
     balanced across pairs and lets sequential tests see whole matches early.
+
+    Raises:
+      ModelError: as model_of.
     """
     finished = set(done)
     plugins = tuple(loaded())  # what this process imported, for workers that did not inherit it
+    found = dict(agents) if agents is not None else {}
+    canonical = canonical_game(game)
+    planned: list[tuple[str, str, tuple[Agent, Agent]]] = []
+    for a, b in pairs:
+        for spec in (a, b):
+            if spec not in found:
+                found[spec] = run_agent(game, spec)
+        both = (found[a], found[b])
+        if all(both != other for *_, other in planned):
+            planned.append((a, b, both))
     for match in range(matches):
-        for a, b in pairs:
+        for a, b, both in planned:
             for game_index in (0, 1):
-                if (a, b, match, game_index) not in finished:
+                if GameKey(canonical, *both, seed + match, game_index) not in finished:
                     yield GameTask(
-                        game, a, b, seed, match, game_index, overrun_ms, move_timeout_s, plugins
+                        game,
+                        a,
+                        b,
+                        seed,
+                        match,
+                        game_index,
+                        overrun_ms,
+                        move_timeout_s,
+                        plugins,
+                        both,
                     )

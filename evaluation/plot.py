@@ -12,7 +12,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 
-from chancespiel.evaluation.match import Record, canonical_game
+from chancespiel.evaluation.match import PairKey, Record, canonical_game
 from chancespiel.evaluation.report import (
     PairSummary,
     pair_luck,
@@ -113,7 +113,7 @@ def plot_pairs(
             positions, rates, yerr=[lows, highs], fmt="none", ecolor="black", capsize=5, lw=1.2
         )
         for x, p in zip(positions, pairs, strict=True):
-            found = corrected.get((p.game, p.a, p.b))
+            found = corrected.get(p.key)
             if found is not None and math.isfinite(found.low + found.high):
                 mean, low, high = (100 * v for v in (found.mean, found.low, found.high))
                 ax.errorbar(
@@ -139,12 +139,10 @@ def plot_pairs(
     plt.close(fig)
 
 
-def _corrected(
-    records: Sequence[Record], value: str | None
-) -> dict[tuple[str, str, str], MatchInterval]:
-    """A's luck-corrected rate of each (game, A, B) of `records`, with its 95% interval."""
+def _corrected(records: Sequence[Record], value: str | None) -> dict[PairKey, MatchInterval]:
+    """A's luck-corrected rate of each pairing of `records`, with its 95% interval."""
     return {
-        (game, a, b): luck.corrected
-        for game, game_records in records_by_game(records).items()
-        for (a, b), luck in pair_luck(game_records, value).items()
+        pair: luck.corrected
+        for game_records in records_by_game(records).values()
+        for pair, luck in pair_luck(game_records, value).items()
     }

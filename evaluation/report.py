@@ -20,7 +20,19 @@ from typing import Any
 
 import numpy as np
 
-from chancespiel.evaluation.match import Record, a_score, canonical_game, match_dice, record_seats
+from chancespiel.evaluation.match import (
+    Agent,
+    GameKey,
+    PairKey,
+    Record,
+    a_score,
+    canonical_agent,
+    canonical_game,
+    game_key,
+    match_dice,
+    record_seats,
+)
+from chancespiel.evaluation.play import score_of
 from chancespiel.evaluation.ratings import Ratings, bradley_terry, mle_exists
 from chancespiel.evaluation.stats import Z95, match_interval, wilson_interval
 
@@ -33,7 +45,8 @@ MOVE_SAMPLE = 100_000  # move times kept per agent for the p99
 
 @dataclass
 class PairSummary:
-    """A's results against B in one game."""
+    """A's results against B in one game (in self-play, A and B the same agent, the first
+    seat's results are what tells something)."""
 
     game: str
     a: str
@@ -47,9 +60,33 @@ class PairSummary:
     # whole matches (both games scored) by A's points 0, 0.5, 1, 1.5, 2: the pentanomial counts
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
     pending: dict[int, float | None] = field(default_factory=dict, repr=False)  # first games
+    pair: PairKey | None = field(default=None, repr=False)  # the pairing's game and agents
+    # the results of player 0 (the first seat): wins, draws, losses
+    first_seat: list[int] = field(default_factory=lambda: [0, 0, 0], repr=False)
+
+    @property
+    def key(self) -> PairKey:
+        """The pairing's game and agents (made from game, a and b where `pair` is not set)."""
+        if self.pair is not None:
+            return self.pair
+        return (self.game, Agent(canonical_agent(self.a)), Agent(canonical_agent(self.b)))
+
+    @property
+    def first_seat_score(self) -> tuple[float, int]:
+        """The first seat's points (wins + draws / 2) and scored games."""
+        wins, draws, losses = self.first_seat
+        return wins + draws / 2, wins + draws + losses
+
+    @property
+    def self_play(self) -> bool:
+        """True if A and B are one agent (its canonical spec and value model)."""
+        return self.key[1] == self.key[2]
 
     def add(self, record: Record) -> None:
         """Counts one game (records of one game and pair; memory: the unfinished matches)."""
+        if record["returns"] is not None:
+            seat0 = score_of(record["returns"], 0)
+            self.first_seat[0 if seat0 == 1.0 else 1 if seat0 == 0.5 else 2] += 1
         score = a_score(record)
         match = match_dice(record)  # runs with other seeds reuse the match numbers
         if match in self.pending:
@@ -98,8 +135,26 @@ class PairSummary:
         return wilson_interval(self.score, self.games) if self.games else (math.nan, math.nan)
 
     def as_dict(self) -> dict[str, Any]:
-        """For JSON."""
+        """For JSON (self-play adds "self_play" and the first seat's results; agents with a
+        value model add "models", A's and B's digests)."""
         low, high = self.interval
+        extra: dict[str, Any] = {}
+        _, a, b = self.key
+        if a.model is not None or b.model is not None:
+            extra["models"] = [a.model, b.model]
+        if self.self_play:
+            wins, draws, losses = self.first_seat
+            score, games = self.first_seat_score
+            extra["self_play"] = True
+            extra["first_seat"] = {
+                "games": games,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+                "score": score,
+                "rate": score / games if games else math.nan,
+                "wilson95": list(wilson_interval(score, games) if games else (math.nan,) * 2),
+            }
         return {
             "game": self.game,
             "a": self.a,
@@ -115,12 +170,14 @@ class PairSummary:
             "wilson95": [low, high],
             "whole_matches": len(self.match_scores),
             "pentanomial95": list(self.pentanomial_interval),
+            **extra,
         }
 
 
 def pair_summaries(records: Iterable[Record]) -> list[PairSummary]:
-    """One summary per (game, A, B), in order of first appearance; equivalent game strings
-    are one game (named by the loaded game's string)."""
+    """One summary per pairing (the game, A and B of the records' keys), in order of first
+    appearance; equivalent game strings are one game (named by the loaded game's string), two
+    spellings of an agent one agent, one spec with two value models two agents."""
     tally = Tally()
     for record in records:
         tally.add_pair(record)
@@ -132,7 +189,7 @@ class AgentStats:
     """Per-move times, nodes and failures of one agent spec in one game."""
 
     game: str
-    spec: str
+    spec: str  # how the report names the agent (Tally.name)
     games: int = 0
     moves: int = 0
     total_ms: float = 0.0
@@ -148,6 +205,7 @@ class AgentStats:
     overruns: int = 0
     worst_overrun_ms: float | None = None  # max(move time - limit) over all moves
     failures: Counter[str] = field(default_factory=Counter)  # 'Kind: message' -> games
+    model: str | None = None  # the digest of its value model, where its records name one
 
     def add_moves(self, times: Sequence[float]) -> None:
         """Counts move times, keeping at most MOVE_SAMPLE of them."""
@@ -170,6 +228,7 @@ class AgentStats:
         return {
             "game": self.game,
             "spec": self.spec,
+            **({"model": self.model} if self.model is not None else {}),
             "games": self.games,
             "moves": self.moves,
             "mean_ms": self.total_ms / self.moves if self.moves else None,
@@ -196,36 +255,69 @@ def agent_stats(records: Iterable[Record]) -> list[AgentStats]:
 
 class Tally:
     """Pair summaries and agent statistics fed one record at a time: a run can summarize any
-    number of games in memory bounded by the agents, pairs and unfinished matches."""
+    number of games in memory bounded by the agents, pairs and unfinished matches.
 
-    def __init__(self) -> None:
-        self._pairs: dict[tuple[str, str, str], PairSummary] = {}
-        self._agents: dict[tuple[str, str], AgentStats] = {}
+    Records are counted by their keys (`game_key`): an agent is its canonical spec and value
+    model, named by its first spelling (or the one `names` gives) and, where one spec played
+    with two models (or with one and, in records older than format 4, an unnamed one), by its
+    model's digest too."""
+
+    def __init__(self, names: dict[Agent, str] | None = None) -> None:
+        self._pairs: dict[PairKey, PairSummary] = {}
+        self._agents: dict[tuple[str, Agent], AgentStats] = {}
+        self._names: dict[Agent, str] = dict(names or {})
 
     def add(self, record: Record) -> None:
         """Counts one game record."""
-        self.add_pair(record)
-        self.add_agents(record)
+        key = game_key(record)
+        self.add_pair(record, key)
+        self.add_agents(record, key)
 
-    def add_pair(self, record: Record) -> None:
-        """Counts a record in its pair's summary."""
-        key = (canonical_game(record["game"]), record["a"], record["b"])
-        self._pairs.setdefault(key, PairSummary(*key)).add(record)
+    def name(self, agent: Agent) -> str:
+        """How reports name `agent`: its first spelling, and its model's digest where another
+        agent of the tally has the same spec."""
+        spelling = self._names[agent]
+        if all(other.spec != agent.spec or other == agent for other in self._names):
+            return spelling
+        return agent.label(spelling)
+
+    def _learn_names(self, record: Record, agents: Sequence[Agent]) -> None:
+        for agent, spelling in zip(agents, record_seats(record), strict=True):
+            self._names.setdefault(agent, spelling)
+
+    def add_pair(self, record: Record, key: GameKey | None = None) -> None:
+        """Counts a record (whose key is `key`, if given) in its pair's summary."""
+        if key is None:
+            key = game_key(record)
+        self._learn_names(record, key.seats)
+        summary = self._pairs.get(key.pair)
+        if summary is None:
+            summary = self._pairs[key.pair] = PairSummary(key.game, "", "", pair=key.pair)
+        summary.add(record)
 
     def pairs(self) -> list[PairSummary]:
-        """One summary per (game, A, B), in order of first appearance."""
+        """One summary per pairing, in order of first appearance."""
+        for (_, a, b), summary in self._pairs.items():
+            summary.a, summary.b = self.name(a), self.name(b)
         return list(self._pairs.values())
 
     def agents(self) -> list[AgentStats]:
-        """One AgentStats per (game, spec), in order of first appearance."""
+        """One AgentStats per agent of each game, in order of first appearance."""
+        for (_, agent), stats in self._agents.items():
+            stats.spec = self.name(agent)
         return list(self._agents.values())
 
-    def add_agents(self, record: Record) -> None:
-        """Counts a record's moves, nodes and failures per agent."""
+    def add_agents(self, record: Record, key: GameKey | None = None) -> None:
+        """Counts a record's moves, nodes and failures per agent (its key: as add_pair)."""
         stats = self._agents
-        game = canonical_game(record["game"])
-        for seat, spec in enumerate(record_seats(record)):
-            entry = stats.setdefault((game, spec), AgentStats(game, spec))
+        if key is None:
+            key = game_key(record)
+        self._learn_names(record, key.seats)
+        for seat, agent in enumerate(key.seats):
+            entry = stats.get((key.game, agent))
+            if entry is None:  # named by the spelling now; by `name` when it is shown
+                entry = AgentStats(key.game, record_seats(record)[seat], model=agent.model)
+                stats[(key.game, agent)] = entry
             entry.games += 1
             entry.add_moves(record["move_ms"][seat])
             if record["nodes"][seat] is not None:
@@ -256,8 +348,25 @@ def _pct(x: float) -> str:
     return "  n/a" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
+def format_self_play(summary: PairSummary) -> str:
+    """The first seat's score line of an agent against itself."""
+    wins, draws, losses = summary.first_seat
+    score, games = summary.first_seat_score
+    low, high = wilson_interval(score, games) if games else (math.nan, math.nan)
+    text = (
+        f"self-play of {summary.a}: the first seat scored {score:g} of {games} games: "
+        f"{_pct(score / games if games else math.nan)} (95% Wilson interval {_pct(low)} to "
+        f"{_pct(high)}; {wins} wins, {draws} draws, {losses} losses)"
+    )
+    if summary.unscored:
+        text += f"; CRASHED: {summary.unscored} unscored games (their worker process died)"
+    return text
+
+
 def format_pair(summary: PairSummary) -> str:
-    """A's score line."""
+    """A's score line (the first seat's in self-play)."""
+    if summary.self_play:
+        return format_self_play(summary)
     low, high = summary.interval
     text = (
         f"{summary.a} scored {summary.score:g} of {summary.games} games against {summary.b}: "
@@ -326,7 +435,7 @@ def fit_ratings(
         return None
     results: dict[tuple[str, str], tuple[float, int]] = {}
     for s in summaries:
-        if s.a == s.b or s.games == 0:
+        if s.self_play or s.games == 0:
             continue
         key, score, games = (s.a, s.b), s.score, s.games
         if (s.b, s.a) in results:  # the same pair played both ways round
@@ -349,7 +458,7 @@ def format_table(summaries: Sequence[PairSummary], names: Sequence[str]) -> str:
     index = {name: i for i, name in enumerate(names)}
     cells = [["" if i != j else "-" for j in names] for i in names]
     for s in summaries:
-        if s.a == s.b:
+        if s.self_play:
             continue
         low, high = s.interval
         i, j = index[s.a], index[s.b]
@@ -387,21 +496,29 @@ def records_by_game(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Records grouped by game, equivalent game strings as one (the loaded game's string)."""
     games: dict[str, list[Record]] = {}
     for record in records:
-        games.setdefault(canonical_game(record["game"]), []).append(record)
+        games.setdefault(game_key(record).game, []).append(record)
     return games
+
+
+def records_by_pair(records: Iterable[Record]) -> dict[PairKey, list[Record]]:
+    """Records grouped by pairing (their keys' game, A and B), in order of first appearance."""
+    pairs: dict[PairKey, list[Record]] = {}
+    for record in records:
+        pairs.setdefault(game_key(record).pair, []).append(record)
+    return pairs
 
 
 def pair_luck(
     game_records: Sequence[Record], value: str | None = None, corrections: Correction | None = None
-) -> dict[tuple[str, str], Any]:
-    """LuckSummary of each pair (A, B) of one game's records (see evaluation.luck), with the
+) -> dict[PairKey, Any]:
+    """LuckSummary of each pairing of one game's records (see evaluation.luck), with the
     records' corrections from `corrections` (a CachedCorrections) when given."""
     from chancespiel.evaluation.luck import luck_summary
 
-    pairs: dict[tuple[str, str], list[Record]] = {}
-    for record in game_records:
-        pairs.setdefault((record["a"], record["b"]), []).append(record)
-    return {key: luck_summary(pair, value, correction=corrections) for key, pair in pairs.items()}
+    return {
+        key: luck_summary(pair, value, correction=corrections)
+        for key, pair in records_by_pair(game_records).items()
+    }
 
 
 def format_luck(a: str, b: str, luck: Any) -> str:
@@ -447,8 +564,8 @@ def summarize(
         pair_dicts = [p.as_dict() for p in pairs]
         if luck:
             lucks = pair_luck(game_records, value, corrections)
-            for entry in pair_dicts:
-                entry["luck"] = lucks[(entry["a"], entry["b"])].as_dict()
+            for entry, summary in zip(pair_dicts, pairs, strict=True):
+                entry["luck"] = lucks[summary.key].as_dict()
         out["games"].append(
             {
                 "game": game,
@@ -487,9 +604,11 @@ def format_report(
             ratings = fit_ratings(pairs, names)
             if ratings is not None:
                 lines.append(format_ratings(ratings))
+            lines += ["  " + format_self_play(s) for s in pairs if s.self_play]
         if luck:
-            for (a, b), summary in pair_luck(game_records, value, corrections).items():
-                lines.append("  " + format_luck(a, b, summary))
+            lucks = pair_luck(game_records, value, corrections)
+            for s in pairs:
+                lines.append("  " + format_luck(s.a, s.b, lucks[s.key]))
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))
@@ -580,12 +699,14 @@ def write_report_files(
     _write_csv(out / "agents.csv", agents)
     written = ["report.json", "pairs.csv", "agents.csv"]
 
-    by_pair: dict[tuple[str, str, str], list[Record]] = {}
-    for game, game_records in records_by_game(records).items():
-        for record in game_records:
-            by_pair.setdefault((game, record["a"], record["b"]), []).append(record)
+    labels = {s.key: (s.a, s.b) for s in pair_summaries(records)}
+    by_pair = [
+        (labels[pair], pair_records)
+        for game_records in records_by_game(records).values()
+        for pair, pair_records in records_by_pair(game_records).items()
+    ]
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for (_game, a, b), pair_records in by_pair.items():
+    for (a, b), pair_records in by_pair:
         raw, corrected = running_scores(pair_records, luck, value, corrections)
         for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
             if scores is None or len(scores) < 2:

@@ -25,20 +25,24 @@ from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
     MISSING,
+    Agent,
+    GameKey,
     GameTask,
     Record,
+    RecordFileError,
     RecordWriter,
     RunIdentity,
     a_score,
     canonical_game,
+    game_key,
     is_lost,
     plan_tasks,
-    record_key,
     unique_records,
 )
 from chancespiel.evaluation.parallel import Executor, default_workers, make_executor
 from chancespiel.evaluation.report import Tally
 from chancespiel.evaluation.sprt import CorrectedSprt, Sprt, SprtParams, SprtResult
+from chancespiel.games.learned import ModelError
 
 tqdm.tqdm.monitor_interval = 0  # no monitor thread: workers may be forked after the bar starts
 
@@ -166,15 +170,24 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
     if config.sprt is not None and len(config.pairs) != 1:
         raise ValueError("SPRT tests one pair of agents")
     identity = RunIdentity(config.game, config.seed, tuple(config.file_pairs or config.pairs))
+    try:
+        agents = identity.agents
+    except ModelError as e:
+        raise RecordFileError(f"cannot name the agents' value model: {e}") from None
+    ours_pairs = {(agents[a], agents[b]) for a, b in config.pairs}
     # without kept records or an SPRT, the file is counted as it is read (bounded memory)
-    counted = _Counted(identity, config) if not config.keep_records and not config.sprt else None
+    counted = (
+        _Counted(identity, config, ours_pairs)
+        if not config.keep_records and not config.sprt
+        else None
+    )
     writer = None
     if config.out:
         writer = RecordWriter(config.out, counted.add if counted is not None else None)
     try:
         if counted is not None:
             ours: list[Record] = []
-            done: Iterable[tuple[str, str, int, int]] = counted.done
+            done: Iterable[GameKey] = counted.done
             repeats, resumed, extra, tally = (
                 counted.repeats,
                 counted.resumed,
@@ -185,14 +198,13 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             existing = writer.records if writer is not None else []
             identity.check(existing, config.out or "")
             existing, repeats = unique_records(existing)
-            pairs = set(config.pairs)
             # games the infrastructure lost are played again (their records are superseded)
-            existing = [r for r in existing if (r["a"], r["b"]) in pairs and not is_lost(r)]
+            existing = [r for r in existing if _pair(r) in ours_pairs and not is_lost(r)]
             ours = [r for r in existing if r["match"] < config.matches]
             resumed = len(ours)
             extra = [r for r in existing if r["match"] >= config.matches]
-            done = {record_key(r) for r in existing}
-            tally = Tally()
+            done = {game_key(r) for r in existing}
+            tally = Tally(_names(config, agents))
             for record in ours:
                 tally.add(record)
             del existing
@@ -218,8 +230,9 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
                 done,
                 config.overrun_ms,
                 config.move_timeout_s,
+                agents,
             ),
-            2 * config.matches * len(config.pairs) - resumed,
+            2 * config.matches * len(ours_pairs) - resumed,
             tracker,
             {r["match"] for r in ours} if tracker is not None else set(),
             config.stop_at,
@@ -266,34 +279,49 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
     )
 
 
+def _pair(record: Record) -> tuple[Agent, Agent]:
+    key = game_key(record)
+    return key.a, key.b
+
+
+def _names(config: RunConfig, agents: dict[str, Agent]) -> dict[Agent, str]:
+    """Each agent of the run under the spelling the run gives it (first spelling first)."""
+    names: dict[Agent, str] = {}
+    for pair in config.pairs:
+        for spec in pair:
+            names.setdefault(agents[spec], spec)
+    return names
+
+
 class _Counted:
     """The records of a file, checked and counted as they are read and then dropped: the games
     done, the repeats, the tally; a game lost by the infrastructure is not done (played
-    again), and a repeat of a game counts once (as unique_records)."""
+    again), and a repeat of a game counts once (as unique_records, but without refusing two
+    results of one game: a run's own file holds one)."""
 
-    def __init__(self, identity: RunIdentity, config: RunConfig):
+    def __init__(self, identity: RunIdentity, config: RunConfig, pairs: set[tuple[Agent, Agent]]):
         self.identity = identity
         self.path = config.out or ""
-        self.pairs = set(config.pairs)
+        self.pairs = pairs
         self.matches = config.matches
         self.number = 0
-        self.done: set[tuple[str, str, int, int]] = set()
+        self.done: set[GameKey] = set()
         self.repeats = 0
         self.resumed = 0
         self.extra: list[Record] = []
-        self.tally = Tally()
+        self.tally = Tally(_names(config, identity.agents))
 
     def add(self, record: Record) -> None:
         self.number += 1
         self.identity.check_one(record, self.number, self.path)
         if is_lost(record):
             return
-        key = record_key(record)
+        key = game_key(record)
         if key in self.done:
             self.repeats += 1
             return
         self.done.add(key)
-        if (record["a"], record["b"]) not in self.pairs:
+        if (key.a, key.b) not in self.pairs:
             return
         if record["match"] >= self.matches:
             self.extra.append(record)

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chancespiel.agents import parse_spec
-from chancespiel.evaluation.match import Record
-from chancespiel.evaluation.report import PairSummary, pair_summaries
+from chancespiel.evaluation.match import Record, canonical_agent
+from chancespiel.evaluation.report import PairSummary, pair_summaries, records_by_pair
 from chancespiel.evaluation.stats import match_interval
 
 PlayRound = Callable[[list[tuple[str, str]]], list[Record]]
@@ -141,13 +141,16 @@ def eliminate(
         pairs = [(alive[i], alive[i + 1]) for i in range(0, len(alive) - 1, 2)]
         bye = alive[-1] if len(alive) % 2 else None
         records = play_round(pairs)
-        summaries = {(s.a, s.b): s for s in pair_summaries(records)}
+        # by canonical spec: a resumed file may spell a candidate otherwise
+        summaries = {(s.key[1].spec, s.key[2].spec): s for s in pair_summaries(records)}
+        by_pair = {(k[1].spec, k[2].spec): pair for k, pair in records_by_pair(records).items()}
         bouts = []
         for a, b in pairs:
-            summary = summaries.get((a, b))
+            specs = (canonical_agent(a), canonical_agent(b))
+            summary = summaries.get(specs)
             if summary is None:
                 raise RuntimeError(f"no records of {a} vs {b}")
-            verdict = judge(a, b, [r for r in records if (r["a"], r["b"]) == (a, b)], summary)
+            verdict = judge(a, b, by_pair[specs], summary)
             # rate is nan without scored games: the earlier candidate advances then too
             if verdict.a_advances is not None:
                 winner = a if verdict.a_advances else b

@@ -17,7 +17,10 @@ its own with `registry.register_value_model`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +28,7 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.files import read_json
+from chancespiel.files import read_bounded
 from chancespiel.games.registry import (
     Heuristic,
     features_for,
@@ -49,6 +52,7 @@ class ModelFile:
     features: tuple[str, ...]
     training: dict[str, Any]
     path: str
+    sha256: str = ""  # of the file's bytes: names the model in game records
 
 
 class ModelError(ValueError):
@@ -122,12 +126,15 @@ def read_model(path: str | Path) -> ModelFile:
       ModelError: if the file is missing, too large, not JSON or not a valid model.
     """
     try:
-        data = read_json(path, MAX_MODEL_BYTES)
+        raw = read_bounded(path, MAX_MODEL_BYTES)
+        data = json.loads(raw)
     except OSError as e:
         raise ModelError(f"cannot read value model {path}: {e.strerror}") from None
     except ValueError as e:
         raise ModelError(f"value model {path} is not JSON: {e}") from None
-    return parse_model(data, str(path))
+    # the digest of the very bytes parsed: a file replaced later cannot lend its name
+    found = parse_model(data, str(path))
+    return dataclasses.replace(found, sha256=hashlib.sha256(raw).hexdigest())
 
 
 def model_path(short_name: str) -> Path | None:

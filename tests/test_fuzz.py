@@ -128,6 +128,17 @@ NEAR = {
     "returns": st.lists(st.floats(-2, 2) | st.just(math.nan) | st.integers(-1, 1), max_size=3),
     "move_ms": st.lists(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=3)),
     "seats": st.lists(st.sampled_from(["hold(n=5)", "random", "hold"]), max_size=3),
+    # a key that names another game, agent, model, dice or game index than its record's
+    "key": st.fixed_dictionaries(
+        {
+            "game": st.sampled_from([RECORD["key"]["game"], "python_pig(winscore=30)", "(", 3]),
+            "a": st.sampled_from(["hold(n=5)", "hold(n=6)", "random", "hold(", "", None]),
+            "b": st.sampled_from(["random", "hold", "nope(x=1)", 2]),
+            "models": st.sampled_from([[None, None], ["0" * 64, None], ["x", None], [None], {}]),
+            "dice": st.integers(-1, 2) | st.just(True) | st.text(max_size=1),
+            "game_index": st.integers(-1, 2) | st.booleans() | st.none(),
+        }
+    ).map(lambda key: {k: v for k, v in key.items() if v != ""}),
 }
 change = st.sampled_from(sorted(NEAR)).flatmap(lambda f: st.tuples(st.just(f), NEAR[f])) | (
     st.tuples(st.sampled_from(FIELDS), junk | st.just(None))

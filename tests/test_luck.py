@@ -304,7 +304,7 @@ def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
     )
     run(config)
     records = _records(out)
-    assert records[0]["v"] == 3 and len(records[0]["rules"]) == 16
+    assert records[0]["v"] == 4 and len(records[0]["rules"]) == 16
     for record in records[:3]:
         record["game"] = "python_pig(dice=2,winscore=20,horizon=1000)"
     summary = summarize(records, luck=True)

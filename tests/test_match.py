@@ -69,8 +69,16 @@ def test_record_fields_and_seat_swap():
     assert first["seats"] == [SEARCHER, "hold(n=20)"]
     assert second["seats"] == ["hold(n=20)", SEARCHER]
     for record in (first, second):
-        assert record["error"] is None and record["v"] == 3
+        assert record["error"] is None and record["v"] == 4
         assert record["version"] and len(record["rules"]) == 16
+        assert record["key"] == {
+            "game": str(pyspiel.load_game(GAME)),
+            "a": SEARCHER,
+            "b": "hold",  # canonical: n=20 is hold's default
+            "models": [None, None],
+            "dice": 7,
+            "game_index": record["game_index"],
+        }
         assert record["moves"] == len(record["move_ms"][0]) + len(record["move_ms"][1])
         searcher = record["seats"].index(SEARCHER)
         assert len(record["nodes"][searcher]) == len(record["move_ms"][searcher])
@@ -606,7 +614,9 @@ def _run_on(out: Path, a: str, b: str, seed: int, matches: int = 5) -> None:
 
 def test_overlapping_seed_ranges_count_each_game_once(tmp_path, capsys):
     """Match m of a run with seed s plays on the dice of s + m: runs with seeds 0 and 3 (five
-    matches each) share two matches, and the swapped pair on seed 0 is the same ten games."""
+    matches each) share two matches. The swapped pair on seed 0 seats the same agents on the
+    same dice, but its bots' seeds follow their side: ten other games, counted with a
+    warning that they are not independent evidence."""
     _run_on(tmp_path / "s0.jsonl", "hold(n=10)", "hold(n=15)", 0)
     _run_on(tmp_path / "s3.jsonl", "hold(n=10)", "hold(n=15)", 3)
     _run_on(tmp_path / "swapped.jsonl", "hold(n=15)", "hold(n=10)", 0)
@@ -614,18 +624,25 @@ def test_overlapping_seed_ranges_count_each_game_once(tmp_path, capsys):
     assert cli.main(["report", *(str(tmp_path / f) for f in ("s0.jsonl", "s3.jsonl"))]) == 0
     out, err = capsys.readouterr()
     assert "16 games" in out and "4 game(s) appear more than once" in err
+    assert "another pairing" not in err
     assert cli.main(["report", str(tmp_path / "s0.jsonl"), str(tmp_path / "swapped.jsonl")]) == 0
     out, err = capsys.readouterr()
-    assert "10 games" in out and "10 game(s) appear more than once" in err
+    assert "20 games" in out and "more than once" not in err
+    assert "20 game(s) seat the same agents on the same dice as a game of another pairing" in err
 
 
-def test_different_games_on_the_same_dice_are_refused(tmp_path, capsys):
-    """The random agent's seed follows its side ('a' or 'b'), so the swapped pair plays other
-    moves on the same dice: not independent evidence, and not a repeat either."""
+def test_two_results_of_one_game_are_refused(tmp_path, capsys):
+    """Timed agents can play one game (one key) two ways: overlapping runs are then not
+    independent evidence, and the report says so in one line."""
     _run_on(tmp_path / "ab.jsonl", "random", "hold(n=15)", 0, matches=3)
-    _run_on(tmp_path / "ba.jsonl", "hold(n=15)", "random", 0, matches=3)
+    lines = (tmp_path / "ab.jsonl").read_bytes().splitlines()
+    first, other = json.loads(lines[0]), json.loads(lines[-1])
+    assert (first["match"], first["game_index"]) != (other["match"], other["game_index"])
+    for field in ("returns", "moves", "history", "move_ms", "nodes", "depths", "evaluations"):
+        first[field] = other[field]  # the same game (its key), other moves
+    (tmp_path / "again.jsonl").write_text(json.dumps(first) + "\n")
     capsys.readouterr()
-    assert cli.main(["report", str(tmp_path / "ab.jsonl"), str(tmp_path / "ba.jsonl")]) == 2
+    assert cli.main(["report", str(tmp_path / "ab.jsonl"), str(tmp_path / "again.jsonl")]) == 2
     err = capsys.readouterr().err
     assert "is two different games" in err and "seed ranges overlap" in err
     assert len(err.strip().splitlines()) == 1

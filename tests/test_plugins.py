@@ -157,12 +157,16 @@ def test_a_worker_without_an_agent_stops_the_run_and_scores_nothing(tmp_path):
 
 def test_report_refuses_nothing_for_an_unknown_agent_but_checks_syntax(tmp_path, capsys):
     ours = play_task(GameTask("python_pig(winscore=10)", "hold(n=5)", "random", 0, 0, 0))
+    theirs = {"game": "someone_elses_game(x=1)", "a": "their_agent(k=2)"}
     record = {  # a record of a game and an agent this process has never heard of
-        **ours, "game": "someone_elses_game(x=1)", "a": "their_agent(k=2)",
+        **ours, **theirs, "key": {**ours["key"], **theirs},
         "seats": ["their_agent(k=2)", "random"], "returns": [1.0, -1.0], "history": [3, 1],
     }  # fmt: skip
     path = tmp_path / "theirs.jsonl"
-    swapped = {**record, "game_index": 1, "seats": ["random", "their_agent(k=2)"]}
+    swapped = {
+        **record, "game_index": 1, "key": {**record["key"], "game_index": 1},
+        "seats": ["random", "their_agent(k=2)"],
+    }  # fmt: skip
     path.write_text(json.dumps(record) + "\n" + json.dumps(swapped) + "\n")
     assert cli.main(["report", str(path)]) == 0
     assert "their_agent(k=2) scored 1 of 2 games" in capsys.readouterr().out

@@ -8,7 +8,7 @@ import pytest
 
 from chancespiel.evaluation import cli, plot
 from chancespiel.evaluation.luck import luck_summary
-from chancespiel.evaluation.match import canonical_game, read_records
+from chancespiel.evaluation.match import game_key, read_records
 from chancespiel.evaluation.plot import plot_pairs
 from chancespiel.evaluation.report import pair_summaries
 from chancespiel.evaluation.tune import candidate_specs, eliminate, parse_param
@@ -160,8 +160,7 @@ def test_plot_writes_a_png_with_one_panel_per_game(tmp_path, capsys):
     assert len(corrected) == 6
     first = [r for r in records if (r["a"], r["b"]) == (records[0]["a"], records[0]["b"])]
     first = [r for r in first if r["game"] == records[0]["game"]]
-    key = (canonical_game(records[0]["game"]), records[0]["a"], records[0]["b"])
-    assert corrected[key] == luck_summary(first, "lookahead").corrected
+    assert corrected[game_key(records[0]).pair] == luck_summary(first, "lookahead").corrected
     capsys.readouterr()
     assert cli.main(["plot", *files, "--out", str(tmp_path / "v.png"), "--value", "exact"]) == 2
     assert "--value needs --luck" in capsys.readouterr().err

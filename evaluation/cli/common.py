@@ -6,18 +6,18 @@ record files for reports, default record paths. What experiments share with the 
 from __future__ import annotations
 
 import argparse
-import functools
 import warnings
 from collections.abc import Sequence
 
 import pyspiel
 
-from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.match import (
     RecordFileError,
+    canonical_agent,
     error_line,
     is_known_game,
     read_records,
+    shared_dice,
     unique_records,
 )
 from chancespiel.evaluation.usage import UsageError, fresh_output, load_game
@@ -66,14 +66,6 @@ def _history_action(state: pyspiel.State, legal: Sequence[int], token: str) -> i
     return action if action in legal else None
 
 
-@functools.lru_cache(maxsize=1024)
-def _canonical_spec(spec: str) -> str:
-    try:
-        return canonical_spec(spec)
-    except ValueError:  # an agent this process does not know (a plugin's): its own spelling
-        return spec
-
-
 def read_all(paths: Sequence[str]) -> list[dict]:
     records: list[dict] = []
     for path in paths:
@@ -95,17 +87,23 @@ def read_all(paths: Sequence[str]) -> list[dict]:
     spelling: dict[str, str] = {}  # one entrant per agent, under its first spelling
     for record in records:
         for side in ("a", "b"):
-            record[side] = spelling.setdefault(_canonical_spec(record[side]), record[side])
+            record[side] = spelling.setdefault(canonical_agent(record[side]), record[side])
         if isinstance(record.get("seats"), list):
-            record["seats"] = [spelling[_canonical_spec(str(s))] for s in record["seats"]]
+            record["seats"] = [spelling[canonical_agent(str(s))] for s in record["seats"]]
     try:
         records, repeats = unique_records(records)
     except RecordFileError as e:
         raise UsageError(f"{', '.join(map(str, paths))}: {e}") from None
     if repeats:
         warnings.warn(
-            f"{repeats} game(s) appear more than once (the same agents in the same seats on "
-            "the same dice: seed + match); each is counted once",
+            f"{repeats} game(s) appear more than once (the same agents, game index and dice: "
+            "seed + match); each is counted once",
+            stacklevel=2,
+        )
+    if shared := shared_dice(records):
+        warnings.warn(
+            f"{shared} game(s) seat the same agents on the same dice as a game of another "
+            "pairing (B vs A on the seeds of A vs B): other games, but not independent evidence",
             stacklevel=2,
         )
     return records

@@ -12,7 +12,7 @@ from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import out_or_fresh, read_all, two_player_game
-from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
+from chancespiel.evaluation.match import RecordFileError, read_records, record_seats, run_agent
 from chancespiel.evaluation.run_options import (
     add_running_options,
     run_config,
@@ -67,12 +67,12 @@ def cmd_match(args: argparse.Namespace) -> None:
                 f"  ({beyond} more whole match(es) were under way when the test decided: "
                 "recorded and counted in the rates above, not in the test)"
             )
-    if luck:  # the corrected rate over every game of the run, as report --luck gives it
+    if luck and summary is not None:  # the corrected rate over the run, as report --luck's
         records = [r for r in read_all([args.out]) if r["match"] < args.matches]
-        records = [r for r in records if (r["a"], r["b"]) == (args.spec_a, args.spec_b)]
         try:
-            for (a, b), summary in pair_luck(records, args.value).items():
-                print("  " + format_luck(a, b, summary))
+            for pair, lucky in pair_luck(records, args.value).items():
+                if pair == summary.key:  # the file holds this run's pair only
+                    print("  " + format_luck(summary.a, summary.b, lucky))
         except LuckError as e:
             raise UsageError(f"--luck: {e}") from None
     print("  per-move time and nodes:")
@@ -211,8 +211,10 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     result = run_games(config)
     print(speed_line(result))
     summaries = result.tally.pairs()
-    print(format_table(summaries, args.specs))
-    ratings = fit_ratings(summaries, args.specs)
+    # the agents in the order given, named as the tally names them (with their models)
+    names = [result.tally.name(run_agent(args.game, spec)) for spec in args.specs]
+    print(format_table(summaries, names))
+    ratings = fit_ratings(summaries, names)
     if ratings is not None:
         print(format_ratings(ratings))
     print("  per-move time and nodes:")

@@ -44,10 +44,12 @@ from chancespiel.evaluation.luck import (
     whole_matches,
 )
 from chancespiel.evaluation.match import (
+    GameKey,
+    PairKey,
     Record,
     RecordFileError,
     canonical_game,
-    match_dice,
+    game_key,
     package_version,
     read_records,
 )
@@ -286,7 +288,8 @@ def read_pairings(
     by_game: Pairings = {}
     index: dict[int, tuple[int, int]] = {}
     digests = []
-    seen: dict[tuple[Any, ...], tuple[int, int]] = {}  # (game, a, b, dice, game index)
+    seen: dict[GameKey, tuple[int, int]] = {}
+    labels: dict[PairKey, tuple[str, str]] = {}  # a pairing's first spelling
     for file, path in enumerate(paths):
         try:
             # hashed before and after the read: a file still being appended to would
@@ -302,9 +305,9 @@ def read_pairings(
             raise UsageError(f"cannot read {path}: {e.strerror}") from None
         games = set()
         for number, record in enumerate(records):
-            game = canonical_game(record["game"])
+            key = game_key(record)
+            game = key.game
             games.add(game)
-            key = (game, record["a"], record["b"], match_dice(record), record["game_index"])
             if key in seen:  # the matches of a pairing are told apart by their dice
                 where = "twice in" if seen[key][0] == file else f"also in {paths[seen[key][0]]} and"
                 raise UsageError(
@@ -312,7 +315,13 @@ def read_pairings(
                     f"{record['a']} vs {record['b']} is {where} {path}"
                 )
             seen[key] = (file, number)
-            by_game.setdefault(game, {}).setdefault((record["a"], record["b"]), []).append(record)
+            label = labels.get(key.pair)
+            if label is None:  # one spec with two models: two pairings, their models named
+                label = (record["a"], record["b"])
+                if label in by_game.get(game, {}):
+                    label = (key.a.label(label[0]), key.b.label(label[1]))
+                labels[key.pair] = label
+            by_game.setdefault(game, {}).setdefault(label, []).append(record)
             index[id(record)] = (file, number)
         for game in sorted(games if refuse_training else ()):
             if str(Path(path).resolve()) in _training_records(game):

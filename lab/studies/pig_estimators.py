@@ -37,7 +37,15 @@ from typing import NamedTuple
 import pyspiel
 
 from chancespiel.agents import make_bot
-from chancespiel.evaluation.match import Record, RecordFileError, load_game_cached, read_records
+from chancespiel.evaluation.match import (
+    Agent,
+    Record,
+    RecordFileError,
+    game_key,
+    load_game_cached,
+    read_records,
+    unique_records,
+)
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
@@ -146,10 +154,14 @@ def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
 
     Raises:
       ValueError: for a record of another game.
+      RecordFileError: for two different results of one game (unique_records).
     """
     reference = pyspiel.load_game(GAME).get_parameters()
     regrets: dict[str, list[float]] = {}
+    names: dict[Agent, str] = {}  # an agent by its canonical spec and model, first spelling
+    records, _ = unique_records(records)  # each game once, by its key
     for record in records:
+        seats = game_key(record).seats
         game = load_game_cached(record["game"])
         params = {k: v for k, v in game.get_parameters().items() if k != "ordered_dice"}
         if game.get_type().short_name != "python_pig" or params != {
@@ -162,13 +174,17 @@ def decision_regrets(records: Sequence[Record]) -> list[AgentRegret]:
             if player != CHANCE and state.legal_actions() != [1]:
                 best, values = exact_values(state_key(state.core))
                 regret = SCALE * (best - values[action])
-                regrets.setdefault(record["seats"][player], []).append(regret)
+                agent = seats[player]
+                name = names.setdefault(agent, record["seats"][player])
+                if agent.model is not None:
+                    name = agent.label(name)
+                regrets.setdefault(name, []).append(regret)
             state.apply_action(action)
     rows = []
-    for agent, agent_regrets in regrets.items():
+    for name, agent_regrets in regrets.items():
         mean, half = _mean_ci(agent_regrets)
         bad = sum(v > 1e-9 for v in agent_regrets) / len(agent_regrets)
-        rows.append(AgentRegret(agent, len(agent_regrets), mean, half, bad))
+        rows.append(AgentRegret(name, len(agent_regrets), mean, half, bad))
     return rows
 
 

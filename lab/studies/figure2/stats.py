@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from chancespiel.evaluation.luck import CachedCorrections, LuckSummary, luck_summary
-from chancespiel.evaluation.match import Record
+from chancespiel.evaluation.match import Record, canonical_agent, game_key
 from chancespiel.evaluation.report import pair_summaries
 from chancespiel.evaluation.sequential import Decision, SequentialRule, decide, verdict
 from chancespiel.evaluation.stats import MatchInterval, wilson_interval
@@ -138,7 +138,9 @@ class Answer:
 
 
 def _pair_records(records: Sequence[Record], pairing: Pairing) -> list[Record]:
-    return [r for r in records if r["a"] == pairing.a and r["b"] == pairing.b]
+    """The records of `pairing`, by canonical spec (as the run that resumes its file)."""
+    specs = (canonical_agent(pairing.a), canonical_agent(pairing.b))
+    return [r for r in records if (game_key(r).a.spec, game_key(r).b.spec) == specs]
 
 
 def answer(
