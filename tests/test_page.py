@@ -89,5 +89,5 @@ def test_the_command_writes_the_page(tmp_path, capsys) -> None:
     path = tmp_path / "game.html"
     argv = ["annotate", str(tmp_path / "game.jsonl"), "--line", "1", "--html", str(path)]
     assert cli.main(argv) == 0
-    assert f"wrote {path}" in capsys.readouterr().out
+    assert f"wrote {path}" in capsys.readouterr().err
     assert len(page_data(path.read_text())["frames"]) == len(record["history"]) + 1

@@ -11,6 +11,7 @@ from chancespiel.evaluation.boards.svg import (
     FAINT,
     INK,
     PLAYER_COLOURS,
+    boxes,
     circle,
     die,
     document,
@@ -47,23 +48,20 @@ def board(frame: Frame) -> str:
             font_weight="bold",
         )
     )
+    cells: dict[int | None, list[tuple[float, float, float, float]]] = {}  # by owner
     for i, h in enumerate(heights):
         x = LEFT + COLUMN * i
         owner = next((p for p in (0, 1) if squares[p][i] >= h), None)
-        for k in range(1, h + 1):
-            y = base - k * CELL
-            fill = "#fff" if owner is None else PLAYER_COLOURS[owner]
-            body.append(
-                rect(
-                    x + 3,
-                    y,
-                    COLUMN - 6,
-                    CELL - 2,
-                    fill,
-                    stroke="#bbb",
-                    opacity=1 if owner is None else 0.45,
-                )
-            )
+        cells.setdefault(owner, []).extend(
+            (x + 3, base - k * CELL, COLUMN - 6, CELL - 2) for k in range(1, h + 1)
+        )
+    # one path per colour: a page holds a board per position, and a rect per cell triples it
+    for owner, boxes_of in cells.items():
+        fill = "#fff" if owner is None else PLAYER_COLOURS[owner]
+        body.append(boxes(boxes_of, fill, stroke="#bbb", fill_opacity=1 if owner is None else 0.45))
+    for i, h in enumerate(heights):
+        x = LEFT + COLUMN * i
+        owner = next((p for p in (0, 1) if squares[p][i] >= h), None)
         body.append(text(x + COLUMN / 2, base + 16, i + 2, 13, font_weight="bold"))
         for p in (0, 1):
             if squares[p][i] and owner is None:

@@ -40,6 +40,13 @@ def rect(x: float, y: float, w: float, h: float, fill: str, **attrs: object) -> 
     return f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" fill="{fill}"{_attrs(attrs)}/>'
 
 
+def boxes(rects: list[tuple[float, float, float, float]], fill: str, **attrs: object) -> str:
+    """Rectangles (x, y, width, height) of one style as a single path: a fraction of the text
+    of as many rect elements."""
+    d = "".join(f"M{x:g} {y:g}h{w:g}v{h:g}h{-w:g}z" for x, y, w, h in rects)
+    return f'<path d="{d}" fill="{fill}"{_attrs(attrs)}/>'
+
+
 def circle(cx: float, cy: float, r: float, fill: str, **attrs: object) -> str:
     """A circle."""
     return f'<circle cx="{cx:g}" cy="{cy:g}" r="{r:g}" fill="{fill}"{_attrs(attrs)}/>'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.match import RecordFileError, read_records
@@ -58,7 +59,7 @@ def cmd_annotate(args: argparse.Namespace) -> None:
             from chancespiel.evaluation.page import write_page
 
             write_page(html, record, annotation, reference)
-            print(f"wrote {html}")
+            print(f"wrote {html}", file=sys.stderr)  # stdout stays the annotation (--json)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
