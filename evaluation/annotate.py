@@ -39,6 +39,7 @@ import pyspiel
 from chancespiel.agents.protocol import search_state
 from chancespiel.evaluation.luck import (
     CHANCE,
+    SEARCH,
     LuckError,
     ValueFunction,
     chance_node_name,
@@ -123,7 +124,9 @@ def describe_reference(reference: Reference) -> str:
     """One line on what the reference is."""
     if reference.exact:
         return "exact: Pig's exact solver (optimal play's win probability)"
-    return f"{reference.name}: the value function of that name (docs/analysis.md)"
+    if reference.name.startswith(SEARCH):
+        return f"{reference.name}: Star2's value of each position with these parameters"
+    return f"{reference.name}: the luck correction's value function of that name"
 
 
 @dataclass
