@@ -277,9 +277,17 @@ def annotate_history(
                 # P after the draw: V of the outcome, or (a chance node again) its own mean,
                 # settled at the next step as that node's residual
                 residual += exact_drawn - exact_mean - luck
-                steps.append(Step(step, player, action, text, _score(exact_mean)))
-                steps[-1].luck = luck / 2.0
-                steps[-1].residual = residual / 2.0
+                steps.append(
+                    Step(
+                        step,
+                        player,
+                        action,
+                        text,
+                        _score(exact_mean),
+                        luck=luck / 2.0,
+                        residual=residual / 2.0,
+                    )
+                )
                 here = exact_drawn
                 continue
             if here is None:
@@ -304,22 +312,23 @@ def annotate_history(
             sign = 1.0 if player == 0 else -1.0
             best = max(after, key=lambda a: (sign * after[a], a == action))  # ties: the move
             error = sign * (after[best] - after[action]) / 2.0 + 0.0  # (never -0.0)
-            record = Step(
-                step,
-                player,
-                action,
-                text,
-                _score(here),
-                best=best,
-                best_text=state.action_to_string(player, best),
-                played_value=_score(sign * after[action]),
-                best_value=_score(sign * after[best]),
-                error=error,
-                flag=flag_of(error),
-                forced=len(legal) == 1,
+            steps.append(
+                Step(
+                    step,
+                    player,
+                    action,
+                    text,
+                    _score(here),
+                    best=best,
+                    best_text=state.action_to_string(player, best),
+                    played_value=_score(sign * after[action]),
+                    best_value=_score(sign * after[best]),
+                    error=error,
+                    flag=flag_of(error),
+                    forced=len(legal) == 1,
+                    residual=(after[best] - here) / 2.0,  # the reference's inconsistency
+                )
             )
-            record.residual = (after[best] - here) / 2.0
-            steps.append(record)
             here = after[action]
     except ReplayError as e:
         raise AnnotateError(str(e)) from None
