@@ -175,17 +175,25 @@ def learned_lookahead2_value(game: pyspiel.Game) -> ValueFunction:
 
 
 def exact_pig_value(game: pyspiel.Game) -> ValueFunction:
-    """Pig's optimal win probability of player 0 (exact solver), as a return 2p - 1."""
-    from chancespiel.games.pig_solver import solve_pig
+    """Pig's optimal win probability of player 0 (exact solver), as a return 2p - 1: on
+    python_pig (either number of dice), and on OpenSpiel's C++ `pig` with two players and no
+    piglet rule, whose states are read into python_pig(dice=1) (games.pig)."""
+    from chancespiel.games.pig_solver import default_cache_dir, solve_pig
 
-    if game.get_type().short_name != "python_pig":
-        raise LuckError(f"value 'exact' needs python_pig, not {game.get_type().short_name}")
+    name = game.get_type().short_name
     params = game.get_parameters()
+    if name == "pig" and params["players"] == 2 and not params["piglet"]:
+        dice = 1
+    elif name == "python_pig":
+        dice = int(params.get("dice", 2))
+    else:
+        raise LuckError(f"value 'exact' needs python_pig or pig (2 players, no piglet), not {game}")
     try:
         solution = solve_pig(
-            dice=int(params.get("dice", 2)),
+            dice=dice,
             winscore=int(params.get("winscore", 100)),
             sides=int(params.get("diceoutcomes", 6)),
+            cache_dir=default_cache_dir(),  # a solve takes a second or more; a read, ms
         )
     except ValueError as e:
         raise LuckError(f"value 'exact': {e}") from None
@@ -319,9 +327,10 @@ class SampledMean:
     def __call__(self, state: Core) -> float:
         return self.value(state)
 
-    def chance(self, state: Core, action: int, node: str) -> tuple[float, float]:
-        """V of the child `action` and the estimated mean of V over the children of the chance
-        node named `node` (the returns in place of V and C at children that end the game)."""
+    def chance(self, state: Core, action: int | None, node: str) -> tuple[float, float]:
+        """V of the child `action` (nan for None: the mean alone) and the estimated mean of V
+        over the children of the chance node named `node` (the returns in place of V and C at
+        children that end the game)."""
         outcomes: list[int] = []
         probs: list[float] = []
         valued: dict[int, float] = {}  # V of the children valued so far
@@ -348,7 +357,7 @@ class SampledMean:
             outcomes, weights=probs, k=self.samples
         )
         gap = math.fsum(v(o) - control[o] for o in picks) / self.samples
-        return v(action), mean_control + gap
+        return (math.nan if action is None else v(action)), mean_control + gap
 
 
 def _parametrized(game: pyspiel.Game, name: str) -> tuple[str, ValueFunction]:
@@ -518,12 +527,10 @@ def luck_and_drift(
             if drift and step == 0:
                 here = exact_at_end(state)
             if player == CHANCE:
-                if isinstance(value, SampledMean):  # named before its draw, never by it
-                    node = f"{key}|{step}" if key else ",".join(map(str, history[:step]))
-                    drawn, mean = value.chance(state, action, node)
-                    exact_drawn, exact_mean = drawn, mean
-                else:
-                    drawn, mean, exact_drawn, exact_mean = _chance_values(state, action, value)
+                node = chance_node_name(key, history, step)
+                drawn, mean, exact_drawn, exact_mean = chance_node_values(
+                    state, action, value, node
+                )
                 luck.append(drawn - mean)
                 if drift:
                     changes.append((CHANCE_GAP, exact_mean - here))
@@ -539,6 +546,27 @@ def luck_and_drift(
     return luck, changes
 
 
+def chance_node_name(key: str, history: Sequence[int], step: int) -> str:
+    """The name of the chance node at `step` of a game, which seeds a `SampledMean`'s samples
+    there: the game's key (`record_key`) and the step, or without a key the path to the node.
+    Fixed before the node's draw, never by it."""
+    return f"{key}|{step}" if key else ",".join(map(str, history[:step]))
+
+
+def chance_node_values(
+    state: Core, action: int | None, value: ValueFunction, node: str
+) -> tuple[float, float, float, float]:
+    """At the chance node `state` named `node` (`chance_node_name`): V of the drawn child
+    `action`, the mean of V over the children (estimated by a `SampledMean` value), and the
+    same two with the returns in place of V at the children that end the game. The luck of
+    the draw is the first minus the second. With `action` None, the means alone (nan for the
+    drawn child)."""
+    if isinstance(value, SampledMean):
+        drawn, mean = value.chance(state, action, node)
+        return drawn, mean, drawn, mean
+    return _chance_values(state, action, value)
+
+
 def _children(state: Core) -> Iterator[tuple[int, float, Core, float | None]]:
     """(outcome, probability, child, its returns for player 0 if it ends the game, else None)
     for each outcome of a chance node."""
@@ -549,11 +577,12 @@ def _children(state: Core) -> Iterator[tuple[int, float, Core, float | None]]:
 
 
 def _chance_values(
-    state: Core, action: int, value: ValueFunction
+    state: Core, action: int | None, value: ValueFunction
 ) -> tuple[float, float, float, float]:
-    """At a chance node: V of the drawn child and the mean of V over the children, and the same
-    with the returns in place of V at the children that end the game."""
-    drawn = mean = exact_mean = exact_drawn = 0.0
+    """At a chance node: V of the drawn child (nan for None) and the mean of V over the
+    children, and the same with the returns in place of V at the children that end the game."""
+    drawn = exact_drawn = math.nan
+    mean = exact_mean = 0.0
     for outcome, prob, child, end in _children(state):
         v = value(child)
         exact = v if end is None else end  # V itself unless the outcome ends the game
@@ -598,9 +627,7 @@ def _in_a_units(
       LuckError: naming the record, if its history does not replay.
     """
     game = load_game_cached(record["game"])
-    digest = record.get("rules")  # absent in records of format 1
-    if digest is not None and digest != rules_digest(record["game"]):
-        _warn_rules(record["game"], digest)
+    warn_if_other_rules(record)
     try:
         found = terms(game, record["history"])
     except LuckError as e:
@@ -666,12 +693,20 @@ def record_luck_and_drift(record: Record, value: ValueFunction) -> tuple[float, 
     return factor * math.fsum(luck), {k: factor * math.fsum(t) for k, t in by_kind.items()}
 
 
+def warn_if_other_rules(record: Record) -> None:
+    """Warns (once per game and digest) if a record was played under other rules or
+    parameters than its game has here: it is replayed all the same."""
+    digest = record.get("rules")  # absent in records of format 1
+    if digest is not None and digest != rules_digest(record["game"]):
+        _warn_rules(record["game"], digest)
+
+
 @functools.lru_cache(maxsize=64)
 def _warn_rules(game: str, digest: str) -> None:
     warnings.warn(
         f"records of {game} were played under other rules or parameters (digest {digest}, "
         f"now {rules_digest(game)}); replaying them anyway",
-        stacklevel=3,
+        stacklevel=4,
     )
 
 

@@ -23,7 +23,11 @@ default horizon of 1000 moves the difference is far below the solver's tolerance
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -168,7 +172,11 @@ def _check_rules(rules: PigRules) -> None:
 
 @functools.lru_cache(maxsize=8)
 def solve_pig(
-    dice: int = 2, winscore: int = 100, sides: int = 6, tolerance: float = DEFAULT_TOLERANCE
+    dice: int = 2,
+    winscore: int = 100,
+    sides: int = 6,
+    tolerance: float = DEFAULT_TOLERANCE,
+    cache_dir: str | None = None,
 ) -> PigSolution:
     """Solves Pig exactly (to `tolerance` in every turn-start value).
 
@@ -177,6 +185,10 @@ def solve_pig(
       winscore: the goal.
       sides: faces per die.
       tolerance: stop when no turn-start value changes by more than this.
+      cache_dir: a folder that keeps solutions between processes (`default_cache_dir`):
+        the turn-start values the last sweep started from, from which one sweep rebuilds
+        the same arrays bit for bit (milliseconds instead of a second or more). A file
+        there that does not hold them is solved again and replaced.
 
     Returns:
       The optimal win probabilities and decisions (cached per argument set).
@@ -187,15 +199,77 @@ def solve_pig(
     rules = PigRules(dice=dice, winscore=winscore, diceoutcomes=sides)
     _check_rules(rules)
     chance = _chance_of(rules)
+    path = None
+    if cache_dir:
+        path = Path(cache_dir) / f"pig-{dice}x{sides}-to{winscore}-tol{tolerance:g}-v{_FORMAT}.npz"
+        kept = _read_kept(path, winscore)
+        if kept is not None:
+            start, iteration = kept
+            win, roll = _sweep(chance, winscore, start, None)
+            return PigSolution(dice, sides, winscore, win, roll, iteration)
     start = np.full((winscore, winscore), 0.5)
     for iteration in range(1, MAX_ITERATIONS + 1):
         win, roll = _sweep(chance, winscore, start, None)
         new_start = win[:, :, 0]
         delta = float(np.max(np.abs(new_start - start)))
-        start = new_start.copy()
         if delta <= tolerance:
+            if path is not None:
+                _keep(path, start, iteration)
             return PigSolution(dice, sides, winscore, win, roll, iteration)
+        start = new_start.copy()
     raise RuntimeError(f"value iteration did not converge in {MAX_ITERATIONS} iterations")
+
+
+_FORMAT = 1  # of the kept files; a change of the solver that changes its values raises it
+CACHE_ENV = "CHANCESPIEL_CACHE_DIR"
+
+
+def default_cache_dir() -> str | None:
+    """Where solutions are kept between processes: $CHANCESPIEL_CACHE_DIR (empty: nowhere),
+    else chancespiel/ in $XDG_CACHE_HOME or ~/.cache."""
+    given = os.environ.get(CACHE_ENV)
+    if given is not None:
+        return given or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "chancespiel")
+
+
+def _read_kept(path: Path, winscore: int) -> tuple[np.ndarray, int] | None:
+    """The turn-start values and iterations kept at `path`, or None if it holds none valid
+    (missing, damaged, of another shape, not probabilities, or larger than such a file)."""
+    try:
+        if path.stat().st_size > 8 * winscore**2 + 4096:
+            return None
+        with np.load(path, allow_pickle=False) as kept:
+            start = np.asarray(kept["start"])
+            iterations = int(kept["iterations"])
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+        return None
+    if (
+        start.shape != (winscore, winscore)
+        or start.dtype != np.float64
+        or not np.all((start >= 0.0) & (start <= 1.0))
+        or not 1 <= iterations <= MAX_ITERATIONS
+    ):
+        return None
+    return start, iterations
+
+
+def _keep(path: Path, start: np.ndarray, iterations: int) -> None:
+    """Writes the kept values atomically (a reader never sees half a file). A folder that
+    cannot be written keeps nothing: the cache saves time, and its absence costs only that."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".pig-", suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, start=start, iterations=np.int64(iterations))
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass
 
 
 def hold_at_policy(n: int, winscore: int) -> np.ndarray:

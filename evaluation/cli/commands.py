@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tune": ("runs", "elimination tournament over parameter values"),
     "report": ("runs", "summarize game record files"),
     "replay": ("runs", "print a recorded game move by move"),
+    "annotate": ("annotate", "analyse a recorded game: each move's error, each roll's luck"),
     "plot": ("runs", "bar chart of pairwise score rates (PNG)"),
     "value": ("values", "learned value functions: train, show"),
     "experiment": ("experiment", "run a study of a paper (see --help)"),
