@@ -31,7 +31,6 @@ from chancespiel.agents.mcts import (
 )
 from chancespiel.agents.mcts_core import (
     TO_THE_END,
-    Evaluation,
     Node,
     draws_from,
     rollout,
@@ -41,7 +40,7 @@ from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import Limits, check_two_player_zero_sum
 from chancespiel.agents.search_core import OutcomeTable
-from chancespiel.games.core import CHANCE, Core
+from chancespiel.games.core import CHANCE, Core, Heuristic
 from chancespiel.games.registry import evaluation_for
 
 
@@ -69,7 +68,7 @@ def mc_search(
     max_simulations: int | None = None,
     time_ms: float | None = None,
     seed: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
 ) -> MCTSResult:
     """Flat Monte Carlo: rollouts spread uniformly over the root actions.
 
@@ -204,7 +203,7 @@ def _make_mc(
 # Greedy ------------------------------------------------------------------------------------
 
 
-def expected_evaluation(state: Core, evaluate: Evaluation, player: int) -> float:
+def expected_evaluation(state: Core, evaluate: Heuristic, player: int) -> float:
     """The heuristic for `player` at the next decision or terminal node, averaged over the
     chance nodes before it (exactly, by recursion over their outcomes)."""
     if state.current_player() != CHANCE:
@@ -218,7 +217,7 @@ def expected_evaluation(state: Core, evaluate: Evaluation, player: int) -> float
     return total
 
 
-def greedy_values(state: Core, evaluate: Evaluation) -> dict[int, float]:
+def greedy_values(state: Core, evaluate: Heuristic) -> dict[int, float]:
     """One-ply value of each legal action for the player to move (see the module docstring)."""
     player = state.current_player()
     values = {}
@@ -237,7 +236,7 @@ class GreedyBot(PolicyBot):
         game: pyspiel.Game,
         player: int,
         seed: int | None,
-        evaluation: Evaluation | None = None,
+        evaluation: Heuristic | None = None,
     ):
         super().__init__(game, player, seed)
         self.evaluate = evaluation or evaluation_for(game)

@@ -63,7 +63,6 @@ from chancespiel.agents.mcts_core import (
     DEFAULT_PW_C,
     DEFAULT_UCT_C,
     TO_THE_END,
-    Evaluation,
     Node,
     TreePolicy,
     draws_from,
@@ -78,8 +77,7 @@ from chancespiel.agents.search_common import (
     Limits,
     check_two_player_zero_sum,
 )
-from chancespiel.agents.search_core import Ordering
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Heuristic, Ordering
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given no budget
@@ -177,7 +175,7 @@ def mcts_search(
     pw_c: float | None = None,
     pw_alpha: float = DEFAULT_PW_ALPHA,
     seed: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
     ordering: Ordering | None = None,
     max_nodes: int | None = None,
     clock: str = "wall",

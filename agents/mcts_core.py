@@ -21,15 +21,12 @@ from typing import Final, TypeAlias
 from mypy_extensions import i64
 
 from chancespiel.agents.search_core import (
-    Ordering,
     OutcomeTable,
     outcome_table,
     sample_guided,
     sample_index,
 )
-from chancespiel.games.core import CHANCE, TERMINAL, Core
-
-Evaluation = Callable[[Core, int], float]
+from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
 
 DEFAULT_UCT_C: Final = 1.0
 DEFAULT_PW_C: Final = 4.0
@@ -295,7 +292,7 @@ def rollout(
     state: Core,
     max_moves: int,
     rng: Rng,
-    evaluate: Evaluation,
+    evaluate: Heuristic,
     cache: dict[int, OutcomeTable] | None = None,
 ) -> float:
     """Value for player 0 of `state` after up to `max_moves` uniformly random decision moves.
@@ -383,7 +380,7 @@ class Simulator:
         self,
         policy: TreePolicy,
         rollout_depth: int,
-        evaluate: Evaluation,
+        evaluate: Heuristic,
         ordering: Ordering | None,
         rng: Rng,
     ) -> None:
@@ -516,7 +513,7 @@ def run_simulations(
     policy: TreePolicy,
     *,
     rollout_depth: int,
-    evaluate: Evaluation,
+    evaluate: Heuristic,
     ordering: Ordering | None,
     rng: Rng,
     max_simulations: int | None,

@@ -90,10 +90,9 @@ from chancespiel.agents.star_core import (
     LOWER,
     TABLES,
     UPPER,
-    Evaluation,
     StarSearch,
 )
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Heuristic
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 from chancespiel.games.tree_hash import MASK64, mix64
 
@@ -191,7 +190,7 @@ def search(
     shared_samples: bool = False,
     seed: int = 0,
     prune_min_depth: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
     iterative: bool = True,
     search_class: type[StarSearch] | None = None,
     search_options: dict[str, Any] | None = None,

@@ -13,10 +13,8 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games.core import Heuristic, Ordering
 from chancespiel.games.value_model import Features
-
-Heuristic = Callable[[Any, int], float]
-"""h(state, player) -> value in [-1, 1] for `player`, exact (+1/-1/0) at terminal states."""
 
 
 @dataclass(frozen=True)
@@ -29,16 +27,13 @@ class GameEntry:
     status: str
 
 
-MoveOrdering = Callable[[Any, Sequence[int]], Sequence[int]]
-"""ordering(state, legal_actions) -> the same actions, most promising first."""
-
 CoreReader = Callable[[pyspiel.State], Any]
 """reader(state) -> a fresh core of one of our games, equal move for move to a foreign state."""
 
 _HEURISTICS: dict[str, Heuristic] = {}
 _READERS: dict[str, CoreReader] = {}  # foreign short name -> reader into our core
 _VARIANTS: dict[str, dict[str, Heuristic]] = {}  # short name -> other named heuristics
-_ORDERINGS: dict[str, MoveOrdering] = {}
+_ORDERINGS: dict[str, Ordering] = {}
 GAMES: dict[str, GameEntry] = {}
 
 DEFAULT_HEURISTIC = "default"  # the game's registered heuristic (0 if it has none)
@@ -248,12 +243,12 @@ def _warn_no_heuristic(short_name: str) -> None:
     )
 
 
-def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:
+def register_move_ordering(short_name: str, ordering: Ordering) -> None:
     """Makes `ordering` the static move ordering search agents use on `short_name`."""
     _ORDERINGS[short_name] = ordering
 
 
-def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
+def move_ordering_for(game: pyspiel.Game) -> Ordering | None:
     """The registered static move ordering of `game`, if any (on a game without one of our
     cores, called with the game's own state objects, as evaluation_for's heuristics)."""
     short_name = game.get_type().short_name

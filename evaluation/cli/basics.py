@@ -14,11 +14,12 @@ from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
 from chancespiel.evaluation.parallel import play_game_watched
-from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.play import play_game, play_match, score_of
 from chancespiel.evaluation.run_options import check_move_timeout
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive, seed_arg
 from chancespiel.games import GAMES, has_heuristic
+from chancespiel.games.core import CHANCE
 from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
 
 
