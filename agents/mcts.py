@@ -16,7 +16,7 @@ search function, its checks and the bots.
   MCMS paper's setup, section 4.2).
 - DPW (MCMS paper, section 2.2): on its v-th visit (this one included) a node admits
   k = ceil(pw_c * v^pw_alpha) children. At a decision node the admitted actions are the first
-  k in the game's move ordering (games.registry.register_move_ordering; the game's own order
+  k in the game's move ordering (the `ordering` of its GameSpec; the game's own order
   of its legal actions when it has none, a static order as in the paper's section 4.2);
   unvisited admitted actions are tried first, then UCT chooses among the admitted ones. At a
   chance node, while fewer than k outcomes have been sampled an outcome is

@@ -58,8 +58,8 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   depth; a transposition table keyed by state (`state_key()` of the cores; `table="path"`
   keys it by path, the only choice for states without a key of their own, those of the
   pyspiel adapter: `has_state_key()`) stores each decision node's best move, searched first at
-  the next depth and wherever the state recurs; games may register a static move ordering
-  (games.registry.register_move_ordering).
+  the next depth and wherever the state recurs; games may declare a static move ordering
+  (the `ordering` of their GameSpec).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from chancespiel.evaluation.experiments.luck_values import (
 )
 from chancespiel.evaluation.luck import value_function
 from chancespiel.games import learned
-from chancespiel.games.registry import _VALUE_MODELS, register_value_model
+from chancespiel.games.registry import register_value_model
 
 
 def test_pooled_ratio_by_hand() -> None:
@@ -108,7 +108,7 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
         assert "trained the learned value" in capsys.readouterr().err
         assert data["training"]["records"] == [str(records)]
     finally:
-        _VALUE_MODELS.pop("python_pig", None)
+        register_value_model("python_pig", None)
         learned._cached_model.cache_clear()
         value_function.cache_clear()
 
