@@ -14,7 +14,7 @@ Conventions
   The paper's pseudocode is already written in this MAX/MIN (not negamax) form, so L(n), U(n),
   alpha(n), beta(n), best_U and best_L keep their meaning; v_min / v_max are the game's utility
   bounds.
-- Depth counts decision plies; chance nodes do not count (DESIGN.md). A terminal node is
+- Depth counts decision plies; chance nodes do not count (as in every agent). A terminal node is
   [V, V]; a non-terminal node at depth 0 is [h, h] with the heuristic h, so with a horizon the
   guarantees are about the depth-limited value. A search that never reaches the horizon
   (`BabResult.exact_tree`) bounds the true game value.

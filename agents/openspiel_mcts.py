@@ -125,7 +125,8 @@ class OpenSpielMCTSBot(_OpenSpielBot):
 class OpenSpielCppMCTSBot(_OpenSpielBot):
     """OpenSpiel's C++ `MCTSBot` with `RandomRolloutEvaluator(1, seed)`, through `mcts_search`.
 
-    The C++ `step()` crashes on Python games (DESIGN.md), so the bot calls `mcts_search(state)`
+    The C++ `step()` crashes the process on Python games (it releases the GIL while cloning a
+    Python state), so the bot calls `mcts_search(state)`
     and plays the returned root's `best_child()` (OpenSpiel's own choice: most visited, proven
     outcomes first). A single legal action is played at once, without search.
     """

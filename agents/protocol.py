@@ -1,4 +1,5 @@
-"""The search protocol of DESIGN.md, and an adapter that gives it to any pyspiel.State.
+"""The search protocol (the methods of `games.core.Core`), and an adapter that gives it to any
+pyspiel.State.
 
 Our game cores implement the protocol natively; `PyspielAdapter` wraps any other state
 (OpenSpiel's C++ `pig`, `einstein_wurfelt_nicht`, `backgammon`, or a foreign Python game) so

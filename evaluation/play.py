@@ -2,8 +2,9 @@
 
 The i-th chance node of a game uses the i-th uniform number of `random.Random(seed)`, so the
 two games of a seat-swapped match with one seed share their dice as far as they go alike
-(common random numbers, DESIGN.md). Bots get their own seeds, derived from the match seed by
-`bot_seed`, so that no bot's random choices are correlated with the dice.
+(common random numbers: the pair compares the players on the same luck). Bots get their own
+seeds, derived from the match seed by `bot_seed`, so that no bot's random choices are
+correlated with the dice.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The thin OpenSpiel layer shared by every chancespiel game (see DESIGN.md).
+"""The thin OpenSpiel layer shared by every chancespiel game.
 
 A game module provides a `Rules` object (constants built once from the parameters) and a `Core`
 (all mutable state, implementing the search protocol). The classes here turn them into a

@@ -586,7 +586,7 @@ class CantStopRules(SharedRules):
 
 
 class CantStopCore(Core):
-    """Mutable Can't Stop state implementing the search protocol of DESIGN.md.
+    """Mutable Can't Stop state implementing the search protocol (`games.core.Core`).
 
     Every field is an int (or a shared tuple), so a clone copies no containers. Heights are
     packed by the rules (`CantStopRules.pack`): `squares0` and `squares1` hold each player's

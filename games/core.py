@@ -1,4 +1,4 @@
-"""Bases of every game's rules and core: the search protocol of DESIGN.md, once.
+"""Bases of every game's rules and core: the search protocol (`Core`'s methods), once.
 
 Compiled with the rest of the engine where a C compiler is present (see `chancespiel.engine`);
 a compiled search calls these methods through the class's method table, so it runs at native

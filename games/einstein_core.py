@@ -267,7 +267,7 @@ class EinsteinRules(SharedRules):
 
 
 class EinsteinCore(Core):
-    """Mutable EWN state implementing the search protocol of DESIGN.md."""
+    """Mutable EWN state implementing the search protocol (`games.core.Core`)."""
 
     __slots__ = ("board", "cur", "die", "masks", "player", "rules", "stage", "winner")
 
@@ -514,7 +514,7 @@ def einstein_heuristic(core: EinsteinCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact (+1/-1) at the end, 0 during setup.
 
     Each side's pace is R = sum over its cubes of mobility / distance, where mobility is the
-    number of die faces that let the cube move (RULES.md section 2.4) and distance the king-move
+    number of die faces that let the cube move and distance the king-move
     distance to the goal; mobility / 6 is the chance the cube moves this turn, so a term is
     roughly the rate at which that cube closes in on a win. (The Schwarz score keeps only the
     best cube; summing over cubes predicted outcomes better in our self-play data.) The side

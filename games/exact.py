@@ -1,6 +1,6 @@
 """Exact values of small game trees by exhaustive search: the reference for tests and experiments.
 
-These work on any core that implements the search protocol of DESIGN.md. Values are for
+These work on any core that implements the search protocol (`games.core.Core`). Values are for
 `player`: a decision node is Max when `player` moves there and Min otherwise, so turns need
 not alternate.
 

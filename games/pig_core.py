@@ -162,7 +162,7 @@ class PigRules(SharedRules):
 
 
 class PigCore(Core):
-    """Mutable Pig state implementing the search protocol of DESIGN.md."""
+    """Mutable Pig state implementing the search protocol (`games.core.Core`)."""
 
     __slots__ = ("moves", "over", "rolling", "rules", "scores", "turn_player", "turn_total")
 

@@ -8,7 +8,7 @@ takes the tiles, resolves the disasters among them, takes the centre sun face-do
 winning sun in the centre. Epochs score gods, gold, pharaohs, Nile and floods, and
 civilizations; the game's end also scores monuments and sun totals. More fame wins.
 
-Rule choices (where RULES.md 4.7 lists a disagreement, its recommendation column is followed):
+Rule choices (where the sources disagree, docs/games/ra.md gives them and the reasons):
 
 - Player 0 holds {2,5,6,9} and starts (the holder of sun 9 starts); player 1 holds {3,4,7,8}.
   The real game deals the two sets at random; matches with swapped seats play both.
@@ -39,7 +39,7 @@ Rule choices (where RULES.md 4.7 lists a disagreement, its recommendation column
   centre sun) +5 and the lower -5, nothing when equal.
 - Fame never goes below 0: after each epoch's scoring (the last one including monuments and suns)
   negative fame becomes 0 (nbogie's reading of the Rio Grande rules; fame is physical tablets).
-- Ties: no published tie-break is known (RULES.md 4.6), so equal fame is a draw.
+- Ties: no published tie-break is known, so equal fame is a draw.
 
 Chance: every draw is a chance node over the 23 tile kinds left in the bag, with probability
 count / tiles in the bag; the outcome id is the kind (0 Ra, 1 God, 2 Gold, 3 Pharaoh, 4 Nile,
@@ -389,7 +389,7 @@ class RaRules(SharedRules):
 
 
 class RaCore(Core):
-    """Mutable Ra state implementing the search protocol of DESIGN.md.
+    """Mutable Ra state implementing the search protocol (`games.core.Core`).
 
     Tile counts are lists indexed by kind (`bag`, `discard`, `tiles[p]`); the auction track is a
     list of kinds in the order drawn; suns are sorted tuples, `up[p]` and `down[p]` a player's
@@ -830,10 +830,10 @@ class RaCore(Core):
         return "\n".join(lines) + "\n"
 
 
-# Heuristic. RULES.md 4.8 (after albertszeng's AI) values a sun by a base plus a modifier for its
-# rank. In two-player random games (tests/test_ra.py) a smaller base than that AI's 6 predicts
-# results better: a face-up sun is worth 3 points plus (v - 5) / 4 for the rest of the epoch, and
-# the sun-total bonus counts half, since suns still change hands before the end.
+# Heuristic. albertszeng's Ra AI values a sun at a base of 6 plus a modifier for its rank. In
+# two-player random games (tests/test_ra.py) a smaller base predicts results better: a face-up
+# sun is worth 3 points plus (v - 5) / 4 for the rest of the epoch, and the sun-total bonus
+# counts half, since suns still change hands before the end.
 SUN_BASE: Final = 3.0
 SUN_RANK: Final = 0.25
 SUN_TOTAL_WEIGHT: Final = 0.5

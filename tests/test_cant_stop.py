@@ -1,4 +1,5 @@
-"""Tests of python_cant_stop and the rule_of_28 agent against RULES.md section 3."""
+"""Tests of python_cant_stop and the rule_of_28 agent against the rules and baselines of
+docs/games/cant_stop.md (sections cited by title)."""
 
 from __future__ import annotations
 
@@ -115,7 +116,7 @@ def test_roll_outcomes_are_multisets_with_exact_probabilities():
 
 
 def test_pairings_of_the_rulebook_roll_and_109_distinct_pairing_sets():
-    # RULES.md 3.1.2: 1-5-4-6 gives (6,10), (5,11) or (9,7).
+    # docs/games/cant_stop.md, "Rules": 1-5-4-6 gives (6,10), (5,11) or (9,7).
     pairs = RULES.roll_pairings[RULES.roll_id((1, 5, 4, 6))]
     assert {(i + 2, j + 2) for i, j in pairs} == {(6, 10), (5, 11), (7, 9)}
     assert len(set(RULES.roll_pairings)) == 109
@@ -136,7 +137,8 @@ def test_action_encoding_round_trips():
 
 @pytest.mark.parametrize("column", range(2, 13))
 def test_single_column_makeable_counts(column):
-    """RULES.md 3.2: 171/302/461/580/727/834 of 1296 rolls make a column (2..7, symmetric).
+    """171/302/461/580/727/834 of 1296 rolls make a column (2..7, symmetric; cant_stop.md,
+    "Strategies and baselines").
 
     Derived from the game itself: every other column is won (5 by each player, so the variant
     needs 6 columns to win), and a turn-start roll is legal exactly when it makes `column`.
@@ -168,7 +170,7 @@ def test_bust_probability_with_runners_on_6_7_8():
 
 
 def test_rulebook_roll_2435_with_runners_on_6_and_10():
-    """RULES.md 3.1.3: 5 and 9 can't both be used with one runner left: use either."""
+    """The rulebook's example ("Rules"): with one runner left, 5 or 9 may be used, not both."""
     core = after_roll(RULES.position(runners={6: 1, 10: 1}), (2, 4, 3, 5))
     assert core.current_player() == 0 and core.phase == CHOOSING
     # (6,8) and (7,7) are usable in full, so neither offers a single sum.
@@ -180,7 +182,7 @@ def test_rulebook_roll_2435_with_runners_on_6_and_10():
 
 
 def test_double_seven_moves_two_cells():
-    """RULES.md 3.1.3: choosing 7 and 7 in a new column puts the runner two cells up."""
+    """The rulebook ("Rules"): choosing 7 and 7 in a new column puts the runner two cells up."""
     core = after_roll(RULES.position(runners={6: 1, 10: 1}), (2, 4, 3, 5))
     core.apply(RULES.move_id(7, 7))
     assert core.runners[7 - 2] == 2 and core.nrun == 3
@@ -199,7 +201,7 @@ def test_double_one_cell_below_the_top_moves_once():
 
 
 def test_bust_with_free_runners_when_makeable_sums_are_won():
-    """RULES.md 3.1.6: 6, 8 and 10 won, roll 2-4-4-6 (6+10 or 8+8) busts with runners free."""
+    """The rulebook ("Rules"): 6, 8 and 10 won, roll 2-4-4-6 (6+10 or 8+8) busts, runners free."""
     squares = [{6: 11, 8: 11, 5: 3}, {10: 7}]
     core = RULES.position(squares=squares, runners={5: 5})
     assert core.nrun == 1
@@ -311,7 +313,8 @@ def test_random_games_end_well_before_the_horizon():
 
 
 def _reference_moves(core: CantStopCore, roll: int) -> set[tuple[int, ...]]:
-    """RULES.md 3.1.4 written out directly: the multisets of sums that may be used."""
+    """The legality rule ("Rules": both sums of a pairing if both can be used, else either
+    one that can) written out directly: the multisets of sums that may be used."""
     rules = core.rules
     start = {i + 2: h for i, h in enumerate(core.runners) if h}
     squares = core.squares[core.player]
@@ -607,7 +610,8 @@ def test_progress_is_the_mean_of_the_best_column_fractions(game_string):
 
 
 def test_rule_of_28_progress_worked_examples():
-    """RULES.md 3.2: columns 2 and 5 newly marked give 18; then 2 advanced, 12 marked: 36."""
+    """Columns 2 and 5 newly marked give 18; then 2 advanced, 12 marked: 36 ("Strategies and
+    baselines")."""
     assert rule_of_28_progress({2: 1, 5: 1}) == 18
     assert rule_of_28_progress({2: 2, 5: 1, 12: 1}) == 36
     core = after_roll(RULES.position(), (1, 1, 2, 3))  # (2,5), (3,4)

@@ -129,7 +129,8 @@ def test_setup_permutations_and_first_mover():
 
 
 def test_setup_matches_cpp_playthrough():
-    # RULES.md 2.2: Black 120 gives b2 b1 b3 / b4 b5 / b6; White 638 gives w6 w2 w4 w3 w1 w5.
+    # OpenSpiel's playthrough (docs/games/einstein.md, "OpenSpiel's einstein_wurfelt_nicht"):
+    # Black 120 gives b2 b1 b3 / b4 b5 / b6; White 638 gives w6 w2 w4 w3 w1 w5.
     core = RULES.initial_core()
     core.apply(120)
     core.apply(638)
@@ -156,7 +157,7 @@ def test_players_alternate_between_rolls():
             expected = 1 - expected
 
 
-# --- OpenSpiel's unit-test positions (RULES.md 2.2) ------------------------------------------
+# --- OpenSpiel's unit-test positions (einstein.md, "OpenSpiel's einstein_wurfelt_nicht") ---
 
 _BLACK = {5: (1, 3), 6: (2, 0), 3: (3, 4)}
 _BOARD = (
@@ -228,7 +229,7 @@ def test_own_cube_can_be_captured():
 
 
 def test_mobility_table():
-    # RULES.md 2.4: cubes {1, 4, 6} move on 3, 4 and 2 faces.
+    # docs/games/einstein.md, "Evaluation": cubes {1, 4, 6} move on 3, 4 and 2 faces.
     mask = 0b101001
     assert [RULES.mobility[mask][v] for v in (1, 4, 6)] == [3, 4, 2]
     assert all(RULES.mobility[63][v] == 1 for v in range(1, 7))

@@ -13,14 +13,15 @@ from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability,
 
 
 def test_one_die_first_player_win_probability():
-    # Neller and Presser (2004); RULES.md section 1.3.
+    # Neller and Presser (2004); docs/games/pig.md, "Known results".
     assert solve_pig(dice=1, winscore=100).first_player_win_probability == pytest.approx(
         0.530593, abs=5e-7
     )
 
 
 def test_one_die_policy_at_41_against_49():
-    # Roll while k <= 21, hold at 22..26, roll again at k = 27 (RULES.md section 1.3).
+    # Roll while k <= 21, hold at 22..26, roll again at k = 27 (Neller and Presser; pig.md,
+    # "Known results").
     solution = solve_pig(dice=1, winscore=100)
     actions = [solution.best_action(41, 49, k) for k in range(0, 29)]
     assert actions[:22] == [ROLL] * 22

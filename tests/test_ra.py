@@ -120,7 +120,7 @@ def _check_invariants(core: RaCore) -> None:
         assert core.up[core.turn_player], "the turn player must hold a face-up sun"
 
 
-# Scoring oracles (RULES.md 4.6 and section 6).
+# Scoring oracles (docs/games/ra.md, "Scoring").
 
 
 def _counts(**named: int) -> list[int]:
