@@ -21,6 +21,7 @@ import time
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.draws import draws_from, shuffle
 from chancespiel.agents.mcts import (
     DEFAULT_TIME_MS,
     ROLLOUT_DEPTH,
@@ -29,13 +30,7 @@ from chancespiel.agents.mcts import (
     check_mcts_params,
     fresh_seed,
 )
-from chancespiel.agents.mcts_core import (
-    TO_THE_END,
-    Node,
-    draws_from,
-    rollout,
-    shuffle,
-)
+from chancespiel.agents.mcts_core import TO_THE_END, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import Limits, check_two_player_zero_sum

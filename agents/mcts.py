@@ -58,6 +58,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.draws import draws_from
 from chancespiel.agents.mcts_core import (
     DEFAULT_PW_ALPHA,
     DEFAULT_PW_C,
@@ -65,7 +66,6 @@ from chancespiel.agents.mcts_core import (
     TO_THE_END,
     Node,
     TreePolicy,
-    draws_from,
     most_visited,
     run_simulations,
 )
