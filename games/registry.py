@@ -19,6 +19,7 @@ import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import pyspiel
@@ -82,7 +83,9 @@ class GameSpec:
     value_model: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "feature_names", tuple(self.feature_names))  # a list given
+        # copies, so that the caller's list or dict cannot change a declared game
+        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+        object.__setattr__(self, "variants", MappingProxyType(dict(self.variants)))
         if (self.game_type is None) != (self.game_class is None):
             raise ValueError(f"{self.short_name}: game_type and game_class come together")
         if self.game_type is not None and self.game_type.short_name != self.short_name:

@@ -235,3 +235,14 @@ def test_a_heuristic_for_an_undeclared_pyspiel_game_declares_it(forget):
     assert registry._SPECS[NAME] == GameSpec(NAME, heuristic=_heuristic)
     assert registry.heuristic_for(NAME)(None, 0) == 0.5
     assert NAME not in {spec.short_name for spec in registry.listed_games()}
+
+
+def test_a_spec_keeps_copies_of_what_it_was_given():
+    variants = {"v": _heuristic}
+    names = ["one"]
+    spec = GameSpec(NAME, variants=variants, features=lambda s, p: [1.0], feature_names=names)
+    variants["w"] = _heuristic
+    names.append("two")
+    assert list(spec.variants) == ["v"] and spec.feature_names == ("one",)
+    with pytest.raises(TypeError):
+        spec.variants["w"] = _heuristic  # type: ignore[index]
