@@ -96,7 +96,7 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.agents.bab_core import BabSearch, Evaluation, Tolerance
+from chancespiel.agents.bab_core import BabSearch, Tolerance
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
@@ -108,7 +108,7 @@ from chancespiel.agents.search_common import (
     deepen,
 )
 from chancespiel.agents.search_core import Budget
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Heuristic
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 
@@ -148,7 +148,7 @@ def bab_search(
     max_depth: int | None = None,
     time_ms: float | None = None,
     max_nodes: int | None = None,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
     iterative: bool = True,
     share_slack: bool = True,
     clock: str = "wall",

@@ -8,16 +8,11 @@ module is part of the compiled engine (chancespiel.engine).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from mypy_extensions import mypyc_attr
 
-from chancespiel.agents.search_core import Budget, MoveOrdering, Ordering, child_key
-from chancespiel.games.core import CHANCE, TERMINAL, Core
+from chancespiel.agents.search_core import Budget, OrderedSearch, child_key
+from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
 
-# h(state, player): the game's heuristic, typed for its own core (hence Any).
-Evaluation = Callable[[Any, int], float]
 # An interval [L, U] of a node's value.
 Interval = tuple[float, float]
 
@@ -63,13 +58,13 @@ class Tolerance:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class BabSearch(MoveOrdering):
+class BabSearch(OrderedSearch):
     """One search from one root: the recursive procedures share this context."""
 
     def __init__(
         self,
         root_player: int,
-        evaluate: Evaluation,
+        evaluate: Heuristic,
         vmin: float,
         vmax: float,
         ordering: Ordering | None,

@@ -21,6 +21,7 @@ import time
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.draws import draws_from, shuffle
 from chancespiel.agents.mcts import (
     DEFAULT_TIME_MS,
     ROLLOUT_DEPTH,
@@ -29,19 +30,12 @@ from chancespiel.agents.mcts import (
     check_mcts_params,
     fresh_seed,
 )
-from chancespiel.agents.mcts_core import (
-    TO_THE_END,
-    Evaluation,
-    Node,
-    draws_from,
-    rollout,
-    shuffle,
-)
+from chancespiel.agents.mcts_core import TO_THE_END, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
 from chancespiel.agents.search_common import Limits, check_two_player_zero_sum
 from chancespiel.agents.search_core import OutcomeTable
-from chancespiel.games.core import CHANCE, Core
+from chancespiel.games.core import CHANCE, Core, Heuristic
 from chancespiel.games.registry import evaluation_for
 
 
@@ -69,7 +63,7 @@ def mc_search(
     max_simulations: int | None = None,
     time_ms: float | None = None,
     seed: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
 ) -> MCTSResult:
     """Flat Monte Carlo: rollouts spread uniformly over the root actions.
 
@@ -204,7 +198,7 @@ def _make_mc(
 # Greedy ------------------------------------------------------------------------------------
 
 
-def expected_evaluation(state: Core, evaluate: Evaluation, player: int) -> float:
+def expected_evaluation(state: Core, evaluate: Heuristic, player: int) -> float:
     """The heuristic for `player` at the next decision or terminal node, averaged over the
     chance nodes before it (exactly, by recursion over their outcomes)."""
     if state.current_player() != CHANCE:
@@ -218,7 +212,7 @@ def expected_evaluation(state: Core, evaluate: Evaluation, player: int) -> float
     return total
 
 
-def greedy_values(state: Core, evaluate: Evaluation) -> dict[int, float]:
+def greedy_values(state: Core, evaluate: Heuristic) -> dict[int, float]:
     """One-ply value of each legal action for the player to move (see the module docstring)."""
     player = state.current_player()
     values = {}
@@ -237,7 +231,7 @@ class GreedyBot(PolicyBot):
         game: pyspiel.Game,
         player: int,
         seed: int | None,
-        evaluation: Evaluation | None = None,
+        evaluation: Heuristic | None = None,
     ):
         super().__init__(game, player, seed)
         self.evaluate = evaluation or evaluation_for(game)

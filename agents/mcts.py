@@ -16,7 +16,7 @@ search function, its checks and the bots.
   MCMS paper's setup, section 4.2).
 - DPW (MCMS paper, section 2.2): on its v-th visit (this one included) a node admits
   k = ceil(pw_c * v^pw_alpha) children. At a decision node the admitted actions are the first
-  k in the game's move ordering (games.registry.register_move_ordering; the game's own order
+  k in the game's move ordering (the `ordering` of its GameSpec; the game's own order
   of its legal actions when it has none, a static order as in the paper's section 4.2);
   unvisited admitted actions are tried first, then UCT chooses among the admitted ones. At a
   chance node, while fewer than k outcomes have been sampled an outcome is
@@ -58,15 +58,14 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.draws import draws_from
 from chancespiel.agents.mcts_core import (
     DEFAULT_PW_ALPHA,
     DEFAULT_PW_C,
     DEFAULT_UCT_C,
     TO_THE_END,
-    Evaluation,
     Node,
     TreePolicy,
-    draws_from,
     most_visited,
     run_simulations,
 )
@@ -78,8 +77,7 @@ from chancespiel.agents.search_common import (
     Limits,
     check_two_player_zero_sum,
 )
-from chancespiel.agents.search_core import Ordering
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Heuristic, Ordering
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 DEFAULT_TIME_MS = 200.0  # the MCMS paper's time per move, when a bot is given no budget
@@ -177,7 +175,7 @@ def mcts_search(
     pw_c: float | None = None,
     pw_alpha: float = DEFAULT_PW_ALPHA,
     seed: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
     ordering: Ordering | None = None,
     max_nodes: int | None = None,
     clock: str = "wall",

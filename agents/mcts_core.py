@@ -1,35 +1,40 @@
 """The MCTS search core: tree data, the four steps of a simulation, and the loop that runs them.
 
-The shape is DeepMind's mctx: a simulation is `select` (descend by the tree policy and add one
-node), `evaluate_leaf` (its return, or a `rollout`), and `backup`; `run_simulations` repeats it
-until the budget is spent. The selection rules (`uct_select`, `widening_limit`, `most_visited`,
-and search_core's `sample_index`) are pure functions. UCT and DPW are two `TreePolicy`s over
-the same steps. Every draw of a search comes from `draws_from` (compiled, a `Draws`).
-`agents.mcts` documents the algorithm and wraps it as bots; this module is compiled with the
-engine (see `chancespiel.engine`), and it is the code that runs and that the tests check.
+A simulation is four steps, the `Simulator`'s methods and `backup`, called in turn by
+`run_simulations` until the budget is spent:
+
+1. `select`: descend from the root by the tree policy to the first action or chance outcome
+   whose child is not in the tree yet (or to a terminal node);
+2. `expand`: add that child, the new leaf;
+3. `evaluate`: the leaf's value, its return if terminal, else a `rollout`;
+4. `backup`: add the value to every node on the path.
+
+The selection rules (`uct_select`, `widening_limit`, `most_visited`, and search_core's
+`sample_index`) are pure functions. UCT and DPW are two `TreePolicy`s over the same steps.
+Every draw of a search comes from `agents.draws` (compiled, a `Draws`). `agents.mcts`
+documents the algorithm and wraps it as bots; this module is compiled with the engine (see
+`chancespiel.engine`), and it is the code that runs and that the tests check.
 """
 
 from __future__ import annotations
 
-import _random
 import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeAlias
+from typing import Final
 
-from mypy_extensions import i64
-
+# Draws, WORDS and draws_from are named here as well: the tests of MCTS import them from here.
+from chancespiel.agents.draws import WORDS as WORDS
+from chancespiel.agents.draws import Draws as Draws
+from chancespiel.agents.draws import Rng, shuffle
+from chancespiel.agents.draws import draws_from as draws_from
 from chancespiel.agents.search_core import (
-    Ordering,
     OutcomeTable,
     outcome_table,
     sample_guided,
     sample_index,
 )
-from chancespiel.games.core import CHANCE, TERMINAL, Core
-
-Evaluation = Callable[[Core, int], float]
+from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
 
 DEFAULT_UCT_C: Final = 1.0
 DEFAULT_PW_C: Final = 4.0
@@ -158,13 +163,6 @@ def most_visited(children: Sequence[Node | None], sign: float) -> int:
     return best
 
 
-def backup(path: Sequence[Node], value: float) -> None:
-    """Adds one simulation of value `value` (for player 0) to every node on `path`."""
-    for node in path:
-        node.visits += 1
-        node.total += value
-
-
 @dataclass(frozen=True)
 class TreePolicy:
     """Which selection and widening rules the simulation loop applies.
@@ -183,119 +181,14 @@ class TreePolicy:
         return self.pw_c is not None
 
 
-# Random draws ------------------------------------------------------------------------------
-
-WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
-COMPILED: Final = not __file__.endswith(".py")  # this module runs compiled (see draws_from)
-
-
-def _word_at(block: bytes, i: i64) -> i64:
-    """The little-endian 32-bit word at byte `i` of `block`."""
-    return (
-        i64(block[i]) | i64(block[i + 1]) << 8 | i64(block[i + 2]) << 16 | i64(block[i + 3]) << 24
-    )
-
-
-class Draws:
-    """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
-    k <= 32 and `shuffle` give the values the generator would give, in the same order.
-
-    Both are the Mersenne Twister MT19937: numpy's `MT19937`, given the generator's state,
-    makes its next 32-bit words, `WORDS` at a time, kept as little-endian bytes. As CPython
-    does (`_randommodule.c`), `random()` makes ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two
-    words a, b, and `getrandbits(k)` the top k bits of one word. The generator itself does
-    not advance: draw from one of the two only.
-
-    Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
-    call through a method object and a float boxed and unboxed, and the words come a block at
-    a time through one C call (the generator's own `getrandbits(32 * n)` would cost more in
-    the conversion of its long integer to bytes than it saves).
-    """
-
-    __slots__ = ("bits", "block", "index")
-
-    def __init__(self, rng: random.Random) -> None:
-        # Imported here: numpy.random costs 30M instructions at start-up, and only compiled
-        # searches use it.
-        from numpy.random import MT19937
-
-        state = rng.getstate()[1]  # the twister's 624 words, then the index of the next one
-        bits = MT19937(0)  # (a seed, replaced by the state)
-        bits.state = {"bit_generator": "MT19937", "state": {"key": state[:-1], "pos": state[-1]}}
-        self.bits = bits
-        self.block = b""  # words made, 4 bytes each
-        self.index: i64 = 0  # the first byte of `block` not drawn
-
-    def word(self) -> i64:
-        """The generator's next 32-bit word."""
-        i = self.index
-        block = self.block
-        if i == len(block):
-            block = self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
-            i = 0
-        self.index = i + 4
-        return _word_at(block, i)
-
-    def random(self) -> float:
-        """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
-        i = self.index
-        block = self.block
-        if i + 8 <= len(block):  # both words in the block: read here, not by two calls
-            self.index = i + 8
-            a = _word_at(block, i)
-            b = _word_at(block, i + 4)
-        else:
-            a = self.word()
-            b = self.word()
-        return float((a >> 5) << 26 | b >> 6) * 1.1102230246251565e-16  # 2**-53
-
-    def getrandbits(self, k: int) -> int:
-        """`rng.getrandbits(k)` for 0 <= k <= 32: the top k bits of the next word."""
-        if not 0 <= k <= 32:
-            raise ValueError(f"Draws.getrandbits makes 0 to 32 bits, not {k}")
-        if k == 0:
-            return 0  # (no word drawn, as in CPython)
-        return int(self.word() >> (32 - k))
-
-
-# What a search draws from: a Draws, or a generator (`random.Random` is a `_random.Random`).
-Rng: TypeAlias = Draws | _random.Random
-
-
-def draws_from(rng: random.Random) -> Rng:
-    """What a search draws from: `rng`'s values in `rng`'s order, `rng` left where it stands
-    (from now on draw from the result only). Compiled, a `Draws`; as pure Python, a copy of
-    the generator in `_random.Random`, the C class under `random.Random`: there a method of
-    `Draws` would be a Python call per draw, and the interpreter calls a method of the C class
-    directly (of its Python subclass, through a checked generic call)."""
-    if COMPILED:
-        return Draws(rng)
-    copy = _random.Random(0)
-    copy.setstate(rng.getstate()[1])
-    return copy
-
-
-def shuffle(items: list[int], rng: Rng) -> None:
-    """`rng.shuffle(items)`: the same draws and swaps (Fisher-Yates from the end, each index
-    drawn by `getrandbits` with rejection, as `Random._randbelow` does), as a typed loop;
-    compiled code would call the library's as an interpreted method."""
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = rng.getrandbits(k)
-        while j >= n:
-            j = rng.getrandbits(k)
-        items[i], items[j] = items[j], items[i]
-
-
-# The four steps ----------------------------------------------------------------------------
+# Rollouts, and the actions of a node --------------------------------------------------------
 
 
 def rollout(
     state: Core,
     max_moves: int,
     rng: Rng,
-    evaluate: Evaluation,
+    evaluate: Heuristic,
     cache: dict[int, OutcomeTable] | None = None,
 ) -> float:
     """Value for player 0 of `state` after up to `max_moves` uniformly random decision moves.
@@ -335,7 +228,7 @@ def rollout(
             return state.returns()[0]
 
 
-def expand_decision(
+def list_actions(
     node: Node, state: Core, ordering: Ordering | None, rng: Rng, widening: bool
 ) -> list[int]:
     """Lists the node's actions in trial order: the move ordering if given; else, under DPW,
@@ -360,7 +253,7 @@ def expand_decision(
     return actions
 
 
-def expand_chance(
+def list_outcomes(
     node: Node, state: Core, widening: bool, cache: dict[int, OutcomeTable] | None = None
 ) -> list[float]:
     """Lists the node's outcomes of positive probability, their cumulative probabilities and
@@ -376,14 +269,19 @@ def expand_chance(
     return cum
 
 
+# The simulation: four steps -----------------------------------------------------------------
+
+NO_CHILD: Final = -1  # the index `select` gives at a terminal node: there is nothing to add
+
+
 class Simulator:
-    """The four steps of a simulation over one tree, with the search's settings and counts."""
+    """The steps of a simulation over one tree, with the search's settings and counts."""
 
     def __init__(
         self,
         policy: TreePolicy,
         rollout_depth: int,
-        evaluate: Evaluation,
+        heuristic: Heuristic,
         ordering: Ordering | None,
         rng: Rng,
     ) -> None:
@@ -394,7 +292,7 @@ class Simulator:
         # UCT tries a decision node's actions in random order; DPW in the move ordering.
         self.ordering = ordering if self.widening else None
         self.rollout_depth = rollout_depth
-        self.evaluate = evaluate
+        self.heuristic = heuristic
         self.rng = rng
         self.nodes = 0  # nodes added
         self.evaluations = 0  # heuristic calls (by rollouts that stop before the end)
@@ -402,10 +300,11 @@ class Simulator:
         self.rollout_cache: dict[int, OutcomeTable] = {}
         self.tree_cache: dict[int, OutcomeTable] = {}
 
-    def select(self, root: Node) -> tuple[list[Node], Core]:
-        """Descends from `root` by the tree policy until it adds a node or reaches a terminal
-        one: the path (the new or terminal node last) and that node's state (a new leaf's
-        state is its own, for the rollout to use up; a kept node's state must not change)."""
+    def select(self, root: Node) -> tuple[list[Node], Core, int]:
+        """Step 1: descends from `root` by the tree policy to the first action or outcome
+        whose child is not in the tree yet, or to a terminal node. Returns the path, the
+        state of its last node (kept in the tree: it must not change) and the index of the
+        missing child there (NO_CHILD at a terminal node)."""
         node = root
         state = root.state
         assert state is not None
@@ -419,12 +318,8 @@ class Simulator:
                 index = self.sample_outcome(node)
             children = node.children
             assert children is not None and node.actions is not None
-            if index == len(children) or children[index] is None:  # a new node: expand it
-                child_state = state.child(node.actions[index])
-                leaf = new_node(child_state)
-                self.add_child(node, index, leaf)
-                path.append(leaf)
-                return path, child_state
+            if index == len(children) or children[index] is None:
+                return path, state, index
             child = children[index]
             assert child is not None
             if child.state is None:
@@ -432,14 +327,50 @@ class Simulator:
             node = child
             state = child.state
             path.append(node)
-        return path, state
+        return path, state, NO_CHILD
+
+    def expand(self, path: list[Node], state: Core, index: int) -> Core:
+        """Step 2: adds the child `index` of the last node of `path` (whose state is `state`)
+        to the tree and to the path, and returns the new leaf's state, its own, for the
+        evaluation to use up; at a terminal node (NO_CHILD) adds nothing and returns `state`."""
+        if index == NO_CHILD:
+            return state
+        node = path[-1]
+        actions = node.actions
+        children = node.children
+        assert actions is not None and children is not None
+        leaf_state = state.child(actions[index])
+        leaf = new_node(leaf_state)
+        path.append(leaf)
+        self.nodes += 1
+        if node.player >= 0:  # a decision node's children are made in the order of actions
+            children.append(leaf)
+            return leaf_state
+        children[index] = leaf
+        if self.widening:
+            cum, present, present_cum = node.cum, node.present, node.present_cum
+            assert cum is not None and present is not None and present_cum is not None
+            present.append(index)
+            prob = cum[index] - (cum[index - 1] if index else 0.0)
+            present_cum.append(present_cum[-1] + prob if present_cum else prob)
+        return leaf_state
+
+    def evaluate(self, leaf: Node, state: Core) -> float:
+        """Step 3: the value for player 0 of the node a simulation ended at: its return if
+        terminal, else a rollout from its state (which the rollout uses up)."""
+        if leaf.player == TERMINAL:
+            return leaf.value
+        value = rollout(state, self.rollout_depth, self.rng, self.heuristic, self.rollout_cache)
+        if not state.is_terminal():  # the rollout stopped early: the heuristic valued it
+            self.evaluations += 1
+        return value
 
     def choose_action(self, node: Node, state: Core) -> int:
         """The index of the action to follow at a decision node; its child count if that is an
         admitted action not tried yet (tried in order), else the UCT choice."""
         actions = node.actions
         if actions is None:
-            actions = expand_decision(node, state, self.ordering, self.rng, self.widening)
+            actions = list_actions(node, state, self.ordering, self.rng, self.widening)
         if node.width < len(actions):  # only under DPW: admit more on this visit?
             node.width = min(
                 len(actions), widening_limit(node.visits + 1, self.pw_c, self.pw_alpha)
@@ -458,7 +389,7 @@ class Simulator:
         cum = node.cum
         if cum is None:
             assert node.state is not None
-            cum = expand_chance(node, node.state, self.widening, self.tree_cache)
+            cum = list_outcomes(node, node.state, self.widening, self.tree_cache)
         if not self.widening:
             guide = node.guide  # the draw's index in about one step, not a bisection
             assert guide is not None
@@ -472,31 +403,12 @@ class Simulator:
             return sample_index(cum, self.rng.random())
         return present[sample_index(present_cum, self.rng.random())]
 
-    def add_child(self, node: Node, index: int, child: Node) -> None:
-        """Puts the new `child` into the tree below `node` at `index`."""
-        self.nodes += 1
-        children = node.children
-        assert children is not None
-        if node.player >= 0:
-            children.append(child)
-            return
-        children[index] = child
-        if self.widening:
-            cum, present, present_cum = node.cum, node.present, node.present_cum
-            assert cum is not None and present is not None and present_cum is not None
-            present.append(index)
-            prob = cum[index] - (cum[index - 1] if index else 0.0)
-            present_cum.append(present_cum[-1] + prob if present_cum else prob)
 
-    def evaluate_leaf(self, leaf: Node, state: Core) -> float:
-        """The value for player 0 of the node a selection ended at: its return if terminal,
-        else a rollout from its state (which the rollout uses up)."""
-        if leaf.player == TERMINAL:
-            return leaf.value
-        value = rollout(state, self.rollout_depth, self.rng, self.evaluate, self.rollout_cache)
-        if not state.is_terminal():  # the rollout stopped early: the heuristic valued it
-            self.evaluations += 1
-        return value
+def backup(path: Sequence[Node], value: float) -> None:
+    """Step 4: adds one simulation of value `value` (for player 0) to every node on `path`."""
+    for node in path:
+        node.visits += 1
+        node.total += value
 
 
 @dataclass(frozen=True)
@@ -516,7 +428,7 @@ def run_simulations(
     policy: TreePolicy,
     *,
     rollout_depth: int,
-    evaluate: Evaluation,
+    evaluate: Heuristic,
     ordering: Ordering | None,
     rng: Rng,
     max_simulations: int | None,
@@ -524,10 +436,10 @@ def run_simulations(
     max_nodes: int | None = None,
     clock: Callable[[], float] | None = None,
 ) -> SimulationCounts:
-    """Runs simulations from `root` (the node of `root_state`) until the budget is spent:
-    each one selects down the tree, adds one node, evaluates it and backs the value up. At
-    least one simulation runs. Returns what the run counted. (`agents.mcts.mcts_search` runs it
-    with the cyclic garbage collector paused.)"""
+    """Runs simulations from `root` (the node of `root_state`) until the budget is spent, each
+    one the four steps: select, expand, evaluate, backup. At least one simulation runs.
+    Returns what the run counted. (`agents.mcts.mcts_search` runs it with the cyclic garbage
+    collector paused.)"""
     if root.state is None:
         root.state = root_state.clone()
     simulator = Simulator(policy, rollout_depth, evaluate, ordering, rng)
@@ -535,8 +447,9 @@ def run_simulations(
     simulations = 0
     deepest = 0
     while True:
-        path, state = simulator.select(root)
-        value = simulator.evaluate_leaf(path[-1], state)
+        path, state, index = simulator.select(root)
+        leaf_state = simulator.expand(path, state, index)
+        value = simulator.evaluate(path[-1], leaf_state)
         backup(path, value)
         simulations += 1
         deepest = max(deepest, simulator.plies)

@@ -19,12 +19,11 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Ordering
 
 MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is cleared
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
 
-Ordering = Callable[[Core, Sequence[int]], Sequence[int]]
 # Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, their guide table
 # (see `guide_table`; empty for a table that is not cached), and the tuple itself (kept alive,
 # so that its id, the cache key, is not reused while cached).
@@ -201,9 +200,10 @@ class Budget:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class MoveOrdering:
-    """Move ordering for depth-first searches: the best move each decision node had at the
-    previous iteration (keyed by path or by state) first, then the game's static order."""
+class OrderedSearch:
+    """Base of the depth-first searches, for their move ordering: the best move each decision
+    node had at the previous iteration (keyed by path or by state) first, then the game's
+    static order."""
 
     def __init__(self, ordering: Ordering | None) -> None:
         self.ordering = ordering

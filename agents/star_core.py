@@ -21,20 +21,19 @@ No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from chancespiel.agents.search_core import (
     Budget,
-    MoveOrdering,
-    Ordering,
+    OrderedSearch,
     child_key,
     sample_outcomes,
     systematic_outcomes,
 )
-from chancespiel.games.core import CHANCE, TERMINAL, Core
+from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
 from chancespiel.games.tree_hash import MASK64, mix64
 
 ALGORITHMS: Final = ("expectimax", "star1", "star2")
@@ -46,8 +45,6 @@ UPPER: Final = "upper"
 LOWER: Final = "lower"
 _COUNT_MASK: Final = (1 << 32) - 1
 
-# h(state, player): the game's heuristic, typed for its own core (hence Any).
-Evaluation = Callable[[Any, int], float]
 # A root search: its value, best action, each action's value and each value's kind.
 RootValues = tuple[float, int, dict[int, float], dict[int, str]]
 
@@ -132,7 +129,7 @@ class ChanceBounds:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class StarSearch(MoveOrdering):
+class StarSearch(OrderedSearch):
     """One search from one root: the recursive procedures share this context.
 
     Every procedure takes two keys: `key`, the path key of the node (move ordering, probes), and
@@ -145,7 +142,7 @@ class StarSearch(MoveOrdering):
         self,
         algorithm: str,
         root_player: int,
-        evaluate: Evaluation,
+        evaluate: Heuristic,
         vmin: float,
         vmax: float,
         samples: int | None,

@@ -58,8 +58,8 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   depth; a transposition table keyed by state (`state_key()` of the cores; `table="path"`
   keys it by path, the only choice for states without a key of their own, those of the
   pyspiel adapter: `has_state_key()`) stores each decision node's best move, searched first at
-  the next depth and wherever the state recurs; games may register a static move ordering
-  (games.registry.register_move_ordering).
+  the next depth and wherever the state recurs; games may declare a static move ordering
+  (the `ordering` of their GameSpec).
 """
 
 from __future__ import annotations
@@ -90,10 +90,9 @@ from chancespiel.agents.star_core import (
     LOWER,
     TABLES,
     UPPER,
-    Evaluation,
     StarSearch,
 )
-from chancespiel.games.core import Core
+from chancespiel.games.core import Core, Heuristic
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 from chancespiel.games.tree_hash import MASK64, mix64
 
@@ -199,7 +198,7 @@ def search(
     shared_samples: bool = False,
     seed: int = 0,
     prune_min_depth: int = 0,
-    evaluation: Evaluation | None = None,
+    evaluation: Heuristic | None = None,
     iterative: bool = True,
     search_class: type[StarSearch] | None = None,
     search_options: dict[str, Any] | None = None,

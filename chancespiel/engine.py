@@ -37,6 +37,7 @@ COMPILED: dict[str, str] = {
     "games/value_model.py": "chancespiel.games.value_model",
     "agents/search_core.py": "chancespiel.agents.search_core",
     "agents/star_core.py": "chancespiel.agents.star_core",
+    "agents/draws.py": "chancespiel.agents.draws",
     "agents/mcts_core.py": "chancespiel.agents.mcts_core",
     "agents/bab_core.py": "chancespiel.agents.bab_core",
 }

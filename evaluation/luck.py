@@ -68,11 +68,10 @@ from chancespiel.evaluation.match import (
 )
 from chancespiel.evaluation.positions import ReplayError, replay
 from chancespiel.evaluation.stats import MatchInterval, match_interval
-from chancespiel.games.core import Core
+from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.pig_core import PigCore
 from chancespiel.games.registry import DEFAULT_HEURISTIC, evaluation_for, parse_parameters
 
-CHANCE = int(pyspiel.PlayerId.CHANCE)
 T = TypeVar("T")
 FOLDS = 10
 

@@ -85,8 +85,8 @@ from chancespiel.evaluation.play import (
     score_of,
 )
 from chancespiel.files import is_gzip, open_regular, read_chunks
-from chancespiel.games.learned import ModelError, game_model
-from chancespiel.games.registry import LEARNED_HEURISTIC, parse_parameters
+from chancespiel.games.learned import LEARNED_HEURISTIC, ModelError, game_model
+from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
 
 # 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load"; 4 adds "key". Older

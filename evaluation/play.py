@@ -22,8 +22,7 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.result import SearchResult
-
-CHANCE = int(pyspiel.PlayerId.CHANCE)
+from chancespiel.games.core import CHANCE
 
 MoveObserver = Callable[[pyspiel.State, int, int], None]
 """observer(state_before, player, action), called before every move (chance included)."""

@@ -9,7 +9,7 @@
    outcome is one coin for a whole game.
 2. `train_value`: every position of those games (every non-terminal node, chance nodes too,
    since the luck correction values the children of chance nodes) is seen from both players
-   through the game's registered features (`register_features`); models are fitted on the
+   through the features its GameSpec declares (`features_for`); models are fitted on the
    positions of 80% of the games and compared on the rest (the split is by game, as the
    positions of one game share its outcome): a logistic regression and small networks
    (scikit-learn), the best held-out log loss kept, with the hand-written heuristic's

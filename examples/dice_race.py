@@ -10,7 +10,9 @@ Load it into any chancespiel command (and its workers) with --import:
 Dice race: on your turn you roll a four-sided die as often as you like; a 1 ends the turn
 with nothing, any other face adds to the turn's total; stopping banks the total. The first to
 reach `goal` wins (after `max_moves` moves the game is a draw, so it always ends). The game
-is an OpenSpiel Python game like any other; nothing in it knows about chancespiel.
+is an OpenSpiel Python game like any other; nothing in it knows about chancespiel. One
+declaration, `register_game(GameSpec(...))`, registers it with pyspiel and tells chancespiel
+its heuristic and its features (`pyspiel.register_game` alone would do for the game).
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ import pyspiel
 
 from chancespiel.agents import register_agent
 from chancespiel.agents.registry import Param
-from chancespiel.games import register_heuristic
-from chancespiel.games.registry import register_features
+from chancespiel.games import GameSpec, register_game
 
 ROLL, STOP = 0, 1
 FACES = 4
@@ -136,9 +137,6 @@ class DiceRaceState(pyspiel.State):
         )
 
 
-pyspiel.register_game(_GAME_TYPE, DiceRaceGame)
-
-
 def race_heuristic(state: DiceRaceState, player: int) -> float:
     """Who is ahead, counting the turn's total half: in [-1, 1] for `player`, exact at the end.
 
@@ -150,9 +148,6 @@ def race_heuristic(state: DiceRaceState, player: int) -> float:
     mine = state.scores[player] + (state.turn_total / 2 if state.mover == player else 0)
     theirs = state.scores[1 - player] + (state.turn_total / 2 if state.mover != player else 0)
     return max(-0.99, min(0.99, (mine - theirs) / state.goal))
-
-
-register_heuristic(_GAME_TYPE.short_name, race_heuristic)
 
 
 def race_features(state: DiceRaceState, player: int) -> list[float]:
@@ -168,10 +163,15 @@ def race_features(state: DiceRaceState, player: int) -> list[float]:
     ]
 
 
-register_features(
-    _GAME_TYPE.short_name,
-    race_features,
-    ["mine", "theirs", "my_turn_total", "their_turn_total", "my_turn"],
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=DiceRaceGame,
+        heuristic=race_heuristic,
+        features=race_features,
+        feature_names=("mine", "theirs", "my_turn_total", "their_turn_total", "my_turn"),
+    )
 )
 
 

@@ -188,13 +188,3 @@ def replayed_core(game: pyspiel.Game, foreign: pyspiel.State) -> Any:
     for action in foreign.history():
         core.apply(action)
     return core
-
-
-def register_game(game_type: pyspiel.GameType, game_class: type[pyspiel.Game]) -> None:
-    """Registers a game with pyspiel, refusing to shadow a name that is already registered."""
-    if game_type.short_name in pyspiel.registered_names():
-        raise RuntimeError(
-            f"a game named {game_type.short_name!r} is already registered with pyspiel; "
-            "chancespiel will not shadow it"
-        )
-    pyspiel.register_game(game_type, game_class)

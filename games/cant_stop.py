@@ -1,9 +1,9 @@
-"""Can't Stop as an OpenSpiel game, `python_cant_stop`: the adapter and the registrations.
+"""Can't Stop as an OpenSpiel game, `python_cant_stop`: the adapter and the game's declaration.
 The rules, the core and the heuristics are in `games.cant_stop_core`."""
 
 from __future__ import annotations
 
-from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, register_game
+from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type
 from chancespiel.games.cant_stop_core import (
     CANT_STOP_FEATURES,
     ROLLING,
@@ -13,13 +13,7 @@ from chancespiel.games.cant_stop_core import (
     cant_stop_heuristic,
     cant_stop_progress_heuristic,
 )
-from chancespiel.games.registry import (
-    GameEntry,
-    register_entry,
-    register_features,
-    register_heuristic,
-    register_move_note,
-)
+from chancespiel.games.registry import GameSpec, register_game
 
 _DEFAULTS = {
     "sides": 6,
@@ -54,16 +48,18 @@ def cant_stop_move_note(core: CantStopCore, player: int, action: int) -> str | N
     return f"bust on the turn's first roll: player {core.player} must pass"
 
 
-register_game(_GAME_TYPE, CantStopGame)
-register_heuristic(_GAME_TYPE.short_name, cant_stop_heuristic)
-register_move_note(_GAME_TYPE.short_name, cant_stop_move_note)
-register_features(_GAME_TYPE.short_name, cant_stop_features, CANT_STOP_FEATURES)
-register_heuristic(_GAME_TYPE.short_name, cant_stop_progress_heuristic, name="progress")
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=CantStopGame,
         description="Can't Stop (Sackson): 11 columns, 4 dice, 3 runners; win 3 columns",
         chance="a roll of 4 dice before every move: 126 distinct multisets (or 1296 ordered)",
         status="done",
+        heuristic=cant_stop_heuristic,
+        variants={"progress": cant_stop_progress_heuristic},
+        note=cant_stop_move_note,
+        features=cant_stop_features,
+        feature_names=CANT_STOP_FEATURES,
     )
 )

@@ -25,12 +25,11 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     chance_game_type,
-    register_game,
 )
 from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, expectimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.registry import GameSpec, register_game
 from chancespiel.games.tree_hash import child_key, mix64, unit
 
 _DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob": 0.5}
@@ -167,13 +166,14 @@ def chance_tree_action_values(core: ChanceTreeCore, player: int = 0) -> dict[int
     return action_values(core, lambda child: expectimax_value(child, player))
 
 
-register_game(_GAME_TYPE, ChanceTreeGame)
-register_heuristic(_GAME_TYPE.short_name, chance_tree_heuristic)
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=ChanceTreeGame,
         description="random trees with chance nodes and non-alternating turns (search tests)",
         chance="at any node with probability chance_prob, 1..outcomes outcomes",
         status="done (test bed)",
+        heuristic=chance_tree_heuristic,
     )
 )

@@ -10,13 +10,19 @@ Nothing here imports pyspiel: the OpenSpiel layer is `games._adapter`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
 CHANCE: Final = -1  # pyspiel.PlayerId.CHANCE
 TERMINAL: Final = -4  # pyspiel.PlayerId.TERMINAL
+
+Heuristic = Callable[[Any, int], float]
+"""h(state, player) -> value in [-1, 1] for `player`, exact (+1/-1/0) at terminal states."""
+
+Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
+"""ordering(state, legal_actions) -> the same actions, most promising for the mover first."""
 
 
 def check_int_param(name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -20,9 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chancespiel.games._adapter import CHANCE, TERMINAL
-
-Ordering = Callable[[Any, Sequence[int]], Sequence[int]]
-"""ordering(core, actions) -> the same actions, most promising for the mover first."""
+from chancespiel.games.core import Ordering
 
 Known = Callable[[Any], "float | None"]
 """known(core) -> the node's exact value for player 0, or None if it must be searched."""

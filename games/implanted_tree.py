@@ -36,12 +36,11 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     chance_game_type,
-    register_game,
 )
 from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
-from chancespiel.games.registry import GameEntry, register_entry
+from chancespiel.games.registry import GameSpec, register_game
 from chancespiel.games.tree_hash import child_key, mix64
 
 _ROOT_SALT = 0x494D504C  # "IMPL": trees differ from the other synthetic games at the same seed
@@ -250,10 +249,11 @@ def implanted_action_values(core: ImplantedTreeCore, player: int = 0) -> dict[in
     return action_values(core, lambda child: solve_implanted_tree(child, player))
 
 
-register_game(_GAME_TYPE, ImplantedTreeGame)
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=ImplantedTreeGame,
         description="binary trees with implanted winning strategies at critical depths "
         "(UCT convergence studies)",
         chance="none (deterministic)",

@@ -4,7 +4,8 @@ A model file is JSON (format below), trained and written by `chancespiel value t
 (`chancespiel.evaluation.values`), and read here with a bounded read and every shape checked,
 so a damaged or foreign file gives a one-line error instead of a wrong value. The package
 ships a model for each of its games in `games/values/<short name>.json`; a plugin registers
-its own with `registry.register_value_model`.
+its own with `registry.register_value_model`. This module declares the learned value to the
+registry: the heuristic `learned` of every game with features and a model that fits it.
 
     {"format": "chancespiel-value-model", "version": 1,
      "game": "python_pig(...)",            the loaded game's string (every parameter)
@@ -29,13 +30,16 @@ from typing import Any
 import pyspiel
 
 from chancespiel.files import read_bounded
+from chancespiel.games.core import Heuristic
 from chancespiel.games.registry import (
-    Heuristic,
+    HeuristicFactory,
     features_for,
+    register_heuristic_factory,
     value_model_file,
 )
 from chancespiel.games.value_model import ACTIVATIONS, LearnedValue, ValueModel
 
+LEARNED_HEURISTIC = "learned"  # agents' heuristic=learned
 FORMAT = "chancespiel-value-model"
 VERSION = 1
 MAX_MODEL_BYTES = 8 << 20  # a model of a few thousand weights is well below this
@@ -196,3 +200,8 @@ def learned_heuristic(game: pyspiel.Game) -> Heuristic:
     """
     features, _ = features_for(game.get_type().short_name)
     return LearnedValue(game_model(game).model, features)
+
+
+register_heuristic_factory(
+    HeuristicFactory(LEARNED_HEURISTIC, learned_heuristic, has_learned_value)
+)

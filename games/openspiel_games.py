@@ -1,65 +1,20 @@
-"""Evaluations for OpenSpiel's own games with chance, so our agents search them with knowledge.
+"""Evaluations for OpenSpiel's own games with chance that have no version of ours, so that our
+agents search them with knowledge (OpenSpiel's `pig` and `einstein_wurfelt_nicht` are declared
+with our versions of them, in `games/pig.py` and `games/einstein.py`).
 
-- `einstein_wurfelt_nicht` (C++): our `python_einstein_wurfelt_nicht` equals it move for move
-  (actions, chance outcomes, returns; tested step by step), so agents read its states into our
-  core by replaying the history, then search at our core's speed with our heuristic and move
-  ordering.
-- `backgammon` (C++): a race-and-safety evaluation read through the state's API: the pip count
-  difference (the standard race measure), checkers borne off, and penalties for blots and for
-  checkers on the bar, squashed into (-1, 1).
-- `pig` (C++): see `games/pig.py` (`openspiel_pig_heuristic`).
+`backgammon` (C++): a race-and-safety evaluation read through the state's API: the pip count
+difference (the standard race measure), checkers borne off, and penalties for blots and for
+checkers on the bar, squashed into (-1, 1).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
-import pyspiel
+from chancespiel.games.registry import GameSpec, register_game
 
-from chancespiel.games._adapter import replayed_core
-from chancespiel.games.einstein_core import EinsteinCore, einstein_heuristic, einstein_move_ordering
-from chancespiel.games.registry import (
-    register_core_reader,
-    register_heuristic,
-    register_move_ordering,
-)
-
-CPP_EINSTEIN = "einstein_wurfelt_nicht"
 BACKGAMMON = "backgammon"
-
-_einstein_game: pyspiel.Game | None = None
-
-
-def read_einstein(state: pyspiel.State) -> EinsteinCore:
-    """Our core of a C++ `einstein_wurfelt_nicht` state (its history replayed on ours)."""
-    global _einstein_game
-    if _einstein_game is None:
-        _einstein_game = pyspiel.load_game("python_einstein_wurfelt_nicht")
-    core: EinsteinCore = replayed_core(_einstein_game, state)
-    return core
-
-
-def _einstein_core(state: Any) -> EinsteinCore:
-    """`state` itself when agents already read it into our core, else read now (an adapter
-    around a C++ state, or the C++ state)."""
-    if isinstance(state, EinsteinCore):
-        return state
-    return read_einstein(getattr(state, "state", state))
-
-
-def cpp_einstein_heuristic(state: Any, player: int) -> float:
-    """`einstein_heuristic` on a C++ `einstein_wurfelt_nicht` state or our core of one."""
-    return einstein_heuristic(_einstein_core(state), player)
-
-
-def cpp_einstein_move_ordering(state: Any, actions: Sequence[int]) -> Sequence[int]:
-    """`einstein_move_ordering` on a C++ `einstein_wurfelt_nicht` state or our core of one."""
-    return einstein_move_ordering(_einstein_core(state), actions)
-
-
-# Backgammon --------------------------------------------------------------------------------
 
 _POINTS = 24
 _CHECKERS = 15
@@ -102,7 +57,4 @@ def backgammon_heuristic(state: Any, player: int) -> float:
     return math.tanh(_RACE_SCALE * race + safety)
 
 
-register_core_reader(CPP_EINSTEIN, read_einstein)
-register_heuristic(CPP_EINSTEIN, cpp_einstein_heuristic)
-register_move_ordering(CPP_EINSTEIN, cpp_einstein_move_ordering)
-register_heuristic(BACKGAMMON, backgammon_heuristic)
+register_game(GameSpec(BACKGAMMON, heuristic=backgammon_heuristic))

@@ -31,12 +31,11 @@ from chancespiel.games._adapter import (
     TERMINAL,
     CoreGame,
     chance_game_type,
-    register_game,
 )
 from chancespiel.games.core import check_int_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
-from chancespiel.games.registry import GameEntry, register_entry, register_heuristic
+from chancespiel.games.registry import GameSpec, register_game
 from chancespiel.games.tree_hash import child_key, mix64
 
 MAX_MOVE_VALUE = 127  # move values are integers in [0, 127] (Max) and [-127, 0] (Min)
@@ -204,14 +203,15 @@ def pgame_action_values(core: PGameCore, player: int = 0) -> dict[int, float]:
     return action_values(core, lambda child: solve_pgame(child, player))
 
 
-register_game(_GAME_TYPE, PGameGame)
-register_heuristic(_GAME_TYPE.short_name, pgame_heuristic)
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=PGameGame,
         description="P-game trees of the UCT paper: win/draw/loss by the sign of a sum of "
         "move values (search tests, UCT convergence)",
         chance="none (deterministic)",
         status="done (test bed); exact solver",
+        heuristic=pgame_heuristic,
     )
 )

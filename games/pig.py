@@ -1,5 +1,5 @@
-"""Pig as an OpenSpiel game, `python_pig`: the adapter, the registrations, and the readers of
-OpenSpiel's own C++ `pig`. The rules are in `games.pig_core`."""
+"""Pig as an OpenSpiel game, `python_pig`: the adapter, the reader of OpenSpiel's own C++ `pig`,
+and the game's declaration. The rules are in `games.pig_core`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,7 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.games._adapter import (
-    CoreGame,
-    CoreState,
-    chance_game_type,
-    register_game,
-    replayed_core,
-)
+from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, replayed_core
 from chancespiel.games.pig_core import (
     _RESET,
     PIG_FEATURES,
@@ -27,15 +21,7 @@ from chancespiel.games.pig_core import (
     pig_lead_heuristic,
     pig_move_ordering,
 )
-from chancespiel.games.registry import (
-    GameEntry,
-    register_core_reader,
-    register_entry,
-    register_features,
-    register_heuristic,
-    register_move_note,
-    register_move_ordering,
-)
+from chancespiel.games.registry import GameSpec, register_game
 
 _DEFAULTS = {
     "dice": 2,
@@ -124,21 +110,28 @@ def openspiel_pig_move_ordering(state: Any, actions: Sequence[int]) -> Sequence[
     return pig_move_ordering(state, actions) if isinstance(state, PigCore) else actions
 
 
-register_game(_GAME_TYPE, PigGame)
-register_heuristic(_GAME_TYPE.short_name, pig_heuristic)
-register_heuristic("pig", openspiel_pig_heuristic)
-register_core_reader("pig", read_openspiel_pig)
-register_move_ordering("pig", openspiel_pig_move_ordering)
-register_move_note(_GAME_TYPE.short_name, pig_move_note)
-register_move_note("pig", pig_move_note)
-register_heuristic(_GAME_TYPE.short_name, pig_lead_heuristic, name="lead")
-register_move_ordering(_GAME_TYPE.short_name, pig_move_ordering)
-register_features(_GAME_TYPE.short_name, pig_features, PIG_FEATURES)
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=PigGame,
         description="Pig: one die (= OpenSpiel's pig) or two dice (MCMS paper, default)",
         chance="a roll after every 'roll': 6 faces, 21 unordered pairs or 36 ordered rolls",
         status="done",
+        heuristic=pig_heuristic,
+        variants={"lead": pig_lead_heuristic},
+        ordering=pig_move_ordering,
+        note=pig_move_note,
+        features=pig_features,
+        feature_names=PIG_FEATURES,
+        openspiel_versions=(
+            GameSpec(
+                "pig",
+                reader=read_openspiel_pig,
+                heuristic=openspiel_pig_heuristic,
+                ordering=openspiel_pig_move_ordering,
+                note=pig_move_note,
+            ),
+        ),
     )
 )

@@ -1,16 +1,11 @@
-"""Ra as an OpenSpiel game, `python_ra`: the adapter and the registrations. The rules, the core
+"""Ra as an OpenSpiel game, `python_ra`: the adapter and the game's declaration. The rules, the core
 and the heuristic are in `games.ra_core`."""
 
 from __future__ import annotations
 
-from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, register_game
+from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type
 from chancespiel.games.ra_core import RA_FEATURES, RaRules, ra_features, ra_heuristic
-from chancespiel.games.registry import (
-    GameEntry,
-    register_entry,
-    register_features,
-    register_heuristic,
-)
+from chancespiel.games.registry import GameSpec, register_game
 
 _DEFAULTS = {"epochs": 3}
 
@@ -29,14 +24,16 @@ class RaGame(CoreGame):
     rules_class = RaRules
 
 
-register_game(_GAME_TYPE, RaGame)
-register_heuristic(_GAME_TYPE.short_name, ra_heuristic)
-register_features(_GAME_TYPE.short_name, ra_features, RA_FEATURES)
-register_entry(
-    GameEntry(
-        short_name=_GAME_TYPE.short_name,
+register_game(
+    GameSpec(
+        _GAME_TYPE.short_name,
+        game_type=_GAME_TYPE,
+        game_class=RaGame,
         description="Ra (Reiner Knizia), two players: auctions of tiles with suns, three epochs",
         chance="a tile drawn from the bag: one outcome per kind left, weighted by its count",
         status="done",
+        heuristic=ra_heuristic,
+        features=ra_features,
+        feature_names=RA_FEATURES,
     )
 )

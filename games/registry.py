@@ -1,121 +1,238 @@
-"""What chancespiel knows about each game: heuristics and a short description for listings.
+"""What chancespiel knows about each game, declared once per game: `register_game(GameSpec(...))`.
 
-Agents look heuristics up here by the game's short name, so a heuristic is available for every
-game that registers one, ours or OpenSpiel's (through the search-protocol adapter).
+A `GameSpec` names everything a game offers: its pyspiel type and class, the entry `chancespiel
+games` lists, its heuristics, static move ordering and move notes, the features of a learned
+value, and OpenSpiel's versions of it that agents read into its core. The registry keeps one
+table of specs by short name, and agents, commands and the luck correction look things up in it
+(`evaluation_for`, `move_ordering_for`, `read_core`, ...): a heuristic is available for every
+game that declares one, ours or OpenSpiel's (through the search-protocol adapter).
+
+A plugin declares a game of its own the same way, and adds to a game declared elsewhere (or to
+any pyspiel game) with `register_heuristic` or `register_value_model`. Heuristics that every
+game may have under one name (the learned value) register a `HeuristicFactory`; this module
+imports none of them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import pyspiel
 
+from chancespiel.games._adapter import CoreGame
+from chancespiel.games.core import Heuristic, Ordering
 from chancespiel.games.value_model import Features
 
-Heuristic = Callable[[Any, int], float]
-"""h(state, player) -> value in [-1, 1] for `player`, exact (+1/-1/0) at terminal states."""
+CoreReader = Callable[[pyspiel.State], Any]
+"""reader(state) -> a fresh core of one of our games equal move for move to a foreign state
+(actions, chance outcomes, returns), or None for a variant it cannot read."""
+
+MoveNote = Callable[[Any, int, int], "str | None"]
+"""note(state, player, action) -> a few words on what the move does, or None (a bust)."""
+
+DEFAULT_HEURISTIC = "default"  # the game's declared heuristic (0 if it has none)
+ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
 
 
 @dataclass(frozen=True)
-class GameEntry:
-    """A game chancespiel provides, for `chancespiel games` and the README table."""
+class GameSpec:
+    """Everything chancespiel knows about one game; all but `short_name` optional.
+
+    The hooks (heuristics, ordering, note, features) are called with one of our cores on a
+    game that has one (ours, or one read from OpenSpiel's version by `reader`), and with the
+    game's own state objects otherwise, as their author wrote them.
+
+    Attributes:
+      short_name: the game's pyspiel name.
+      game_type, game_class: registered with pyspiel by `register_game`; None for a game
+        pyspiel knows already (OpenSpiel's, or one a plugin registered itself).
+      description, chance, status: the entry `chancespiel games` lists: a game with a
+        description is listed (and tests/test_conformance.py checks it).
+      heuristic: the evaluation agents use by default; `variants` more, by name
+        (`heuristic=NAME` in agent specs).
+      ordering: the static move ordering of the searches.
+      note: what `chancespiel play` says about a move whose name does not say it (a bust).
+      features, feature_names: the position as each player sees it, for a learned value
+        (`features(state, player)`, as many floats as `feature_names` names).
+      reader: for another implementation of one of our games (OpenSpiel's), reads its states
+        into our core, so that agents search them at the core's speed.
+      openspiel_versions: specs of OpenSpiel's versions of this game, each with a reader,
+        declared with it.
+      value_model: a model file for the learned value, instead of the one the package ships.
+    """
 
     short_name: str
-    description: str
-    chance: str
-    status: str
+    game_type: pyspiel.GameType | None = None
+    game_class: type[pyspiel.Game] | None = None
+    description: str | None = None
+    chance: str = ""
+    status: str = ""
+    heuristic: Heuristic | None = None
+    variants: Mapping[str, Heuristic] = field(default_factory=dict)
+    ordering: Ordering | None = None
+    note: MoveNote | None = None
+    features: Features | None = None
+    feature_names: tuple[str, ...] = ()
+    reader: CoreReader | None = None
+    openspiel_versions: tuple[GameSpec, ...] = ()
+    value_model: str | None = None
+
+    def __post_init__(self) -> None:
+        # copies, so that the caller's list or dict cannot change a declared game
+        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+        object.__setattr__(self, "variants", MappingProxyType(dict(self.variants)))
+        if (self.game_type is None) != (self.game_class is None):
+            raise ValueError(f"{self.short_name}: game_type and game_class come together")
+        if self.game_type is not None and self.game_type.short_name != self.short_name:
+            raise ValueError(
+                f"{self.short_name}: the game type is named {self.game_type.short_name!r}"
+            )
+        if (self.features is None) != (not self.feature_names):
+            raise ValueError(f"{self.short_name}: features and feature_names come together")
+        for version in self.openspiel_versions:
+            if version.reader is None or version.game_class is not None:
+                raise ValueError(
+                    f"{self.short_name}: OpenSpiel's version {version.short_name} needs a "
+                    "reader into our core, and no game class"
+                )
+        for name in self.variants:
+            _check_variant_name(name)
 
 
-MoveOrdering = Callable[[Any, Sequence[int]], Sequence[int]]
-"""ordering(state, legal_actions) -> the same actions, most promising first."""
+@dataclass(frozen=True)
+class HeuristicFactory:
+    """A heuristic every game may have under one name, made for each game from what its spec
+    declares (the learned value: a model over the game's features)."""
 
-CoreReader = Callable[[pyspiel.State], Any]
-"""reader(state) -> a fresh core of one of our games, equal move for move to a foreign state."""
+    name: str
+    make: Callable[[pyspiel.Game], Heuristic]  # raises ValueError naming what the game lacks
+    fits: Callable[[pyspiel.Game], bool]  # True where `make` succeeds
 
-_HEURISTICS: dict[str, Heuristic] = {}
-_READERS: dict[str, CoreReader] = {}  # foreign short name -> reader into our core
-_VARIANTS: dict[str, dict[str, Heuristic]] = {}  # short name -> other named heuristics
-_ORDERINGS: dict[str, MoveOrdering] = {}
-GAMES: dict[str, GameEntry] = {}
 
-DEFAULT_HEURISTIC = "default"  # the game's registered heuristic (0 if it has none)
-ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
-LEARNED_HEURISTIC = "learned"  # the game's trained value model (games.learned)
+_SPECS: dict[str, GameSpec] = {}  # short name -> what chancespiel knows about the game
+_FACTORIES: dict[str, HeuristicFactory] = {}
 
-_FEATURES: dict[str, tuple[Features, tuple[str, ...]]] = {}
-_VALUE_MODELS: dict[str, str] = {}  # short name -> model file registered by a plugin
+
+def register_game(spec: GameSpec) -> None:
+    """Declares a game and OpenSpiel's versions of it, registering its type with pyspiel.
+
+    Raises:
+      ValueError: for a game declared already, or a name pyspiel knows already (chancespiel
+        does not shadow a game); nothing is registered then.
+    """
+    specs = (spec, *spec.openspiel_versions)
+    for declared in specs:
+        if declared.short_name in _SPECS:
+            raise ValueError(f"game {declared.short_name!r} is declared already")
+    if spec.game_type is not None and spec.game_class is not None:
+        if spec.short_name in pyspiel.registered_names():
+            raise ValueError(
+                f"a game named {spec.short_name!r} is already registered with pyspiel; "
+                "chancespiel will not shadow it"
+            )
+        pyspiel.register_game(spec.game_type, spec.game_class)
+    for declared in specs:
+        _SPECS[declared.short_name] = declared
+
+
+def _update(short_name: str, **changes: Any) -> None:
+    """The game's spec with `changes` (a bare spec for a game nobody declared)."""
+    spec = _SPECS.get(short_name) or GameSpec(short_name)
+    _SPECS[short_name] = dataclasses.replace(spec, **changes)
 
 
 def register_heuristic(
     short_name: str, heuristic: Heuristic, name: str = DEFAULT_HEURISTIC
 ) -> None:
-    """Makes `heuristic` the evaluation agents use on the game `short_name`, or, with another
-    `name`, a variant agents use when asked for it (`heuristic=NAME` in their specs)."""
-    if name in (ZERO_HEURISTIC, LEARNED_HEURISTIC):
-        raise ValueError(f"heuristic name {name!r} is reserved")
+    """Makes `heuristic` the evaluation agents use on the game `short_name` (declared or any
+    pyspiel game), or, with another `name`, a variant agents use when asked for it
+    (`heuristic=NAME` in their specs): how a plugin adds a heuristic to a game."""
     if name == DEFAULT_HEURISTIC:
-        _HEURISTICS[short_name] = heuristic
-    else:
-        _VARIANTS.setdefault(short_name, {})[name] = heuristic
+        _update(short_name, heuristic=heuristic)
+        return
+    _check_variant_name(name)
+    spec = _SPECS.get(short_name)
+    variants = dict(spec.variants) if spec is not None else {}
+    variants[name] = heuristic
+    _update(short_name, variants=variants)
 
 
-def register_features(short_name: str, features: Features, names: Sequence[str]) -> None:
-    """Gives the game `short_name` features for learned values: `features(core, player)`, the
-    position as `player` sees it, as many floats as `names` names. With a model trained on
-    them (`chancespiel value train`), agents take `heuristic=learned` and the luck correction
-    `--value learned`."""
-    _FEATURES[short_name] = (features, tuple(names))
+def _check_variant_name(name: str) -> None:
+    """Refuses the names every game has (`default`, `zero`, those of factories)."""
+    if name in (DEFAULT_HEURISTIC, ZERO_HEURISTIC) or name in _FACTORIES:
+        raise ValueError(f"heuristic name {name!r} is reserved")
+
+
+def register_heuristic_factory(factory: HeuristicFactory) -> None:
+    """Makes `heuristic=factory.name` available on every game `factory` fits."""
+    if factory.name in (DEFAULT_HEURISTIC, ZERO_HEURISTIC) or any(
+        factory.name in spec.variants for spec in _SPECS.values()
+    ):
+        raise ValueError(f"heuristic name {factory.name!r} is taken")
+    _FACTORIES[factory.name] = factory
+
+
+def register_value_model(short_name: str, path: str | None) -> None:
+    """Makes the model file `path` the learned value of `short_name` (instead of the one that
+    ships with the package, if any); None goes back to that one."""
+    _update(short_name, value_model=path)
+
+
+def listed_games() -> list[GameSpec]:
+    """The games `chancespiel games` lists (those declared with a description), in the order
+    they were declared."""
+    return [spec for spec in _SPECS.values() if spec.description is not None]
 
 
 def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
-    """The registered features of a game and their names.
+    """The declared features of a game and their names.
 
     Raises:
       ValueError: if the game has none.
     """
-    try:
-        features, names = _FEATURES[short_name]
-    except KeyError:
-        known = ", ".join(sorted(_FEATURES)) or "none"
+    spec = _SPECS.get(short_name)
+    if spec is None or spec.features is None:
+        known = ", ".join(sorted(s.short_name for s in _SPECS.values() if s.features)) or "none"
         raise ValueError(
-            f"game {short_name} defines no features for a learned value (register_features); "
+            f"game {short_name} defines no features for a learned value (GameSpec.features); "
             f"games that do: {known}"
-        ) from None
+        )
     # a game without one of our cores gets its own state objects, as its heuristics do
-    return (features if _has_core(short_name) else _on_own_states(features)), names
-
-
-def register_value_model(short_name: str, path: str) -> None:
-    """Makes the model file `path` the learned value of `short_name` (instead of the one that
-    ships with the package, if any)."""
-    _VALUE_MODELS[short_name] = path
+    features = spec.features if _has_core(spec) else _on_own_states(spec.features)
+    return features, spec.feature_names
 
 
 def value_model_file(short_name: str) -> str | None:
     """The model file registered for a game, if a plugin registered one."""
-    return _VALUE_MODELS.get(short_name)
+    spec = _SPECS.get(short_name)
+    return None if spec is None else spec.value_model
+
+
+def _short_name(game: pyspiel.Game | str) -> str:
+    return game if isinstance(game, str) else game.get_type().short_name
 
 
 def heuristic_for(game: pyspiel.Game | str) -> Heuristic:
-    """The registered heuristic of `game` (a pyspiel.Game or a short name), for any state.
+    """The declared heuristic of `game` (a pyspiel.Game or a short name), for any state.
 
     The function returned takes a `pyspiel.State` of the game (ours or OpenSpiel's), our core
     inside one, or an agent's search state, so bots of one's own can use our evaluations.
     Agents searching many leaves use `evaluation_for`, which skips the unwrapping.
 
     Raises:
-      KeyError: if no heuristic is registered for the game.
+      KeyError: if the game has no heuristic.
     """
-    name = game if isinstance(game, str) else game.get_type().short_name
-    try:
-        return on_any_state(_HEURISTICS[name])
-    except KeyError:
-        raise KeyError(
-            f"no heuristic registered for game {name!r}; known: {sorted(_HEURISTICS)}"
-        ) from None
+    name = _short_name(game)
+    spec = _SPECS.get(name)
+    if spec is None or spec.heuristic is None:
+        known = sorted(s.short_name for s in _SPECS.values() if s.heuristic is not None)
+        raise KeyError(f"no heuristic registered for game {name!r}; known: {known}")
+    return on_any_state(spec.heuristic)
 
 
 def on_any_state(heuristic: Heuristic) -> Heuristic:
@@ -130,16 +247,10 @@ def on_any_state(heuristic: Heuristic) -> Heuristic:
     return evaluate
 
 
-def register_core_reader(short_name: str, reader: CoreReader) -> None:
-    """Lets agents search OpenSpiel's game `short_name` on one of our cores, read by `reader`
-    from its states (the games must agree move for move: actions, chance outcomes, returns)."""
-    _READERS[short_name] = reader
-
-
 def read_core(state: pyspiel.State) -> Any | None:
     """A fresh core equal to a foreign pyspiel `state`, or None if its game has no reader."""
-    reader = _READERS.get(state.get_game().get_type().short_name)
-    return None if reader is None else reader(state)
+    spec = _SPECS.get(state.get_game().get_type().short_name)
+    return None if spec is None or spec.reader is None else spec.reader(state)
 
 
 def _core_or_state(state: Any) -> Any:
@@ -153,23 +264,22 @@ def _core_or_state(state: Any) -> Any:
 
 
 def has_heuristic(game: pyspiel.Game | str) -> bool:
-    """True if a heuristic is registered for `game`."""
-    name = game if isinstance(game, str) else game.get_type().short_name
-    return name in _HEURISTICS
+    """True if `game` declares a heuristic."""
+    spec = _SPECS.get(_short_name(game))
+    return spec is not None and spec.heuristic is not None
 
 
 def heuristic_variants(short_name: str) -> list[str]:
-    """The names of the variants registered for a game (besides default and zero)."""
-    return sorted(_VARIANTS.get(short_name, ()))
+    """The names of the variants declared for a game (besides default and zero)."""
+    spec = _SPECS.get(short_name)
+    return [] if spec is None else sorted(spec.variants)
 
 
 def heuristic_names(game: pyspiel.Game) -> list[str]:
     """The names `evaluation_for` accepts for `game`."""
-    from chancespiel.games.learned import has_learned_value
-
+    made = [name for name, factory in _FACTORIES.items() if factory.fits(game)]
     short_name = game.get_type().short_name
-    learned = [LEARNED_HEURISTIC] if has_learned_value(game) else []
-    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *learned, *heuristic_variants(short_name)]
+    return [DEFAULT_HEURISTIC, ZERO_HEURISTIC, *made, *heuristic_variants(short_name)]
 
 
 def _zero_heuristic(state: Any, player: int) -> float:
@@ -177,9 +287,13 @@ def _zero_heuristic(state: Any, player: int) -> float:
     return state.returns()[player] if state.is_terminal() else 0.0
 
 
-def _has_core(short_name: str) -> bool:
+def _has_core(spec: GameSpec | None) -> bool:
     """True for games agents search on one of our cores (ours, or read from OpenSpiel's)."""
-    return short_name in GAMES or short_name in _READERS
+    if spec is None:
+        return False
+    return spec.reader is not None or (
+        spec.game_class is not None and issubclass(spec.game_class, CoreGame)
+    )
 
 
 def _unwrapped(state: Any) -> Any:
@@ -204,33 +318,34 @@ def _on_own_states(hook: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heuristic:
-    """The heuristic `name` of `game`: by default the registered one, or 0 at non-terminal
-    states if it has none; 'zero' for 0 in every game; or a variant registered under `name`.
-    On a game without one of our cores (a user's pyspiel game, or OpenSpiel's), a registered
-    heuristic is called with the game's own state objects, as its author wrote it for.
+    """The heuristic `name` of `game`: by default the declared one, or 0 at non-terminal
+    states if it has none; 'zero' for 0 in every game; one made by a factory (`learned`); or
+    a variant declared under `name`. On a game without one of our cores (a user's pyspiel
+    game, or OpenSpiel's), a declared heuristic is called with the game's own state objects,
+    as its author wrote it for.
 
     Raises:
-      ValueError: for a name the game does not know, listing the known ones.
+      ValueError: for a name the game does not know, listing the known ones, or what a
+        factory's game lacks.
     """
     short_name = game.get_type().short_name
+    spec = _SPECS.get(short_name)
     if name == DEFAULT_HEURISTIC:
-        if short_name not in _HEURISTICS:
+        if spec is None or spec.heuristic is None:
             _warn_no_heuristic(short_name)
             return _zero_heuristic
-        found = _HEURISTICS[short_name]
+        found = spec.heuristic
     elif name == ZERO_HEURISTIC:
         return _zero_heuristic
-    elif name == LEARNED_HEURISTIC:
-        from chancespiel.games.learned import learned_heuristic
-
-        found = learned_heuristic(game)
+    elif name in _FACTORIES:
+        found = _FACTORIES[name].make(game)
     else:
-        try:
-            found = _VARIANTS[short_name][name]
-        except KeyError:
+        variant = None if spec is None else spec.variants.get(name)
+        if variant is None:
             known = ", ".join(heuristic_names(game))
-            raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
-    return found if _has_core(short_name) else _on_own_states(found)
+            raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}")
+        found = variant
+    return found if _has_core(spec) else _on_own_states(found)
 
 
 _WARNED: set[str] = set()
@@ -248,43 +363,24 @@ def _warn_no_heuristic(short_name: str) -> None:
     )
 
 
-def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:
-    """Makes `ordering` the static move ordering search agents use on `short_name`."""
-    _ORDERINGS[short_name] = ordering
-
-
-def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
-    """The registered static move ordering of `game`, if any (on a game without one of our
+def move_ordering_for(game: pyspiel.Game) -> Ordering | None:
+    """The declared static move ordering of `game`, if any (on a game without one of our
     cores, called with the game's own state objects, as evaluation_for's heuristics)."""
-    short_name = game.get_type().short_name
-    ordering = _ORDERINGS.get(short_name)
-    if ordering is None or _has_core(short_name):
+    spec = _SPECS.get(game.get_type().short_name)
+    ordering = None if spec is None else spec.ordering
+    if ordering is None or _has_core(spec):
         return ordering
     return _on_own_states(ordering)
 
 
-MoveNote = Callable[[Any, int, int], "str | None"]
-"""note(state, player, action) -> a few words on what the move does, or None (a bust)."""
-
-_NOTES: dict[str, MoveNote] = {}
-
-
-def register_move_note(short_name: str, note: MoveNote) -> None:
-    """Lets `chancespiel play` announce what a move does where its name does not say it (a
-    roll that busts, a turn that passes). `note` gets the state before the move (our core on
-    games that have one, else the game's own state), the player and the action."""
-    _NOTES[short_name] = note
-
-
 def move_note(state: pyspiel.State, player: int, action: int) -> str | None:
-    """The registered note on `action` in `state`, if the game has one and it says anything."""
-    note = _NOTES.get(state.get_game().get_type().short_name)
-    return None if note is None else note(_core_or_state(state), player, action)
-
-
-def register_entry(entry: GameEntry) -> None:
-    """Lists a game in `chancespiel games`."""
-    GAMES[entry.short_name] = entry
+    """The declared note on `action` in `state`, if the game has one and it says anything.
+    The note gets the state before the move (our core on games that have one, else the
+    game's own state), the player and the action."""
+    spec = _SPECS.get(state.get_game().get_type().short_name)
+    if spec is None or spec.note is None:
+        return None
+    return spec.note(_core_or_state(state), player, action)
 
 
 def parse_parameters(text: str) -> dict[str, Any]:

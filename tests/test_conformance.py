@@ -1,11 +1,11 @@
 """Every registered chancespiel game keeps OpenSpiel's API contract and the search protocol.
 
-The cases come from the registry (`GAMES`, what `chancespiel games` lists) at collection time,
-so a game registered later gets the same checks without editing this file. A game with a
-`horizon` parameter is also checked with a short horizon, so that random playouts end there (a
-draw, possibly at a chance node) and the length bounds are met at their limit. Game-specific
-facts (oracles against OpenSpiel's C++ games, golden playthroughs and values) stay in each
-game's own test file.
+The cases come from the registry (`listed_games()`, what `chancespiel games` lists) at
+collection time, so a game declared later gets the same checks without editing this file. A
+game with a `horizon` parameter is also checked with a short horizon, so that random playouts
+end there (a draw, possibly at a chance node) and the length bounds are met at their limit.
+Game-specific facts (oracles against OpenSpiel's C++ games, golden playthroughs and values)
+stay in each game's own test file.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from chancespiel.games import GAMES
+from chancespiel.games import listed_games
 
 SHORT_HORIZON = 20  # decision moves: random games of every game with a horizon reach it
 PLAYOUTS = 8  # random games per check
@@ -36,7 +36,7 @@ TOLERANCE = 1e-9
 def _game_strings() -> list[str]:
     """Each registered game with its defaults, and with a short horizon if it has one."""
     strings = []
-    for name in sorted(GAMES):
+    for name in sorted(spec.short_name for spec in listed_games()):
         strings.append(name)
         horizon = pyspiel.load_game(name).get_parameters().get("horizon")
         if isinstance(horizon, int) and horizon > SHORT_HORIZON:

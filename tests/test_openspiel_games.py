@@ -11,13 +11,15 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from chancespiel.agents import make_bot, search_state
 from chancespiel.evaluation.positions import random_decision_positions
-from chancespiel.games import GAMES, has_heuristic, heuristic_for, registry
+from chancespiel.games import has_heuristic, heuristic_for, listed_games, registry
 from chancespiel.games.einstein_core import EinsteinCore
 from chancespiel.games.openspiel_games import backgammon_heuristic
 from chancespiel.games.pig_core import PigCore
 
 
-@pytest.mark.parametrize("short_name", sorted(g for g in GAMES if has_heuristic(g)))
+@pytest.mark.parametrize(
+    "short_name", sorted(s.short_name for s in listed_games() if has_heuristic(s.short_name))
+)
 def test_heuristics_take_pyspiel_states_and_give_the_cores_value(short_name):
     game = pyspiel.load_game(short_name)
     h = heuristic_for(game)

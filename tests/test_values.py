@@ -38,7 +38,6 @@ from chancespiel.games import learned
 from chancespiel.games.learned import ModelError, parse_model, read_model
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
 from chancespiel.games.registry import (
-    _VALUE_MODELS,
     evaluation_for,
     features_for,
     heuristic_names,
@@ -65,7 +64,7 @@ def registered_model(tmp_path):
 
     yield register
     for game in registered:
-        _VALUE_MODELS.pop(game, None)
+        register_value_model(game, None)
     learned._cached_model.cache_clear()
     value_function.cache_clear()
 

@@ -15,11 +15,12 @@ from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
 from chancespiel.evaluation.parallel import play_game_watched
-from chancespiel.evaluation.play import CHANCE, play_game, play_match, score_of
+from chancespiel.evaluation.play import play_game, play_match, score_of
 from chancespiel.evaluation.run_options import check_move_timeout
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive, seed_arg
-from chancespiel.games import GAMES, has_heuristic
+from chancespiel.games import has_heuristic, listed_games
+from chancespiel.games.core import CHANCE
 from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
 
 
@@ -53,6 +54,7 @@ def cmd_games(args: argparse.Namespace) -> None:
     if args.all:
         print("games the search agents can play (2 players, sequential, zero-sum, perfect "
               "information); heuristic= names each one accepts:")  # fmt: skip
+        listed = {spec.short_name for spec in listed_games()}
         for game_type in searchable_games():
             name = game_type.short_name
             heuristics = [
@@ -60,10 +62,10 @@ def cmd_games(args: argparse.Namespace) -> None:
                 "zero",
                 *heuristic_variants(name),
             ]
-            ours = " [chancespiel]" if name in GAMES else ""
+            ours = " [chancespiel]" if name in listed else ""
             print(f"  {name}{ours}: chance {_chance_word(game_type)}; {', '.join(heuristics)}")
         return
-    for entry in GAMES.values():
+    for entry in listed_games():
         params = pyspiel.load_game(entry.short_name).get_parameters()
         shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
         names = heuristic_names(pyspiel.load_game(entry.short_name))

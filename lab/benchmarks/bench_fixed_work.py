@@ -30,8 +30,9 @@ import pyspiel
 from common import decision_positions
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
+from chancespiel.agents.draws import draws_from
 from chancespiel.agents.mcts import mcts_search
-from chancespiel.agents.mcts_core import TO_THE_END, draws_from, rollout
+from chancespiel.agents.mcts_core import TO_THE_END, rollout
 from chancespiel.agents.star_minimax import search
 from chancespiel.games.registry import evaluation_for
 

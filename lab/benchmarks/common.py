@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pyspiel
 
-CHANCE = int(pyspiel.PlayerId.CHANCE)
+from chancespiel.games.core import CHANCE
 
 
 def random_steps_per_second(

@@ -13,7 +13,7 @@ from one_line import one_line_error
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.luck import value_function
 from chancespiel.games import learned
-from chancespiel.games.registry import _VALUE_MODELS, register_value_model
+from chancespiel.games.registry import register_value_model
 from chancespiel.studies.luck_values import (
     needed,
     pooled_ratio,
@@ -108,7 +108,7 @@ def test_the_experiment_writes_its_table_and_refuses_training_records(tmp_path, 
         assert "trained the learned value" in capsys.readouterr().err
         assert data["training"]["records"] == [str(records)]
     finally:
-        _VALUE_MODELS.pop("python_pig", None)
+        register_value_model("python_pig", None)
         learned._cached_model.cache_clear()
         value_function.cache_clear()
 

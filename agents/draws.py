@@ -1,0 +1,118 @@
+"""The random draws of a search: a `random.Random`'s values, made faster where compiled.
+
+A search draws from `draws_from(random.Random(seed))`: compiled, a `Draws`, which makes the
+generator's words a block at a time and returns unboxed floats; as pure Python, a copy of the
+generator. Both give the values the generator would give, in the same order, so a search
+moves and counts the same in either engine. `shuffle` is `random.shuffle`'s draws and swaps
+as a typed loop. Compiled with the engine (see `chancespiel.engine`).
+"""
+
+from __future__ import annotations
+
+import _random
+import random
+from typing import Final, TypeAlias
+
+from mypy_extensions import i64
+
+WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
+RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see draws_from)
+
+
+def _word_at(block: bytes, i: i64) -> i64:
+    """The little-endian 32-bit word at byte `i` of `block`."""
+    return (
+        i64(block[i]) | i64(block[i + 1]) << 8 | i64(block[i + 2]) << 16 | i64(block[i + 3]) << 24
+    )
+
+
+class Draws:
+    """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
+    k <= 32 and `shuffle` give the values the generator would give, in the same order.
+
+    Both are the Mersenne Twister MT19937: numpy's `MT19937`, given the generator's state,
+    makes its next 32-bit words, `WORDS` at a time, kept as little-endian bytes. As CPython
+    does (`_randommodule.c`), `random()` makes ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two
+    words a, b, and `getrandbits(k)` the top k bits of one word. The generator itself does
+    not advance: draw from one of the two only.
+
+    Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
+    call through a method object and a float boxed and unboxed, and the words come a block at
+    a time through one C call (the generator's own `getrandbits(32 * n)` would cost more in
+    the conversion of its long integer to bytes than it saves).
+    """
+
+    __slots__ = ("bits", "block", "index")
+
+    def __init__(self, rng: random.Random) -> None:
+        # Imported here: numpy.random costs 30M instructions at start-up, and only compiled
+        # searches use it.
+        from numpy.random import MT19937
+
+        state = rng.getstate()[1]  # the twister's 624 words, then the index of the next one
+        bits = MT19937(0)  # (a seed, replaced by the state)
+        bits.state = {"bit_generator": "MT19937", "state": {"key": state[:-1], "pos": state[-1]}}
+        self.bits = bits
+        self.block = b""  # words made, 4 bytes each
+        self.index: i64 = 0  # the first byte of `block` not drawn
+
+    def word(self) -> i64:
+        """The generator's next 32-bit word."""
+        i = self.index
+        block = self.block
+        if i == len(block):
+            block = self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
+            i = 0
+        self.index = i + 4
+        return _word_at(block, i)
+
+    def random(self) -> float:
+        """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
+        i = self.index
+        block = self.block
+        if i + 8 <= len(block):  # both words in the block: read here, not by two calls
+            self.index = i + 8
+            a = _word_at(block, i)
+            b = _word_at(block, i + 4)
+        else:
+            a = self.word()
+            b = self.word()
+        return float((a >> 5) << 26 | b >> 6) * 1.1102230246251565e-16  # 2**-53
+
+    def getrandbits(self, k: int) -> int:
+        """`rng.getrandbits(k)` for 0 <= k <= 32: the top k bits of the next word."""
+        if not 0 <= k <= 32:
+            raise ValueError(f"Draws.getrandbits makes 0 to 32 bits, not {k}")
+        if k == 0:
+            return 0  # (no word drawn, as in CPython)
+        return int(self.word() >> (32 - k))
+
+
+# What a search draws from: a Draws, or a generator (`random.Random` is a `_random.Random`).
+Rng: TypeAlias = Draws | _random.Random
+
+
+def draws_from(rng: random.Random) -> Rng:
+    """What a search draws from: `rng`'s values in `rng`'s order, `rng` left where it stands
+    (from now on draw from the result only). Compiled, a `Draws`; as pure Python, a copy of
+    the generator in `_random.Random`, the C class under `random.Random`: there a method of
+    `Draws` would be a Python call per draw, and the interpreter calls a method of the C class
+    directly (of its Python subclass, through a checked generic call)."""
+    if RUNS_COMPILED:
+        return Draws(rng)
+    copy = _random.Random(0)
+    copy.setstate(rng.getstate()[1])
+    return copy
+
+
+def shuffle(items: list[int], rng: Rng) -> None:
+    """`rng.shuffle(items)`: the same draws and swaps (Fisher-Yates from the end, each index
+    drawn by `getrandbits` with rejection, as `Random._randbelow` does), as a typed loop;
+    compiled code would call the library's as an interpreted method."""
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = rng.getrandbits(k)
+        while j >= n:
+            j = rng.getrandbits(k)
+        items[i], items[j] = items[j], items[i]
