@@ -32,7 +32,7 @@ from chancespiel.evaluation.runner import RunConfig, run
 from chancespiel.evaluation.sprt import SprtParams
 from chancespiel.evaluation.values import collect_positions
 from chancespiel.games import learned
-from chancespiel.games.registry import _VALUE_MODELS, register_value_model
+from chancespiel.games.registry import register_value_model
 
 GAME = "python_pig(winscore=20)"
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +162,7 @@ def pig_model(tmp_path):
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
     yield register
-    _VALUE_MODELS.pop(PIG, None)
+    register_value_model(PIG, None)  # back to the shipped model
     learned._cached_model.cache_clear()
     value_function.cache_clear()
 
