@@ -4,26 +4,9 @@ shows OpenSpiel's state string."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from chancespiel.evaluation.boards.frame import Board, Frame
 
-from chancespiel.games.core import Core
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A position to draw: the state (our core where the game has one, else the search
-    protocol's adapter around OpenSpiel's state), the move played from it and the action
-    that led to it (None and "" where there is none)."""
-
-    state: Core
-    move: int | None = None
-    move_text: str = ""
-    last: int | None = None
-    last_text: str = ""
-
-
-Board = Callable[[Frame], str]
+__all__ = ["Board", "Frame", "draw"]
 
 
 def _boards() -> list[tuple[type, Board]]:

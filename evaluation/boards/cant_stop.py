@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from chancespiel.evaluation.boards import Frame
+from chancespiel.evaluation.boards.frame import Frame
 from chancespiel.evaluation.boards.svg import (
     FAINT,
     INK,

@@ -3,7 +3,7 @@ from the position as an arrow."""
 
 from __future__ import annotations
 
-from chancespiel.evaluation.boards import Frame
+from chancespiel.evaluation.boards.frame import Frame
 from chancespiel.evaluation.boards.svg import (
     INK,
     PLAYER_COLOURS,

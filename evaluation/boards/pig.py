@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from chancespiel.evaluation.boards import Frame
+from chancespiel.evaluation.boards.frame import Frame
 from chancespiel.evaluation.boards.svg import FAINT, PLAYER_COLOURS, die, document, rect, text
 from chancespiel.games.pig_core import PigCore
 

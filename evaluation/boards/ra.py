@@ -3,7 +3,7 @@ and fame."""
 
 from __future__ import annotations
 
-from chancespiel.evaluation.boards import Frame
+from chancespiel.evaluation.boards.frame import Frame
 from chancespiel.evaluation.boards.svg import FAINT, PLAYER_COLOURS, circle, document, rect, text
 from chancespiel.games.ra_core import (
     ART,
