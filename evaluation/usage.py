@@ -186,7 +186,14 @@ def _given_path(given: str | Path) -> Path:
     """`--out` as a path; an empty one is refused (it would be the current directory)."""
     if not str(given).strip():
         raise UsageError("--out must name a path, got an empty string")
-    return Path(given)
+    path = Path(given)
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:  # a name too long, a loop of links, a file where a folder should be
+        raise UsageError(f"--out {given}: {e.strerror}") from None
+    return path
 
 
 def _contents(folder: Path) -> list[str]:
@@ -218,7 +225,10 @@ def _check_writable(path: Path) -> None:
         free = os.statvfs(folder)
     except (AttributeError, OSError):  # not a POSIX system: found out when written
         return
-    if free.f_bavail * free.f_frsize < MIN_FREE_BYTES:
+    if free.f_flag & getattr(os, "ST_RDONLY", 0):
+        raise UsageError(f"cannot write {path}: {folder} is on a read-only file system")
+    # (a file system without blocks, /proc or /sys, has no space to count: found out later)
+    if free.f_blocks and free.f_bavail * free.f_frsize < MIN_FREE_BYTES:
         raise UsageError(f"cannot write {path}: no space left on the device of {folder}")
 
 

@@ -208,7 +208,7 @@ def test_an_out_that_cannot_hold_the_results_is_refused_before_the_work(
 
 def test_a_full_device_is_refused_before_the_work(tmp_path, monkeypatch):
     class Full:
-        f_bavail, f_frsize = 0, 4096
+        f_bavail, f_frsize, f_blocks, f_flag = 0, 4096, 1000, 0
 
     monkeypatch.setattr(os, "statvfs", lambda _: Full())
     with pytest.raises(UsageError, match="no space left"):
