@@ -187,12 +187,13 @@ class _MoveBoard:
         return None if seat < 0 else (seat, self.values[1])
 
 
-def _worker_main(conn: Connection, inherited: list[Connection], board: _MoveBoard) -> None:
+def _worker_main(
+    conn: Connection, inherited: list[Connection], board: _MoveBoard, parent: int
+) -> None:
     # A forked worker holds copies of the parent's ends of every pipe made so far, its own
     # included: close them, or no worker would ever read end-of-file when the parent dies.
     for other in inherited:
         other.close()
-    parent = os.getppid()
     become_worker(parent)
     while True:
         try:
@@ -219,7 +220,7 @@ class _Worker:
             inherited = [self.conn] + [w.conn for w in others]
         self.board = _MoveBoard(context)
         self.process = context.Process(
-            target=_worker_main, args=(child, inherited, self.board), daemon=True
+            target=_worker_main, args=(child, inherited, self.board, os.getpid()), daemon=True
         )
         self.process.start()
         child.close()

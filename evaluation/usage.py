@@ -272,12 +272,12 @@ def output_dir(
         ) from None
     except OSError as e:
         raise UsageError(f"cannot write in {path}: {e.strerror}") from None
-    _CLAIMED[key] = fd
     try:  # again under the lock: another command may have written there meanwhile
         _refuse_others(path, resuming, resume is not None)
     except UsageError:
-        release_outputs()
+        files.unlock(fd)
         raise
+    _CLAIMED[key] = fd
     return path
 
 

@@ -186,6 +186,8 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-minutes must be a positive number, got {args.max_minutes}")
     if args.summarise_only and not args.out:
         raise UsageError("--summarise-only needs --out: the directory of the records")
+    if args.summarise_only and not _holds_records(Path(args.out)):
+        raise UsageError(f"--summarise-only: --out {args.out} holds no record files of figure2")
     out = output_dir(args.out, "figure2", resume=_holds_records, outputs=OUTPUTS)
     plans = game_plans(args, setups, keys, labels, out)
     try:
