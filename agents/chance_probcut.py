@@ -45,7 +45,17 @@ from chancespiel.agents.star_minimax import (
     check_search_params,
     search,
 )
-from chancespiel.files import read_bounded
+from chancespiel.files import (
+    NATURAL,
+    NUMBER,
+    TEXT,
+    JsonError,
+    field_problem,
+    loads,
+    read_bounded,
+    shown,
+    write_output,
+)
 from chancespiel.games.core import TERMINAL, Core
 from chancespiel.games.registry import evaluation_for
 
@@ -66,8 +76,8 @@ class Regression:
     heuristic: str = "default"
 
     def save(self, path: str | Path) -> None:
-        """Writes the regression as JSON."""
-        Path(path).write_text(json.dumps(asdict(self), indent=2) + "\n")
+        """Writes the regression as JSON (whole, or nothing)."""
+        write_output(path, json.dumps(asdict(self), indent=2) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Regression:
@@ -82,12 +92,17 @@ class Regression:
         except OSError as e:
             raise ValueError(f"regression {path}: {e.strerror}") from None
         try:
-            fields = json.loads(data)
-            if not isinstance(fields, dict):
-                raise TypeError("not a JSON object")
-            return cls(**fields)
-        except (ValueError, TypeError) as e:  # JSON, UTF-8, unknown or missing fields
+            fields = loads(data)
+        except JsonError as e:
             raise ValueError(f"regression {path}: not a saved regression ({e})") from None
+        problem = "not a JSON object" if not isinstance(fields, dict) else None
+        unknown = sorted(set(fields) - set(_REGRESSION_FIELDS)) if problem is None else []
+        if unknown:
+            problem = f"unknown field {shown(unknown[0])}"
+        problem = problem or field_problem(fields, _REGRESSION_FIELDS, ("depth", "shallow"))
+        if problem is not None:
+            raise ValueError(f"regression {path}: not a saved regression ({problem})")
+        return cls(**fields)
 
     def check(self) -> None:
         """Raises ValueError on an unusable regression."""
@@ -95,6 +110,18 @@ class Regression:
             raise ValueError(f"need 0 <= shallow < depth, got ({self.depth}, {self.shallow})")
         if not (self.sigma >= 0.0 and math.isfinite(self.a) and math.isfinite(self.b)):
             raise ValueError(f"bad regression coefficients: {self}")
+
+
+_REGRESSION_FIELDS = {  # what `save` writes, and the kind of each
+    "depth": NATURAL,
+    "shallow": NATURAL,
+    "a": NUMBER,
+    "b": NUMBER,
+    "sigma": NUMBER,
+    "pairs": NATURAL,
+    "game": TEXT,
+    "heuristic": TEXT,
+}
 
 
 def linear_fit(pairs: Sequence[tuple[float, float]]) -> tuple[float, float, float]:

@@ -14,20 +14,28 @@ A module registers with `chancespiel.agents.register_agent`, `chancespiel.games.
 register_heuristic` and `pyspiel.register_game`, as it would without chancespiel's command.
 The names loaded in this process (`loaded()`) travel with every game task, so a worker that
 did not inherit them (a spawned process, a Ray node) loads them before it builds a bot.
+
+A plugin that fails while it is imported (an error, a SyntaxError, sys.exit) is one line
+naming its file and line; what it prints goes to stderr, so that stdout holds only the
+command's output (`--json`). CHANCESPIEL_NO_ENTRY_POINTS=1 skips the entry points, for an
+installed package whose plugin is broken.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import os
 import sys
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
 
 ENV = "CHANCESPIEL_IMPORT"
+NO_ENTRY_POINTS = "CHANCESPIEL_NO_ENTRY_POINTS"  # set (to 1): the entry points are not loaded
 ENTRY_POINT_GROUP = "chancespiel.plugins"
 
 _LOADED: dict[str, None] = {}  # names loaded in this process, in order (a dict: no repeats)
@@ -54,9 +62,40 @@ def _canonical(name: str) -> str:
     return str(Path(name).expanduser().resolve()) if _is_path(name) else name
 
 
+def _failure(error: BaseException, origin: str | None) -> str:
+    """What went wrong importing a plugin, in one line: the error and where (the plugin's
+    file and line when it is in the traceback, else where it was raised)."""
+    if isinstance(error, SystemExit):
+        what = f"it exited (sys.exit({error.code!r})) while imported"
+    elif isinstance(error, SyntaxError):  # its str() names the place too
+        what = f"SyntaxError: {error.msg}"
+    else:
+        what = f"{type(error).__name__}: {error_line(error)}"
+    where = None
+    if isinstance(error, SyntaxError) and error.filename:
+        where = (error.filename, error.lineno)
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        own = [f for f in frames if origin is not None and f.filename == origin]
+        chosen = (own or [f for f in frames if not f.filename.startswith("<frozen")])[-1:]
+        where = (chosen[0].filename, chosen[0].lineno) if chosen else None
+    return what if where is None else f"{what} ({where[0]}, line {where[1]})"
+
+
+def error_line(error: BaseException) -> str:
+    """The first line of an exception's message (its class without one)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def _import(name: str, given: str) -> None:
     """Imports the plugin `name` (canonical), naming it `given` (as the user wrote it) in
-    errors."""
+    errors; what it prints goes to stderr."""
+    with contextlib.redirect_stdout(sys.stderr):
+        _import_quietly(name, given)
+
+
+def _import_quietly(name: str, given: str) -> None:
     if _is_path(name):
         path = Path(name)
         if not path.is_file():
@@ -71,25 +110,38 @@ def _import(name: str, given: str) -> None:
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             del sys.modules[module_name]
-            raise PluginError(f"--import {given}: {type(e).__name__}: {e}") from None
+            raise PluginError(f"--import {given}: {_failure(e, str(path))}") from None
         return
+    module_name = name.split(":")[0]  # an entry point's "module:attribute"
     try:
-        importlib.import_module(name.split(":")[0])  # an entry point's "module:attribute"
+        importlib.import_module(module_name)
     except ModuleNotFoundError as e:
+        if e.name is not None and not module_name.startswith(e.name):  # the plugin imports it
+            raise PluginError(f"--import {given}: {_failure(e, _origin(module_name))}") from None
         missing = e.name or name
         raise PluginError(
             f"--import {given}: no module named {missing!r} on the Python path "
             "(give a module name or the path of a .py file)"
         ) from None
-    except Exception as e:
-        raise PluginError(f"--import {given}: {type(e).__name__}: {e}") from None
+    except (Exception, SystemExit) as e:
+        raise PluginError(f"--import {given}: {_failure(e, _origin(module_name))}") from None
+
+
+def _origin(module_name: str) -> str | None:
+    """The file of a module, if it can be found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return None
+    return None if spec is None else spec.origin
 
 
 def load_plugins(names: Iterable[str] = ()) -> list[str]:
     """Imports `names`, then those of CHANCESPIEL_IMPORT and the entry points (each once per
-    process) and returns every name loaded so far.
+    process; no entry points with CHANCESPIEL_NO_ENTRY_POINTS set) and returns every name
+    loaded so far.
 
     Raises:
       PluginError: naming the first module that cannot be found or imported.
@@ -101,17 +153,23 @@ def load_plugins(names: Iterable[str] = ()) -> list[str]:
             _import(name, given)
             _LOADED[name] = None
     global _entry_points_read
-    if _entry_points_read:  # once per process: scanning installed packages takes a while
-        return loaded()
+    if _entry_points_read or os.environ.get(NO_ENTRY_POINTS, "") not in ("", "0"):
+        return loaded()  # once per process: scanning installed packages takes a while
     _entry_points_read = True
-    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    skip = f"(set {NO_ENTRY_POINTS}=1 to skip the entry points)"
+    try:
+        entries = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as e:  # an installed package's metadata that does not parse
+        raise PluginError(f"entry points of group {ENTRY_POINT_GROUP}: {e} {skip}") from None
+    for entry in entries:
         if entry.value not in _LOADED:
             try:
-                entry.load()
-            except Exception as e:
+                with contextlib.redirect_stdout(sys.stderr):
+                    entry.load()
+            except (Exception, SystemExit) as e:
                 raise PluginError(
                     f"entry point {entry.name} ({entry.value}) of group {ENTRY_POINT_GROUP}: "
-                    f"{type(e).__name__}: {e}"
+                    f"{_failure(e, _origin(entry.module))} {skip}"
                 ) from None
             _LOADED[entry.value] = None
     return loaded()

@@ -54,9 +54,7 @@ writes, under an exclusive lock, so two runs cannot append to one file at once.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import fcntl
 import functools
 import hashlib
 import importlib.metadata
@@ -73,7 +71,7 @@ from typing import Any, NamedTuple
 
 import pyspiel
 
-from chancespiel import engine
+from chancespiel import engine, files
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import canonical_spec, parse_spec, resolve_spec
@@ -84,7 +82,7 @@ from chancespiel.evaluation.play import (
     play_game,
     score_of,
 )
-from chancespiel.files import is_gzip, open_regular, read_chunks
+from chancespiel.files import is_gzip, open_regular, read_chunks, shown
 from chancespiel.games.learned import LEARNED_HEURISTIC, ModelError, game_model
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
@@ -545,7 +543,59 @@ def crash_record(
     }
 
 
+def _is_real(value: Any) -> bool:
+    """A number, NaN and infinities included (record_problem says what they may be)."""
+    return type(value) in (int, float)
+
+
 _REQUIRED = ("game", "a", "b", "seed", "match", "game_index", "returns")
+# Fields every version wrote beside those (a record without them is not one of ours), and the
+# kind of every field a reader uses: a record's field of another type is refused when read,
+# never met later as a TypeError.
+_WRITTEN = (
+    "seats", "moves", "history", "move_ms", "nodes", "limit_ms", "overrun_ms", "overruns",
+    "error", "seconds",
+)  # fmt: skip
+_PER_SEAT = files.list_of(files.maybe(files.list_of(files.maybe(files.NATURAL))), 2)
+_ERROR_FIELDS = {
+    "seat": files.maybe(files.NATURAL),
+    "spec": files.maybe(files.TEXT),
+    "kind": files.TEXT,
+    "message": files.TEXT,
+}
+_ERROR = files.Kind(
+    "null or an object with seat, spec, kind and message",
+    lambda v: (
+        v is None
+        or (type(v) is dict and files.field_problem(v, _ERROR_FIELDS, ("kind", "message")) is None)
+    ),
+)
+_FIELDS = {
+    "v": files.NATURAL,
+    "version": files.TEXT,
+    "rules": files.TEXT,
+    "game": files.TEXT,
+    "a": files.TEXT,
+    "b": files.TEXT,
+    "seed": files.INT,
+    "match": files.NATURAL,
+    "game_index": files.NATURAL,
+    "seats": files.list_of(files.TEXT, 2),
+    "returns": files.maybe(files.list_of(files.Kind("a number", _is_real), 2)),
+    "moves": files.NATURAL,
+    "history": files.list_of(files.INT),
+    "move_ms": files.list_of(files.list_of(files.Kind("a number", _is_real)), 2),
+    "nodes": _PER_SEAT,
+    "evaluations": _PER_SEAT,
+    "depths": _PER_SEAT,
+    "limit_ms": files.list_of(files.maybe(files.NUMBER), 2),
+    "overrun_ms": files.NUMBER,
+    "overruns": files.list_of(files.NATURAL, 2),
+    "error": _ERROR,
+    "seconds": files.NUMBER,
+    "engine": files.TEXT,
+    "load": files.maybe(files.NUMBER),
+}
 
 
 def _parse_line(line: bytes, number: int, path: str) -> Record | None:
@@ -553,12 +603,12 @@ def _parse_line(line: bytes, number: int, path: str) -> Record | None:
     if not line.strip():
         return None
     try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        record = files.loads(line)
+    except files.JsonError as e:
         raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
     if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
         raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
-    problem = record_problem(record)
+    problem = record_problem(record) or files.field_problem(record, _FIELDS, _WRITTEN)
     if problem is not None:
         raise RecordFileError(f"{path}: line {number}: {problem}")
     return record
@@ -572,13 +622,13 @@ def _game_problem(game_string: str) -> tuple[str | None, float, float]:
     try:
         name = parse_parameters(game_string)["name"]
     except (ValueError, KeyError) as e:
-        return f"game {game_string!r} does not parse ({e})", 0.0, 0.0
+        return f"game {shown(game_string)} does not parse ({e})", 0.0, 0.0
     if name not in pyspiel.registered_names():  # a game this process does not know
         return None, -math.inf, math.inf
     try:
         game = load_game_cached(game_string)
     except (pyspiel.SpielError, ValueError, RuntimeError) as e:
-        return f"game {game_string!r} does not load ({error_line(e)})", 0.0, 0.0
+        return f"game {shown(game_string)} does not load ({error_line(e)})", 0.0, 0.0
     return None, game.min_utility(), game.max_utility()
 
 
@@ -588,7 +638,7 @@ def _spec_problem(spec: str) -> str | None:
     try:
         parse_spec(spec)
     except ValueError as e:
-        return f"agent spec {spec!r} does not parse ({e})"
+        return f"agent spec {shown(spec)} does not parse ({e})"
     return None
 
 
@@ -601,19 +651,19 @@ def record_problem(record: Record) -> str | None:
     say, so a record that cannot be right is refused rather than miscounted."""
     game = record["game"]
     if not isinstance(game, str) or not game:
-        return f"game must be a game string, got {game!r}"
+        return f"game must be a game string, got {shown(game)}"
     for side in ("a", "b"):
         spec = record[side]
         if not isinstance(spec, str) or not spec:
-            return f"{side} must be an agent spec, got {spec!r}"
+            return f"{side} must be an agent spec, got {shown(spec)}"
         if (problem := _spec_problem(spec)) is not None:
             return problem
     if not _is_int(record["seed"]):
-        return f"seed must be an integer, got {record['seed']!r}"
+        return f"seed must be an integer, got {shown(record['seed'])}"
     if not _is_int(record["match"]) or record["match"] < 0:
-        return f"match must be an integer >= 0, got {record['match']!r}"
+        return f"match must be an integer >= 0, got {shown(record['match'])}"
     if record["game_index"] not in (0, 1) or isinstance(record["game_index"], bool):
-        return f"game_index must be 0 or 1, got {record['game_index']!r}"
+        return f"game_index must be 0 or 1, got {shown(record['game_index'])}"
     problem, low, high = _game_problem(game)
     if problem is not None:
         return problem
@@ -621,17 +671,17 @@ def record_problem(record: Record) -> str | None:
     if returns is None:  # an unscored game (its worker died): it must say why
         return None if record.get("error") else "returns missing without an error"
     if not isinstance(returns, list) or len(returns) != 2:
-        return f"returns must be a list of two numbers, got {returns!r}"
+        return f"returns must be a list of two numbers, got {shown(returns)}"
     for value in returns:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"returns must be numbers, got {returns!r}"
+            return f"returns must be numbers, got {shown(returns)}"
         if not (low - 1e-9 <= value <= high + 1e-9 and math.isfinite(value)):  # NaN too
-            return f"returns {returns!r} outside the game's utilities [{low:g}, {high:g}]"
+            return f"returns {shown(returns)} outside the game's utilities [{low:g}, {high:g}]"
     seats = record.get("seats")
     if seats is not None and (
         not isinstance(seats, list) or sorted(map(str, seats)) != sorted([record["a"], record["b"]])
     ):
-        return f"seats {seats!r} are not the record's agents a and b"
+        return f"seats {shown(seats)} are not the record's agents a and b"
     if (problem := _key_problem(record)) is not None:
         return problem
     if (problem := _times_problem(record.get("move_ms"))) is not None:
@@ -698,9 +748,9 @@ def _times_problem(times: Any) -> str | None:
         return "move_ms must be two lists of move times"
     for value in (v for seat in times for v in seat):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"move_ms must hold numbers, got {value!r}"
+            return f"move_ms must hold numbers, got {shown(value)}"
         if not 0.0 <= value < math.inf:  # NaN fails this too
-            return f"move_ms must be finite and >= 0, got {value!r}"
+            return f"move_ms must be finite and >= 0, got {shown(value)}"
     return None
 
 
@@ -723,7 +773,7 @@ def _history_problem(game: str, history: Any, returns: list[Any], finished: bool
     if any(
         abs(mine - theirs) > 1e-9 for mine, theirs in zip(state.returns(), returns, strict=True)
     ):
-        return f"returns {returns!r} are not the history's {state.returns()!r}"
+        return f"returns {shown(returns)} are not the history's {shown(state.returns())}"
     return None
 
 
@@ -743,12 +793,26 @@ def parse_lines(data: bytes, path: str) -> tuple[list[Record], int | None]:
     return records, torn_at
 
 
-_RECORD_START = b'{"v":'  # every record line begins so (json.dumps keeps key order)
+_RECORD_HEAD = re.compile(rb'\{"v":[0-9]+,"')  # how every record line begins (RecordWriter)
+_RECORD_START = b'{"v":'
 
 
-def _starts_a_record(data: bytes) -> bool:
-    """Whether `data` can be the start of a record line cut short by an interrupted write."""
-    return data.startswith(_RECORD_START) or _RECORD_START.startswith(data)
+def _torn_record(tail: bytes, has_records: bool) -> bool:
+    """Whether `tail`, the bytes after a file's last newline, can be a record line cut short
+    by an interrupted write, and so be dropped: it begins as RecordWriter begins a line
+    (compact JSON, its version first) and is not a JSON value of something else, or, in a file
+    holding records, it is a shorter start of a line. Anything else is another's text: a file
+    ending so is not a record file, and is never "repaired"."""
+    if _RECORD_HEAD.match(tail):
+        try:
+            whole = files.loads(tail)
+        except files.JsonError:
+            return True  # cut short
+        try:  # a whole line but its newline: a record, or another's JSON
+            return isinstance(whole, dict) and _parse_line(tail, 0, "") is not None
+        except RecordFileError:
+            return False
+    return has_records and _RECORD_START.startswith(tail)
 
 
 def _file_lines(fd: int, path: str) -> Iterator[tuple[int, bytes, bool]]:
@@ -795,11 +859,11 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
         fd = open_regular(name)
     except OSError as e:
         raise RecordFileError(f"cannot read {name}: {e.strerror}") from None
-    records = []
+    records: list[Record] = []
     try:
         for number, line, complete in _file_lines(fd, name):
-            # a torn write of a record of any format begins a JSON object; anything else is
-            # not a record file (the writer, which appends, holds to the current format)
+            # reading changes nothing: a last line that begins a JSON object is taken for a
+            # torn record (any format's) and skipped; RecordWriter, which cuts it, asks more
             if not complete and not line.startswith(b"{"):
                 raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
             if not complete:
@@ -967,22 +1031,6 @@ class RunIdentity:
             )
 
 
-_WRITER_FDS: set[int] = set()
-
-
-def _close_inherited_writers() -> None:
-    """In a forked child: close the parent's record files, so that only the parent holds their
-    locks (a flock belongs to the open file, which a forked child shares) and writes them."""
-    for fd in _WRITER_FDS:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _WRITER_FDS.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_close_inherited_writers)
-
-
 class RecordWriteError(RecordFileError):
     """Writing a record failed (a full disk, say): the run stops, keeping what was written."""
 
@@ -1024,33 +1072,37 @@ class RecordWriter:
             os.close(self.fd)
             raise RecordFileError(_COMPRESSED.format(self.path))
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            files.lock(self.fd, self.path)  # released if this process dies; no worker has it
+        except files.LockedError as e:
             os.close(self.fd)
-            raise RecordFileError(
-                f"{self.path} is being written by another running command"
-            ) from None
-        _WRITER_FDS.add(self.fd)
+            who = "another command" if e.holder is None else f"another command (pid {e.holder})"
+            raise RecordFileError(f"{self.path} is being written by {who}") from None
         self.last_sync = time.monotonic()
         self.records: list[Record] = []
         try:
             self._load()
+            files.claim_name(self.path)  # in an output directory: a file of ours
+        except OSError as e:
+            self.close()
+            raise RecordFileError(f"cannot write {self.path}: {e.strerror}") from None
         except BaseException:
             self.close()
             raise
 
     def _load(self) -> None:
         size = os.fstat(self.fd).st_size
+        read = 0
         for number, line, complete in _file_lines(self.fd, self.path):
             if complete:
                 record = _parse_line(line, number, self.path)
                 if record is None:
                     continue
+                read += 1
                 if self.on_record is not None:
                     self.on_record(record)
                 else:
                     self.records.append(record)
-            elif not _starts_a_record(line):  # not our torn write: not our file
+            elif not _torn_record(line, read > 0):  # not our torn write: not our file
                 raise RecordFileError(
                     f"{self.path}: line {number} is not a chancespiel game record; the file "
                     "is left as it was: give a new file or a record file to resume"
@@ -1086,13 +1138,12 @@ class RecordWriter:
     def close(self) -> None:
         """Syncs and closes (releasing the lock)."""
         if self.fd >= 0:
-            _WRITER_FDS.discard(self.fd)
             try:
                 os.fsync(self.fd)
             except OSError as e:
                 raise RecordWriteError(f"cannot sync {self.path}: {e.strerror}") from None
             finally:
-                os.close(self.fd)
+                files.unlock(self.fd)
                 self.fd = -1
 
     def __enter__(self) -> RecordWriter:

@@ -8,8 +8,8 @@ Local workers are long-lived processes, each with its own pipe, started with `fo
 platform has it (the parent has already loaded the game and checked the specs, so caches such
 as the Pig solver's are inherited) and `spawn` elsewhere. The parent watches every busy worker:
 a worker that dies mid-game (a crash in native code, the OOM killer) is replaced, and its game
-is recorded as unscored with an error instead of hanging or failing the run. If the parent is
-killed, its workers read end-of-file from their pipes and exit after their current game.
+is recorded as unscored with an error instead of hanging or failing the run. Every worker dies
+with its parent (`become_worker`), mid-game too: a killed run leaves no process behind.
 
 The hard move limit (`GameTask.move_timeout_s`) is enforced twice. In the worker, SIGALRM
 interrupts a move written in Python. A bot stuck in native code (OpenSpiel's C++ MCTS, say)
@@ -24,13 +24,16 @@ on move, and a forfeit needs it).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
 import socket
+import threading
 import time
 import traceback
 from abc import ABC, abstractmethod
+from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -59,6 +62,53 @@ def default_workers() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies (Linux)
+
+
+def become_worker(parent: int) -> None:
+    """Makes this process a worker of `parent`: it dies with the parent, and leaves Ctrl-C to
+    it. A run killed with SIGKILL cannot stop its workers itself; they would play on, holding
+    the CPU and files, and a resumed run would find its work done twice. On Linux the kernel
+    kills the worker when the parent dies (PR_SET_PDEATHSIG); elsewhere a thread watches the
+    parent's pid. A parent gone already (before this ran) ends the worker at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run and the workers
+    if not _kill_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_with_parent() -> bool:
+    """Asks the kernel for SIGKILL when the parent dies; False where it cannot (not Linux)."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return False
+    return bool(prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A ProcessPoolExecutor whose workers die with this process (`become_worker`)."""
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=become_worker, initargs=(os.getpid(),)
+    )
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Ends a pool's workers now, tasks in flight included (Ctrl-C, a failure): shutdown alone
+    would wait for every running task to finish."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
 
 
 def safe_play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
@@ -137,13 +187,14 @@ class _MoveBoard:
         return None if seat < 0 else (seat, self.values[1])
 
 
-def _worker_main(conn: Connection, inherited: list[Connection], board: _MoveBoard) -> None:
+def _worker_main(
+    conn: Connection, inherited: list[Connection], board: _MoveBoard, parent: int
+) -> None:
     # A forked worker holds copies of the parent's ends of every pipe made so far, its own
     # included: close them, or no worker would ever read end-of-file when the parent dies.
     for other in inherited:
         other.close()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    parent = os.getppid()
+    become_worker(parent)
     while True:
         try:
             while not conn.poll(PARENT_CHECK_S):
@@ -169,7 +220,7 @@ class _Worker:
             inherited = [self.conn] + [w.conn for w in others]
         self.board = _MoveBoard(context)
         self.process = context.Process(
-            target=_worker_main, args=(child, inherited, self.board), daemon=True
+            target=_worker_main, args=(child, inherited, self.board, os.getpid()), daemon=True
         )
         self.process.start()
         child.close()
@@ -402,8 +453,10 @@ def play_game_watched(
     board = _MoveBoard(context)
     ours, theirs = context.Pipe()
 
+    parent = os.getpid()
+
     def child() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        become_worker(parent)
         ours.close()
         record = play_game(
             game, bots, seed, lambda _, player, action: theirs.send((player, action)),

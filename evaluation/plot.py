@@ -20,6 +20,7 @@ from chancespiel.evaluation.report import (
     records_by_game,
 )
 from chancespiel.evaluation.stats import MatchInterval
+from chancespiel.files import written
 
 
 def _wrap(text: str, width: int) -> str:
@@ -135,7 +136,8 @@ def plot_pairs(
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    with written(out, overwrite=True) as tmp:  # whole, or nothing
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from chancespiel import files
 from chancespiel.evaluation.match import (
     Agent,
     GameKey,
@@ -633,7 +634,7 @@ def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
     columns: list[str] = []
     for row in rows:
         columns.extend(key for key in row if key not in columns)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with files.open_output(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
@@ -692,7 +693,7 @@ def write_report_files(
     summary = summarize(records, luck, value, corrections)
     if made is not None:
         summary = {"made": made, **summary}
-    (out / "report.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    files.write_output(out / "report.json", json.dumps(summary, indent=1) + "\n")
     pairs = [{"game": g["game"], **_flat(p)} for g in summary["games"] for p in g["pairs"]]
     agents = [{"game": g["game"], **_flat(a)} for g in summary["games"] for a in g["agents"]]
     _write_csv(out / "pairs.csv", pairs)
@@ -727,7 +728,8 @@ def write_report_files(
     if ax.lines[1:]:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "score.png", dpi=110)
+    with files.written(out / "score.png", overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
     written.append("score.png")
 
@@ -745,7 +747,8 @@ def write_report_files(
             ax.set_xlabel("Elo, 95% interval (0: the first agent of the file, the anchor)")
             ax.set_title(g["game"], fontsize=7, loc="left")
         fig.tight_layout()
-        fig.savefig(out / "elo.png", dpi=110)
+        with files.written(out / "elo.png", overwrite=True) as tmp:
+            fig.savefig(tmp, dpi=110)
         plt.close(fig)
         written.append("elo.png")
     return written

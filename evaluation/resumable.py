@@ -6,12 +6,12 @@ short by `--max-minutes`, a kill or the end of a session loses at most the tasks
 The same command resumes: it reads the lines already there (a line torn by a kill is dropped
 and its task run again), checks that the directory holds a run with the same settings
 (`run.json`), and runs only the tasks not yet done. `commands.txt` keeps each chunk's command
-beside the data.
+beside the data. The directory is held for the run (`run_directory`): a second command on it is
+refused, and a killed run's lock and workers go with it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
 import os
@@ -19,15 +19,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 import tqdm
 
 from chancespiel.evaluation.match import package_version
-from chancespiel.evaluation.usage import UsageError, command_text, write_text
-from chancespiel.files import open_text, read_json, stored
+from chancespiel.evaluation.parallel import stop_pool, worker_pool
+from chancespiel.evaluation.usage import UsageError, command_text, output_dir, write_text
+from chancespiel.files import JsonError, claim_name, loads, open_text, read_json, stored
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -55,11 +56,11 @@ def read_rows(path: Path) -> list[Row]:
             for number, line in enumerate(iter(lambda: f.readline(MAX_LINE + 1), ""), 1):
                 if len(line) > MAX_LINE:
                     raise UsageError(f"{path}:{number}: a line this long is not ours")
-                if not line.endswith("\n"):
+                if not line.endswith("\n") and _torn_row(line):
                     break  # cut short by a kill
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
+                    row = loads(line)
+                except JsonError:
                     row = None
                 if not isinstance(row, dict):
                     raise UsageError(f"{path}:{number}: not a JSON line of this experiment")
@@ -71,6 +72,12 @@ def read_rows(path: Path) -> list[Row]:
     return rows
 
 
+def _torn_row(tail: str | bytes) -> bool:
+    """Whether the text after a rows file's last newline can be a row cut short by a kill
+    (`_append` writes JSON objects): only such a tail is dropped, never another's text."""
+    return tail.startswith(b"{") if isinstance(tail, bytes) else tail.startswith("{")
+
+
 TAIL_BLOCK = 1 << 16  # bytes read at a time, back from the end, to find the last newline
 
 
@@ -79,7 +86,12 @@ def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
 
     The file is truncated in place after its last newline, found by reading back from the end
     a `block` at a time: the complete lines are neither read nor written again, so a kill
-    while this runs cannot lose them (a rewrite of the whole file could)."""
+    while this runs cannot lose them (a rewrite of the whole file could).
+
+    Raises:
+      UsageError: if the text after the last newline is not a row's beginning (the file is
+        not ours: it is left as it was).
+    """
     if not path.exists():
         return
     with open(path, "r+b") as f:
@@ -94,6 +106,9 @@ def drop_torn_line(path: Path, block: int = TAIL_BLOCK) -> None:
                 break
             end = start
         if end < size:
+            f.seek(end)
+            if not _torn_row(f.read(1)):
+                raise UsageError(f"{path}: its last line is not a row of this experiment")
             f.truncate(end)
             os.fsync(f.fileno())
 
@@ -136,25 +151,31 @@ def check_run(out: Path, settings: dict[str, Any], hint: str) -> None:
     write_text(path, json.dumps(settings, indent=1) + "\n")
 
 
-@contextlib.contextmanager
-def run_lock(out: Path) -> Iterator[None]:
-    """Holds a lock on `out/run.json` (written by `check_run`) for a run, so that two runs
-    do not append to one directory.
+def run_directory(
+    given: str | None,
+    kind: str,
+    settings: dict[str, Any],
+    hint: str,
+    outputs: Sequence[str],
+    inputs: Sequence[str] = (),
+) -> Path:
+    """The directory of a resumable run, held by this process until the command ends: a new
+    one (`results/<kind>/run-*` without `given`), an empty one, or one holding a run (its
+    run.json, or one of `inputs`: files the run reads and checks, given beforehand) with these
+    `settings` (`check_run`; `hint` says which options to repeat). `outputs` are the files the
+    run writes over (its summaries).
 
     Raises:
-      UsageError: if another run holds it.
+      UsageError: for a directory holding something else, another run, or one that another
+        process is writing (naming its pid).
     """
-    try:
-        import fcntl
-    except ImportError:  # not on a POSIX system: runs are not locked there
-        yield
-        return
-    with open(out / RUN, encoding="utf-8") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise UsageError(f"another run is writing {out}: wait for it to end") from None
-        yield
+
+    def holds_run(path: Path) -> bool:  # (a run.json that is not a file is refused by its reader)
+        return any((path / name).exists() for name in (RUN, *inputs))
+
+    out = output_dir(given, kind, resume=holds_run, outputs=outputs)
+    check_run(out, settings, hint)
+    return out
 
 
 def git_commit() -> str:
@@ -173,6 +194,7 @@ def git_commit() -> str:
 
 def log_command(out: Path, command_line: Sequence[str]) -> None:
     """Appends this chunk's date, version, commit and command to `out/commands.txt`."""
+    claim_name(out / COMMANDS)
     with open(out / COMMANDS, "a", encoding="utf-8") as log:
         log.write(
             f"{datetime.date.today().isoformat()} chancespiel {package_version()} "
@@ -208,6 +230,7 @@ def run_tasks(
     if stored(path) != str(path):
         raise UsageError(f"{path}.gz is compressed: decompress it (gunzip) to add rows to its run")
     drop_torn_line(path)
+    claim_name(path)
     pending: Iterator[T] = iter(tasks)
     bar = tqdm.tqdm(total=total, disable=not progress, file=sys.stderr, unit="task")
     with open(path, "a", encoding="utf-8") as f:
@@ -222,7 +245,8 @@ def run_tasks(
             return True
         finished = True
         failure: BaseException | None = None
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = worker_pool(workers)
+        try:
             running: set[Future[list[Row]]] = set()
 
             def submit() -> None:
@@ -248,6 +272,10 @@ def run_tasks(
                         finished = False
                     elif finished:
                         submit()
+        except BaseException:  # Ctrl-C, a full disk: the tasks in flight are not waited for
+            stop_pool(pool)
+            raise
+        pool.shutdown()
     bar.close()
     if failure is not None:
         raise failure

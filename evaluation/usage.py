@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import difflib
+import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pyspiel
 
+from chancespiel import files
 from chancespiel.agents import check_spec, parse_spec
 from chancespiel.agents.human import HUMAN
 from chancespiel.evaluation.match import error_line
@@ -165,24 +167,177 @@ def fresh_output(kind: str, suffix: str = "") -> Path:
 
 def new_output(given: str | Path | None, kind: str, suffix: str = "") -> Path:
     """Where a result that is not resumed goes: `given` if nothing is there yet (or an empty
-    directory), else a UsageError; without `given`, a fresh path (`fresh_output`). So a rerun
-    of a documented command never writes over the result it made."""
+    directory) and its folder can be written, else a UsageError; without `given`, a fresh
+    path (`fresh_output`). So a rerun of a documented command never writes over the result it
+    made, and a path that cannot be written is refused before the work."""
     if given is None:
         return fresh_output(kind, suffix)
-    path = Path(given)
+    path = _given_path(given)
     if path.is_dir():
-        if any(path.iterdir()):
+        if _contents(path):
             raise UsageError(f"--out {path} is not empty: a result is not written over")
     elif path.exists() or path.is_symlink():
         raise UsageError(f"--out {path} exists: a result is not written over")
+    _check_writable(path if path.is_dir() else path.parent)
     return path
 
 
+def _given_path(given: str | Path) -> Path:
+    """`--out` as a path; an empty one is refused (it would be the current directory)."""
+    if not str(given).strip():
+        raise UsageError("--out must name a path, got an empty string")
+    path = Path(given)
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:  # a name too long, a loop of links, a file where a folder should be
+        raise UsageError(f"--out {given}: {e.strerror}") from None
+    return path
+
+
+def _contents(folder: Path) -> list[str]:
+    """The names in `folder` besides chancespiel's mark and files it was writing when killed
+    (none if it does not exist)."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        raise UsageError(f"cannot read {folder}: {e.strerror}") from None
+    return sorted(n for n in names if n != files.MARK and not files.is_temporary(n))
+
+
+MIN_FREE_BYTES = 1 << 20  # below this a device is full for any result
+
+
+def _check_writable(path: Path) -> None:
+    """UsageError unless `path`, or the nearest folder above it that exists, is a folder this
+    process can write in on a device with space left."""
+    folder = path.absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {path}: {folder} is not writable")
+    try:
+        free = os.statvfs(folder)
+    except (AttributeError, OSError):  # not a POSIX system: found out when written
+        return
+    if free.f_flag & getattr(os, "ST_RDONLY", 0):
+        raise UsageError(f"cannot write {path}: {folder} is on a read-only file system")
+    # (a file system without blocks, /proc or /sys, has no space to count: found out later)
+    if free.f_blocks and free.f_bavail * free.f_frsize < MIN_FREE_BYTES:
+        raise UsageError(f"cannot write {path}: no space left on the device of {folder}")
+
+
+_CLAIMED: dict[str, int] = {}  # output directories this process holds: path -> its mark's fd
+
+
+def output_dir(
+    given: str | Path | None,
+    kind: str,
+    resume: Callable[[Path], bool] | None = None,
+    outputs: Sequence[str] = (),
+) -> Path:
+    """The directory a command writes its results to, claimed for this process: created (or
+    an empty one), marked as chancespiel's (files.MARK: only the files listed there are ever
+    written over) and locked until the command ends (`release_outputs`) or the process dies.
+    Without `given`, a fresh `results/<kind>/run-<timestamp>`.
+
+    With `resume` (a test of whether a directory holds this command's run, to resume or
+    summarise), a directory passing it is taken as it is; one written before directories
+    were marked is marked then, with those of `outputs` (the names the command writes) that
+    are there.
+
+    Raises:
+      UsageError: for a path that is not a directory, a directory holding something else,
+        one another process is writing (naming its pid), or one that cannot be written.
+    """
+    path = fresh_output(kind) if given is None else _given_path(given)
+    key = str(path.resolve())
+    if key in _CLAIMED:  # this process holds it already
+        return path
+    resuming = check_output_dir(path, resume, outputs)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        legacy = resuming and files.marked_names(path) is None
+        adopted = tuple(name for name in outputs if legacy and (path / name).is_file())
+        fd = files.hold_folder(path, adopted)
+    except files.LockedError as e:
+        who = "another process" if e.holder is None else f"process {e.holder}"
+        raise UsageError(
+            f"--out {path} is being written by {who}: wait for it to end, or use another --out"
+        ) from None
+    except OSError as e:
+        raise UsageError(f"cannot write in {path}: {e.strerror}") from None
+    try:  # again under the lock: another command may have written there meanwhile
+        _refuse_others(path, resuming, resume is not None)
+    except UsageError:
+        files.unlock(fd)
+        raise
+    _CLAIMED[key] = fd
+    return path
+
+
+def check_output_dir(
+    given: str | Path, resume: Callable[[Path], bool] | None = None, outputs: Sequence[str] = ()
+) -> bool:
+    """The checks of `output_dir`, without making or claiming anything (a command that reads
+    its input first refuses a bad --out before); True if `given` holds a run to resume.
+
+    Raises:
+      UsageError: as output_dir.
+    """
+    path = _given_path(given)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {path} exists and is not a directory")
+    found = _contents(path)
+    resuming = bool(found) and resume is not None and (resume(path) or _ours(path, outputs))
+    _refuse_others(path, resuming, resume is not None)
+    _check_writable(path)
+    return resuming
+
+
+def _ours(path: Path, outputs: Sequence[str]) -> bool:
+    """Whether everything in `path` was written by chancespiel, some of it by this command
+    (one of its `outputs`): a run stopped before it wrote the data `resume` looks for."""
+    try:
+        names = files.marked_names(path)
+    except OSError:
+        return False
+    found = set(_contents(path))
+    return names is not None and found <= names and bool(found & set(outputs))
+
+
+def _refuse_others(path: Path, resuming: bool, resumable: bool) -> None:
+    """UsageError if `path` holds anything and is not a run being resumed (`resumable`: the
+    command resumes runs)."""
+    found = _contents(path)
+    if not found or resuming:
+        return
+    shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
+    what = " and holds no run of this command" if resumable else ""
+    raise UsageError(
+        f"--out {path} is not empty ({shown}){what}: what is there is not written over; name "
+        "a new or empty directory"
+    )
+
+
+def release_outputs() -> None:
+    """Unlocks the output directories this process claimed (the command has ended)."""
+    for fd in _CLAIMED.values():
+        files.unlock(fd)
+    _CLAIMED.clear()
+
+
 def write_text(path: str | Path, text: str) -> None:
-    """Writes `text` to `path` (parent folders made), or a UsageError naming the path."""
+    """Writes `text` to `path` whole (parent folders made): a new file, or one chancespiel
+    wrote in a directory it marked; else a UsageError naming the path."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        files.write_output(path, text)
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from None

@@ -49,7 +49,7 @@ from chancespiel.evaluation.luck import (
 )
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached
 from chancespiel.evaluation.positions import ReplayError, replay
-from chancespiel.files import file_digest, read_json
+from chancespiel.files import file_digest, read_json, written
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.learned import FORMAT, VERSION, parse_model
 from chancespiel.games.registry import evaluation_for, features_for
@@ -287,13 +287,12 @@ def _write_new_json(
     end (never half a file), refusing to replace one: `what` names it ("... not
     overwritten")."""
     target = Path(path)
-    if target.exists():
-        raise TrainingError(f"{target} exists: {what} not overwritten")
-    tmp = target.with_suffix(target.suffix + ".tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data, indent=indent) + "\n")
-        os.replace(tmp, target)
+        with written(target) as tmp:
+            tmp.write_text(json.dumps(data, indent=indent) + "\n", encoding="utf-8")
+    except FileExistsError:
+        raise TrainingError(f"{target} exists: {what} not overwritten") from None
     except OSError as e:
         raise TrainingError(f"cannot write {target}: {e.strerror}") from None
 

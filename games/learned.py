@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,18 @@ from typing import Any
 
 import pyspiel
 
-from chancespiel.files import read_bounded
+from chancespiel.files import (
+    INT,
+    NATURAL,
+    TEXT,
+    JsonError,
+    Kind,
+    field_problem,
+    loads,
+    map_of,
+    maybe,
+    read_bounded,
+)
 from chancespiel.games.core import Heuristic
 from chancespiel.games.registry import (
     HeuristicFactory,
@@ -44,6 +54,26 @@ FORMAT = "chancespiel-value-model"
 VERSION = 1
 MAX_MODEL_BYTES = 8 << 20  # a model of a few thousand weights is well below this
 MAX_UNITS = 4096  # per layer
+MAX_LAYERS = 8
+# Every weight, bias and mean within +-MAX_WEIGHT and every scale at least MIN_SCALE: with at
+# most MAX_LAYERS layers of MAX_UNITS units the logit of any finite features is then finite
+# (trained models are within +-10; a weight of 1e308 is finite but overflows at once).
+MAX_WEIGHT = 1e6
+MIN_SCALE = 1e-6
+_REAL = Kind("a number", lambda v: type(v) in (int, float))  # NaN too: a metric may be
+TRAINING = {  # what `value show` prints of a model's training (others are kept unread)
+    "model": TEXT,
+    "command": TEXT,
+    "chancespiel": TEXT,
+    "date": TEXT,
+    "seed": INT,
+    "games": NATURAL,
+    "held_out_games": NATURAL,
+    "positions": NATURAL,
+    "candidates": map_of(map_of(_REAL)),
+    "heuristic_held_out": map_of(_REAL),
+    "target": maybe(TEXT),
+}
 VALUES_DIR = Path(__file__).resolve().parent / "values"
 
 
@@ -64,12 +94,13 @@ class ModelError(ValueError):
 
 
 def _floats(value: Any, length: int, what: str) -> list[float]:
+    """The numbers of a list of `length` within +-MAX_WEIGHT, as floats."""
     if not isinstance(value, list) or len(value) != length:
         raise ModelError(f"{what}: expected a list of {length} numbers")
     out = []
     for x in value:
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-            raise ModelError(f"{what}: {x!r} is not a finite number")
+        if type(x) not in (int, float) or not -MAX_WEIGHT <= x <= MAX_WEIGHT:  # nor NaN
+            raise ModelError(f"{what}: {x!r} is not a finite number within +-{MAX_WEIGHT:g}")
         out.append(float(x))
     return out
 
@@ -97,11 +128,11 @@ def parse_model(data: Any, where: str = "model") -> ModelFile:
     n = len(features)
     mean = _floats(data.get("mean"), n, f"{where}: mean")
     scale = _floats(data.get("scale"), n, f"{where}: scale")
-    if any(s <= 0.0 for s in scale):
-        raise ModelError(f"{where}: scale must be positive")
+    if any(s < MIN_SCALE for s in scale):
+        raise ModelError(f"{where}: scale must be positive (at least {MIN_SCALE:g})")
     layers = data.get("layers")
-    if not isinstance(layers, list) or not layers:
-        raise ModelError(f"{where}: 'layers' must be a non-empty list")
+    if not isinstance(layers, list) or not 0 < len(layers) <= MAX_LAYERS:
+        raise ModelError(f"{where}: 'layers' must be a list of 1 to {MAX_LAYERS} layers")
     weights: list[list[list[float]]] = []
     biases: list[list[float]] = []
     inputs = n
@@ -117,10 +148,14 @@ def parse_model(data: Any, where: str = "model") -> ModelFile:
     if inputs != 1:
         raise ModelError(f"{where}: the last layer must have one unit (the logit)")
     training = data.get("training", {})
+    if not isinstance(training, dict):
+        raise ModelError(f"{where}: 'training' must be an object")
+    if (problem := field_problem(training, TRAINING)) is not None:
+        raise ModelError(f"{where}: training: {problem}")
     model = ValueModel(mean, scale, weights, biases, ACTIVATIONS.index(data["activation"]))
-    return ModelFile(
-        model, game, tuple(features), training if isinstance(training, dict) else {}, where
-    )
+    if not math.isfinite(model.logit(mean)):  # the bounds make it so; checked all the same
+        raise ModelError(f"{where}: the model's output is not finite")
+    return ModelFile(model, game, tuple(features), training, where)
 
 
 def read_model(path: str | Path) -> ModelFile:
@@ -131,11 +166,11 @@ def read_model(path: str | Path) -> ModelFile:
     """
     try:
         raw = read_bounded(path, MAX_MODEL_BYTES)
-        data = json.loads(raw)
+        data = loads(raw)
     except OSError as e:
         raise ModelError(f"cannot read value model {path}: {e.strerror}") from None
-    except ValueError as e:
-        raise ModelError(f"value model {path} is not JSON: {e}") from None
+    except JsonError as e:
+        raise ModelError(f"value model {path} is not JSON of ours: {e}") from None
     # the digest of the very bytes parsed: a file replaced later cannot lend its name
     found = parse_model(data, str(path))
     return dataclasses.replace(found, sha256=hashlib.sha256(raw).hexdigest())

@@ -73,6 +73,24 @@ def test_ctrl_c_is_one_line_and_status_130():
     assert err.strip() == "chancespiel: interrupted"
 
 
+def test_ctrl_c_while_the_command_starts_is_one_line_and_status_130():
+    """SIGINT while the command is still importing (pyspiel, the agents): the same one line,
+    never a traceback from the middle of an import (the first tenth of a second, Python's own
+    start, is Python's). Whichever way it ends, the shell reports 130."""
+    for delay in (0.3, 0.5, 0.7, 0.9, 1.2, 1.5):
+        started = subprocess.Popen(
+            [sys.executable, "-m", "chancespiel", "games"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(delay)
+        started.send_signal(signal.SIGINT)
+        _, err = started.communicate(timeout=60)
+        assert "Traceback" not in err, (delay, err)
+        assert started.returncode in (0, 130, -signal.SIGINT), (delay, err)
+        if started.returncode == 130:
+            assert err.strip() == "chancespiel: interrupted", (delay, err)
+
+
 def test_play_stops_a_move_past_the_limit_as_a_forfeit(capsys):
     argv = ["play", "python_pig", "star2(time_ms=20000)", "random", "--move-timeout-s", "0.3"]
     assert cli.main([*argv, "--quiet"]) == 0

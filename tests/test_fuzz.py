@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import pyspiel
 from hypothesis import HealthCheck, given, settings
@@ -171,3 +172,83 @@ def test_any_bytes_as_a_record_file_are_reported_or_refused_in_one_line(tmp_path
     path.write_bytes(data)
     code = cli.main(["report", str(path)])
     assert code in (0, 2)
+
+
+# Any JSON value, with nesting past the reader's bound and integers past any field's, spliced
+# in as text (json.dumps of a value that deep would itself recurse too far).
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=12,
+)
+raw_json = (
+    json_values.map(json.dumps)
+    | st.integers(30, 3000).map(lambda n: "[" * n + "]" * n)
+    | st.integers(25, 400).map(lambda n: "9" * n)
+    | st.sampled_from(["1e400", "-1e400", "NaN", "1e12", "0.5e-3"])
+)
+
+
+def _spliced(data: dict, changes: list[tuple[str, str]]) -> str:
+    """`data` as JSON, with the raw JSON text of each change as the value of its field."""
+    marked = dict(data)
+    for number, (field, _) in enumerate(changes):
+        marked[field] = f"@{number}@"
+    text = json.dumps(marked)
+    for number, (_, raw) in enumerate(changes):
+        text = text.replace(f'"@{number}@"', raw)
+    return text
+
+
+@settings(FUZZ, max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(FIELDS), raw_json), max_size=3))
+def test_any_json_in_a_records_fields_is_reported_or_refused_in_one_line(changes):
+    """Through the reader and what reads records after it (a report): a result, or one line."""
+    from chancespiel.evaluation.report import format_report, summarize
+
+    line = _spliced(RECORD, changes).encode() + b"\n"
+    try:
+        records, _ = parse_lines(line, "f.jsonl")
+    except RecordFileError as e:
+        _one_line(str(e))
+        return
+    summarize(records)
+    format_report(records)
+
+
+MODEL = json.loads(
+    (Path(__file__).parent.parent / "games" / "values" / "python_pig.json").read_text()
+)
+MODEL_FIELDS = [*sorted(MODEL), "training.candidates", "training.seed", "layers.0", "layers.1"]
+
+
+@settings(FUZZ, max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(MODEL_FIELDS), raw_json), max_size=3), st.data())
+def test_any_json_in_a_model_files_fields_is_read_or_refused_in_one_line(
+    tmp_path_factory, changes, data
+):
+    """A model file read back: refused in one line, or a model whose values are finite."""
+    from chancespiel.games.learned import ModelError, read_model
+
+    model = json.loads(json.dumps(MODEL))
+    top = [(f, raw) for f, raw in changes if "." not in f]
+    for field, raw in changes:  # a field inside a layer or the training: its JSON parsed
+        if "." in field and not raw.startswith("[" * 30) and len(raw) < 25:
+            part, key = field.split(".")
+            container = model[part]
+            if isinstance(container, list):
+                container[int(key)] = json.loads(raw)
+            else:
+                container[key] = json.loads(raw)
+    path = tmp_path_factory.mktemp("fuzz") / "m.json"
+    path.write_text(_spliced(model, top))
+    try:
+        found = read_model(path)
+    except ModelError as e:
+        _one_line(str(e))
+        return
+    features = data.draw(
+        st.lists(st.floats(-1e6, 1e6), min_size=len(MODEL["mean"]), max_size=len(MODEL["mean"]))
+    )
+    assert math.isfinite(found.model.value(features))
+    assert cli.main(["value", "show", str(path)]) == 0

@@ -187,13 +187,21 @@ def test_torn_last_line_is_dropped_with_a_warning_and_replayed(tmp_path, referen
 
 
 @pytest.mark.parametrize(
-    "content", [b"my notes", b"results\nof last week", b'{"v"', b'{"v":2,"game":"python_pig"']
+    "content",
+    [
+        b"my notes",
+        b"results\nof last week",
+        b'{"v"',  # too short to tell, in a file without a record: not cut
+        b'{"v": 2, "name": "my config"}',  # a one-line JSON file of someone else's
+        b'{"v":2,"name":"my config"}',  # whole JSON, compact, but not a record
+        b'{"v":2,"game":"python_pig"',
+    ],
 )
 def test_an_out_file_that_is_not_ours_is_refused_untouched(tmp_path, capsys, content):
     """Only a record cut short by our own write is dropped; anyone else's text is kept."""
     out = tmp_path / "notes.txt"
     out.write_bytes(content)
-    ours = content.startswith(b'{"v"')
+    ours = content.startswith(b'{"v":2,"game"')
     assert _match(out, 1) == (0 if ours else 2)
     if not ours:
         err = capsys.readouterr().err
@@ -323,7 +331,7 @@ def test_an_unwritable_output_is_a_clear_error(tmp_path, capsys):
 
 def test_a_file_is_locked_while_a_run_writes_it(tmp_path):
     out = tmp_path / "locked.jsonl"
-    with RecordWriter(out), pytest.raises(RecordFileError, match="another running command"):
+    with RecordWriter(out), pytest.raises(RecordFileError, match="another command"):
         RecordWriter(out)
     RecordWriter(out).close()
 

@@ -109,6 +109,63 @@ def test_an_unknown_plugin_is_one_line():
         assert len(done.stderr.strip().splitlines()) == 1 and name in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("source", "fragment"),
+    [
+        ("import sys\n\nsys.exit(3)\n", "it exited (sys.exit(3)) while imported"),
+        ("x = 1\nraise ValueError('no table here')\n", "ValueError: no table here"),
+        ("def broken(:\n", "SyntaxError: "),
+        ("import json\n\njson.loads('{')\n", "JSONDecodeError: "),
+        ("import a_module_nobody_has\n", "ModuleNotFoundError: "),
+    ],
+    ids=["exits", "raises", "syntax", "raises-deeper", "imports-a-missing-module"],
+)
+def test_a_plugin_failing_while_imported_is_one_line_naming_its_file_and_line(
+    tmp_path, source, fragment
+):
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(source)
+    line = len(source.rstrip("\n").splitlines())  # each fails on its last line
+    done = _chancespiel("--import", str(plugin), "games")
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert fragment in done.stderr and f"({plugin}, line {line})" in done.stderr, done.stderr
+
+
+def test_what_a_plugin_prints_stays_off_stdout(tmp_path):
+    plugin = tmp_path / "chatty.py"
+    plugin.write_text("print('loading my agents...')\n")
+    done = _chancespiel("--import", str(plugin), "solve", "pig", "--winscore", "10", "--json")
+    assert done.returncode == 0 and "loading my agents" in done.stderr
+    assert json.loads(done.stdout)["game"].startswith("python_pig")  # stdout: the JSON alone
+
+
+def test_a_broken_entry_point_is_one_line_and_can_be_skipped(monkeypatch, capsys):
+    import importlib.metadata
+
+    from chancespiel import plugins
+
+    broken = importlib.metadata.EntryPoint(
+        "lab", "a_lab_package_that_is_gone:agents", plugins.ENTRY_POINT_GROUP
+    )
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [broken])
+    monkeypatch.setattr(plugins, "_entry_points_read", False)
+    assert cli.main(["games"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "entry point lab" in err
+    assert f"{plugins.NO_ENTRY_POINTS}=1" in err
+    for argv in (["--version"], ["--help"]):  # they need no plugin: shown, with a warning
+        monkeypatch.setattr(plugins, "_entry_points_read", False)
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        assert done.value.code == 0
+        out, err = capsys.readouterr()
+        assert out.startswith(("chancespiel 0", "usage: chancespiel")) and "warning" in err
+    monkeypatch.setattr(plugins, "_entry_points_read", False)
+    monkeypatch.setenv(plugins.NO_ENTRY_POINTS, "1")
+    assert cli.main(["games"]) == 0
+
+
 def test_the_users_heuristic_sees_the_users_state(tmp_path):
     """The example's heuristic reads `state.scores`, which only its own state class has: a
     search over it fails unless the hook receives that object, not our adapter."""

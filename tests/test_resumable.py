@@ -12,7 +12,6 @@ from chancespiel.evaluation.resumable import (
     check_run,
     drop_torn_line,
     read_rows,
-    run_lock,
     run_tasks,
 )
 from chancespiel.evaluation.usage import UsageError
@@ -40,7 +39,7 @@ def test_tasks_append_rows_and_a_torn_line_is_run_again(tmp_path, workers):
     [
         (b'{"n": 1}\n{"n": 2}\n', b'{"n": 1}\n{"n": 2}\n'),  # nothing torn: unchanged
         (b'{"n": 1}\n{"n": 2}\n{"n": 3, "sq', b'{"n": 1}\n{"n": 2}\n'),
-        (b'{"n": 1}\n' + b"x" * 50, b'{"n": 1}\n'),  # a torn line longer than a block
+        (b'{"n": 1}\n{"n": "' + b"x" * 50, b'{"n": 1}\n'),  # a torn line longer than a block
         (b'{"n": 1, "sq', b""),  # no complete line at all
         (b"", b""),
     ],
@@ -94,13 +93,14 @@ def test_a_failing_task_stops_the_run_and_keeps_the_others(tmp_path, workers):
     assert {0, 1, 2} <= set(kept) and 3 not in kept and len(kept) < 8
 
 
-def test_a_run_directory_is_locked_while_a_run_writes(tmp_path):
-    check_run(tmp_path, {"seed": 1}, "--seed")
-    with (
-        run_lock(tmp_path),
-        pytest.raises(UsageError, match="another run is writing"),
-        run_lock(tmp_path),
-    ):
-        pass
-    with run_lock(tmp_path):  # released
-        pass
+@pytest.mark.parametrize("tail", [b"x" * 50, b"my notes", b"[1, 2"])
+def test_a_last_line_that_is_not_a_row_is_never_cut(tmp_path, tail):
+    """Only a row cut short by a kill is dropped: another's text after the last newline means
+    the file is not ours, and it is left as it was."""
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"n": 1}\n' + tail)
+    with pytest.raises(UsageError, match="not a row of this experiment"):
+        drop_torn_line(path, block=4)
+    with pytest.raises(UsageError, match="not a JSON line"):
+        read_rows(path)
+    assert path.read_bytes() == b'{"n": 1}\n' + tail

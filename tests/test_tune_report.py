@@ -209,8 +209,8 @@ def test_report_out_writes_json_csv_and_plots(tmp_path, capsys):
     )
     out = tmp_path / "report"
     assert cli.main(["report", str(records), "--luck", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == [
-        "agents.csv", "elo.png", "pairs.csv", "report.json", "score.png",
+    assert sorted(p.name for p in out.iterdir()) == [  # .chancespiel: the files it wrote
+        ".chancespiel", "agents.csv", "elo.png", "pairs.csv", "report.json", "score.png",
     ]  # fmt: skip
     summary = json.loads((out / "report.json").read_text())
     assert summary["made"]["command"].startswith("chancespiel report ")

@@ -14,20 +14,26 @@ with a one-line message and exit status 2, before any game is played or file wri
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
 import warnings
-from typing import Any, NoReturn
 from collections.abc import Sequence
-
-import chancespiel
-from chancespiel import engine
-from chancespiel.evaluation.cli.commands import COMMANDS
-from chancespiel.evaluation.usage import UsageError
-from chancespiel.plugins import PluginError, load_plugins
+from typing import IO, Any, NoReturn
 
 __all__ = ["UsageError", "build_parser", "main"]
+
+# Imported when the command runs, not with this module: Ctrl-C while pyspiel loads must reach
+# `main`'s handler (one line), not Python's traceback.
+
+
+def __getattr__(name: str) -> Any:
+    if name == "UsageError":
+        from chancespiel.evaluation.usage import UsageError
+
+        return UsageError
+    raise AttributeError(name)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -55,6 +61,7 @@ class _Parser(argparse.ArgumentParser):
 def _add_experiments(sub: argparse._SubParsersAction, study: str | None) -> None:
     """`experiment` with every study listed, and the options of `study` (imported now)."""
     from chancespiel import studies
+    from chancespiel.evaluation.cli.commands import COMMANDS
 
     parser = sub.add_parser("experiment", help=COMMANDS["experiment"][1])
     experiment_parsers = parser.add_subparsers(dest="experiment", required=True)
@@ -75,6 +82,10 @@ def _positionals(argv: Sequence[str]) -> list[str]:
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser of the `chancespiel` command, complete for the command named in
     `argv`; the other commands are listed by name and help only (their modules not imported)."""
+    import chancespiel
+    from chancespiel import engine
+    from chancespiel.evaluation.cli.commands import COMMANDS
+
     parser = _Parser(
         prog="chancespiel", description="Dice games, search agents and evaluation on OpenSpiel."
     )
@@ -118,14 +129,57 @@ def _split_imports(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `chancespiel` console script."""
+    """Entry point of the `chancespiel` console script: the command's exit status. Whatever
+    goes wrong is one line on stderr (Ctrl-C, an output that cannot be written, a broken
+    plugin); what reaches the terminal from records (names, game strings) has its control
+    characters escaped."""
+    stdout = sys.stdout
+    try:
+        if not _standard_streams():
+            return 2
+        sys.stdout = _Escaped(sys.stdout)
+        try:
+            try:
+                status = _main(argv)
+            except SystemExit:  # argparse's --help, --version and usage errors
+                sys.stdout.flush()  # their text out now, or one line saying why not
+                raise
+            sys.stdout.flush()
+        finally:
+            sys.stdout = stdout
+        return status
+    except KeyboardInterrupt:  # commands that write records say what they kept themselves
+        print("chancespiel: interrupted", file=sys.stderr)
+        return 130  # 128 + SIGINT, as a shell reports it
+    except OutputError as e:
+        _mute_stdout()
+        if e.errno == errno.EPIPE:  # output piped into `head` and the like: stop quietly
+            return 141  # 128 + SIGPIPE, as a shell reports it
+        _error(f"cannot write the output: {e.strerror}")
+        return 1
+    except OSError as e:  # a file the command reads or writes, past its own checks
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}")
+        return 1
+    finally:
+        usage = sys.modules.get("chancespiel.evaluation.usage")
+        if usage is not None:  # (not imported: nothing claimed)
+            usage.release_outputs()
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from chancespiel.evaluation.usage import UsageError
+    from chancespiel.plugins import PluginError, load_plugins
+
     given = list(sys.argv[1:] if argv is None else argv)
     imports, rest = _split_imports(given)
     try:
         load_plugins(imports)
     except PluginError as e:
-        print(f"chancespiel: error: {e}", file=sys.stderr)
-        return 2
+        if not {"--version", "-h", "--help"} & set(rest):
+            _error(str(e))
+            return 2
+        _warn(str(e))  # the version and the help need no plugin
     args = build_parser(rest).parse_args(rest)
     args.command_line = given  # for results' records
     with warnings.catch_warnings():
@@ -133,17 +187,85 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args.func(args)
         except UsageError as e:
-            print(f"chancespiel: error: {e}", file=sys.stderr)
+            sys.stdout.flush()  # what the command printed before, then the error
+            _error(str(e))
             return e.status
-        except KeyboardInterrupt:  # commands that write records say what they kept themselves
-            print("chancespiel: interrupted", file=sys.stderr)
-            return 130  # 128 + SIGINT, as a shell reports it
-        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
-            # Point stdout at devnull so the interpreter's final flush cannot fail again.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 141  # 128 + SIGPIPE, as a shell reports it
     return 0
 
 
+class OutputError(OSError):
+    """Writing the command's output (stdout) failed: a closed pipe, a full device."""
+
+
+# Control characters (C0 but tab and newline, DEL, C1) as \xNN: a record's agent name or game
+# string could otherwise move the cursor, retitle the terminal or hide the lines above.
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)] if c not in (9, 10)}
+
+
+def escaped(text: str) -> str:
+    """`text` with its control characters (but tabs and newlines) shown as \\xNN."""
+    return text.translate(_CONTROLS)
+
+
+class _Escaped:
+    """sys.stdout for a command: control characters escaped (`escaped`), and a failed write
+    raised as OutputError."""
+
+    def __init__(self, stream: IO[str]):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(escaped(text))
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _standard_streams() -> bool:
+    """Puts /dev/null in place of a closed stdin or stderr (else the first file the command
+    opens would take its descriptor, and be written by whatever writes there); False, after
+    saying so, if stdout is closed: the command's output would go nowhere."""
+    for fd in (0, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: fd itself
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            if fd == 2:
+                sys.stderr = open(fd, "w", closefd=False)  # noqa: SIM115
+    try:
+        os.fstat(1)
+    except OSError:
+        _error("standard output is closed: give the command somewhere to write (> FILE)")
+        return False
+    return sys.stdout is not None
+
+
+def _mute_stdout() -> None:
+    """Points stdout at /dev/null, so that the interpreter's final flush cannot fail again."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+
+
+def _error(message: str) -> None:
+    print(f"chancespiel: error: {escaped(message)}", file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    print(f"chancespiel: warning: {escaped(message)}", file=sys.stderr)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"chancespiel: warning: {message}", file=sys.stderr)
+    _warn(str(message))

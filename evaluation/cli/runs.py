@@ -22,10 +22,12 @@ from chancespiel.evaluation.run_options import (
 from chancespiel.evaluation.sprt import SprtParams
 from chancespiel.evaluation.usage import (
     UsageError,
+    check_output_dir,
     checked_specs,
     load_game,
     made_by,
     new_output,
+    output_dir,
     positive,
 )
 
@@ -228,22 +230,20 @@ def cmd_report(args: argparse.Namespace) -> None:
 
     if args.value is not None and not args.luck:
         raise UsageError("--value needs --luck")
-    if args.out is not None and Path(args.out).exists():
-        if not Path(args.out).is_dir():
-            raise UsageError(f"--out {args.out} exists and is not a directory")
-        if (Path(args.out) / "report.json").exists():
-            raise UsageError(f"--out {args.out} holds a report already: name a new directory")
+    if args.out is not None:
+        check_output_dir(args.out)  # refused before the records are read
     records = read_all(args.files)
+    out = None if args.out is None else output_dir(args.out, "report")
     corrections = CachedCorrections()  # the text and the files: each game replayed once
     try:
         if args.json:
             print(json.dumps(summarize(records, args.luck, args.value, corrections)))
         else:
             print(format_report(records, args.luck, args.value, corrections))
-        if args.out is not None:
+        if out is not None:
             written = write_report_files(
                 records,
-                Path(args.out),
+                out,
                 args.luck,
                 args.value,
                 made_by(args.command_line),

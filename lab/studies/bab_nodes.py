@@ -27,6 +27,7 @@ import pyspiel
 from chancespiel.agents.bab import bab_search, check_bab_params
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import usage
+from chancespiel.files import open_output, write_output, written
 from chancespiel.studies import Experiment
 
 DEFAULT_GAMES = (
@@ -226,7 +227,8 @@ def plot(series: Sequence[Series], path: Path) -> None:
     right.set_title("Cost of the bound: value lost by playing the highest L")
     right.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with written(path, overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 
@@ -249,8 +251,8 @@ def run(
                 f"{game_string}: {trees} trees in {time.perf_counter() - start:.0f} s", flush=True
             )
     rows = summary_rows(series)
-    (out / "bab_nodes.md").write_text(markdown_table(rows), encoding="utf-8")
-    with open(out / "bab_nodes.csv", "w", newline="", encoding="utf-8") as f:
+    write_output(out / "bab_nodes.md", markdown_table(rows))
+    with open_output(out / "bab_nodes.csv", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -297,7 +299,7 @@ def _run(args: argparse.Namespace) -> None:
             check_bab_params(0.0, gamma, 1, None, None)
     except ValueError as e:
         raise usage.UsageError(f"--epsilons/--gammas: {e}") from None
-    out = usage.new_output(args.out, "bab_nodes")
+    out = usage.output_dir(args.out, "bab_nodes")
     rows = run(games, args.trees, epsilons, gammas, out)
     print(f"wrote {out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 

@@ -35,7 +35,7 @@ from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.evaluation.usage import (
     UsageError,
     load_game,
-    new_output,
+    output_dir,
     seed_arg,
     write_text,
 )
@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace) -> None:
             check_cpc_params(Regression(args.depth, args.shallow), confidence)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    out = new_output(args.out, "chance_probcut")
+    out = output_dir(args.out, "chance_probcut")
     print(f"fitting ({args.depth}, {args.shallow}) on positions of {args.games} games ...")
     try:
         regression = fit_regression(

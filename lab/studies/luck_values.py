@@ -54,24 +54,30 @@ from chancespiel.evaluation.match import (
     read_records,
 )
 from chancespiel.evaluation.resumable import (
-    RUN,
     Row,
-    check_run,
     log_command,
     logged_commands,
     read_rows,
-    run_lock,
+    run_directory,
     run_tasks,
 )
 from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
     UsageError,
     command_text,
-    new_output,
     seed_arg,
     write_text,
 )
-from chancespiel.files import file_digest
+from chancespiel.files import (
+    NATURAL,
+    NUMBER,
+    TEXT,
+    field_problem,
+    file_digest,
+    map_of,
+    open_output,
+    written,
+)
 from chancespiel.studies import Experiment
 
 HALF_WIDTH = 0.03
@@ -259,15 +265,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 TERMS = "terms.jsonl"  # one line per (record, value function): its luck and drift
 
 
+OUTPUTS = ("pairings.csv", "README.md", "matches_needed.png")  # the summaries, rewritten
+
+
 def _output(given: str | None, settings: dict[str, Any]) -> Path:
-    """The run's directory: a new one, or `given` holding a run of the same settings."""
-    if given is not None and (Path(given) / RUN).is_file():
-        out = Path(given)
-    else:
-        out = new_output(given, "luck_values")
-        out.mkdir(parents=True, exist_ok=True)
-    check_run(out, settings, "record files, --values and --decompose (and the same models)")
-    return out
+    """The run's directory (held until the command ends): a new one, or `given` holding a
+    run of the same settings."""
+    hint = "record files, --values and --decompose (and the same models)"
+    return run_directory(given, "luck_values", settings, hint, OUTPUTS)
 
 
 Pairings = dict[str, dict[tuple[str, str], list[Record]]]  # game -> (a, b) -> records
@@ -378,13 +383,22 @@ def read_terms(path: Path) -> dict[tuple[int, int, str], Row]:
       UsageError: for a row that is not one of ours.
     """
     rows = {}
-    for row in read_rows(path):
-        try:
-            rows[int(row["file"]), int(row["record"]), str(row["value"])] = row
-            float(row["luck"])
-        except (KeyError, TypeError, ValueError):
-            raise UsageError(f"{path}: a row that is not a term of this experiment") from None
+    for number, row in enumerate(read_rows(path), start=1):
+        problem = field_problem(row, TERM_FIELDS, ("file", "record", "value", "luck"))
+        if problem is not None:
+            raise UsageError(f"{path}:{number}: not a term of this experiment ({problem})")
+        rows[row["file"], row["record"], row["value"]] = row
     return rows
+
+
+TERM_FIELDS = {  # what a row of terms.jsonl holds (record_terms)
+    "file": NATURAL,
+    "record": NATURAL,
+    "value": TEXT,
+    "luck": NUMBER,
+    "drift": map_of(NUMBER),
+    "cpu_s": NUMBER,
+}
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -407,44 +421,39 @@ def _run(args: argparse.Namespace) -> None:
         "version": package_version(),
     }
     out = _output(args.out, settings)
-    with run_lock(out):
-        for game in by_game:
-            skipped = [name for name in values if name not in applies[game]]
-            print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
-        terms_path = out / TERMS
-        done = read_terms(terms_path)
-        tasks = [
-            (record, name, bool(args.decompose), index[id(record)])
-            for record, name in _needed(matches, applies)
-            if (*index[id(record)], name) not in done
-        ]
-        print(f"luck-values: {len(done)} (record, value) terms done, {len(tasks)} to go; {out}")
-        if tasks:
-            log_command(out, args.command_line)
-            deadline = (
-                None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+    for game in by_game:
+        skipped = [name for name in values if name not in applies[game]]
+        print(f"{game}: {len(by_game[game])} pairings; skipped (do not apply): {skipped}")
+    terms_path = out / TERMS
+    done = read_terms(terms_path)
+    tasks = [
+        (record, name, bool(args.decompose), index[id(record)])
+        for record, name in _needed(matches, applies)
+        if (*index[id(record)], name) not in done
+    ]
+    print(f"luck-values: {len(done)} (record, value) terms done, {len(tasks)} to go; {out}")
+    if tasks:
+        log_command(out, args.command_line)
+        deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+        try:
+            complete = run_tasks(
+                record_terms,
+                tasks,
+                terms_path,
+                args.workers,
+                deadline,
+                not args.no_progress,
+                len(tasks),
             )
-            try:
-                complete = run_tasks(
-                    record_terms,
-                    tasks,
-                    terms_path,
-                    args.workers,
-                    deadline,
-                    not args.no_progress,
-                    len(tasks),
-                )
-            except LuckError as e:  # it names the record
-                raise UsageError(f"{e} (the terms before it are kept in {terms_path})") from None
-            if not complete:
-                again = "the same command" if args.out else f"the same command with --out {out}"
-                print(f"stopped at --max-minutes; {again} resumes")
-                return
-            done = read_terms(terms_path)
-        terms = {
-            (id(r), name): done[(*index[id(r)], name)] for r, name in _needed(matches, applies)
-        }
-        _summarise(out, by_game, matches, applies, terms, args)
+        except LuckError as e:  # it names the record
+            raise UsageError(f"{e} (the terms before it are kept in {terms_path})") from None
+        if not complete:
+            again = "the same command" if args.out else f"the same command with --out {out}"
+            print(f"stopped at --max-minutes; {again} resumes")
+            return
+        done = read_terms(terms_path)
+    terms = {(id(r), name): done[(*index[id(r)], name)] for r, name in _needed(matches, applies)}
+    _summarise(out, by_game, matches, applies, terms, args)
 
 
 def _applying(game: str, values: Sequence[str]) -> list[str]:
@@ -521,7 +530,7 @@ def _summarise(
                 entry["drift_share"] = left_var / raw_var if raw_var > 0 else math.nan
                 entry["drift_by_kind"] = drift_by_kind(per_value_kinds[name])
             summary.append(entry)
-    with open(out / "pairings.csv", "w", newline="") as f:
+    with open_output(out / "pairings.csv", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -618,7 +627,8 @@ def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
     ax.set_ylabel("matches for a +-3-point 95% interval")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with written(path, overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
 
 

@@ -29,7 +29,6 @@ import random
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -46,16 +45,18 @@ from chancespiel.evaluation.match import (
     read_records,
     unique_records,
 )
+from chancespiel.evaluation.parallel import worker_pool
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
     UsageError,
     check_heuristic,
     new_output,
+    output_dir,
     seed_arg,
     write_text,
 )
-from chancespiel.files import open_text
+from chancespiel.files import open_output, open_text, write_output
 from chancespiel.games.pig_core import CHANCE, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.studies import Experiment, mcms_setup
@@ -238,7 +239,7 @@ def run_estimates(
     """Every estimator `runs` times on every state, states spread over worker processes."""
     tasks = [(key, dict(specs), runs, seed + 7919 * i) for i, key in enumerate(states)]
     estimates: list[Estimate] = []
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+    with worker_pool(workers or os.cpu_count() or 1) as pool:
         for done, batch in enumerate(pool.map(_estimate_state, tasks), start=1):
             estimates.extend(batch)
             if progress is not None:
@@ -423,15 +424,15 @@ def write_outputs(
 ) -> None:
     """table.md, table.csv and, if `raw`, the raw estimates (raw.csv) in `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "table.md").write_text(tables(estimates, rows) + "\n", encoding="utf-8")
-    with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
+    write_output(out / "table.md", tables(estimates, rows) + "\n")
+    with open_output(out / "table.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(list(Row.__dataclass_fields__))
         for row in rows:
             writer.writerow(list(vars(row).values()))
     if not raw:
         return
-    with open(out / "raw.csv", "w", newline="", encoding="utf-8") as f:
+    with open_output(out / "raw.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(RAW_HEADER)
         for e in estimates:
@@ -514,6 +515,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _holds_raw(out: Path) -> bool:
+    """Whether `out` holds a run's raw estimates."""
+    return (out / "raw.csv").is_file()
+
+
 def _run(args: argparse.Namespace) -> None:
     if args.regret_of:
         if args.out:
@@ -539,7 +545,8 @@ def _run(args: argparse.Namespace) -> None:
             raise UsageError(str(e)) from None
         names = list(dict.fromkeys(e.estimator for e in estimates))
         rows = summarise(estimates, names)
-        write_outputs(Path(args.out), estimates, rows, raw=False)
+        held = output_dir(args.out, "pig_estimators", _holds_raw, ("table.md", "table.csv"))
+        write_outputs(held, estimates, rows, raw=False)
         print(tables(estimates, rows))
         print(f"written to {args.out}/table.md, table.csv (from {args.out}/raw.csv)")
         return
@@ -564,7 +571,7 @@ def _run(args: argparse.Namespace) -> None:
     collect = paper_specs(args.collect_time_ms, args.heuristic)
     collect = {name: collect[name] for name in specs}  # shared samples or not: the same games
     specs = with_shared_samples(specs, args.shared_samples)
-    out = new_output(args.out, "pig_estimators")
+    out = output_dir(args.out, "pig_estimators")
     print(f"collecting states from games between {', '.join(collect)} ...", flush=True)
     states = collect_states(collect, args.collect_games, args.states, args.seed)
     print(

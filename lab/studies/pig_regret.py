@@ -71,21 +71,20 @@ from chancespiel.agents.star_minimax import hybrid_options, search
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
-    check_run,
     git_commit,
     log_command,
     logged_commands,
     read_rows,
+    run_directory,
     run_tasks,
 )
 from chancespiel.evaluation.usage import (
     UsageError,
     command_text,
-    fresh_output,
     seed_arg,
     write_text,
 )
-from chancespiel.files import open_text, stored
+from chancespiel.files import open_output, open_text, stored, written
 from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
@@ -510,7 +509,7 @@ def summarise(
 
 def write_csv(path: Path, summary: Sequence[Mapping[str, Any]]) -> None:
     """`summary` as CSV with the COLUMNS header."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open_output(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)
         writer.writeheader()
         for row in summary:
@@ -600,7 +599,8 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
         )
         fig.suptitle(title, fontsize=10)
         fig.tight_layout()
-        fig.savefig(out / f"{kind}.png", dpi=110)
+        with written(out / f"{kind}.png", overwrite=True) as tmp:
+            fig.savefig(tmp, dpi=110)
         plt.close(fig)
 
 
@@ -632,8 +632,7 @@ def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int,
             f"the games gave {len(states)} distinct positions, fewer than --positions {count}: "
             "raise --games"
         )
-    out.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open_output(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["index", "mine", "theirs", "turn_total", "mover", "gap", "real"])
         for index, key in enumerate(states):
@@ -697,16 +696,19 @@ def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
     return configs, budgets
 
 
+OUTPUTS = ("regret.csv", "regret_real.csv", "README.md", "regret.png", "paired.png")
+
+
 def _run(args: argparse.Namespace) -> None:
     configs, budgets = _parse(args)
-    out = Path(args.out) if args.out else fresh_output("pig_regret")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
-    if args.summarise_only and not Path(stored(out / "raw.jsonl")).exists():
-        raise UsageError(f"--summarise-only: {out} has no raw.jsonl")
+    if args.summarise_only and not (
+        args.out and Path(stored(Path(args.out) / "raw.jsonl")).is_file()
+    ):
+        raise UsageError(f"--summarise-only: --out {args.out} has no raw.jsonl")
     settings = {"positions": args.positions, "budgets": list(budgets), "seed": args.seed}
     settings["games"] = args.games
-    check_run(out, settings, "--positions, --budgets, --seed and --games")
+    hint = "--positions, --budgets, --seed and --games"
+    out = run_directory(args.out, "pig_regret", settings, hint, OUTPUTS, ("positions.csv",))
     positions = _positions(out, args.positions, args.seed, args.games)
     study = Study(positions, budgets, args.seed)
     raw = out / "raw.jsonl"

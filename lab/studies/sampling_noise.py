@@ -44,11 +44,12 @@ from chancespiel.evaluation.usage import (
     UsageError,
     choices,
     command_text,
-    new_output,
+    output_dir,
     positive,
     seed_arg,
     write_text,
 )
+from chancespiel.files import open_output
 from chancespiel.games.registry import evaluation_for
 from chancespiel.studies import Experiment, mcms_setup
 from chancespiel.studies.figure2.plan import load_records
@@ -130,7 +131,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> None:
     keys = choices("--games", args.games, list(mcms_setup.SETUPS))
-    out = new_output(args.out, "sampling_noise")
+    out = output_dir(args.out, "sampling_noise")
     records: dict[str, list[Any]] = {}
     if args.records is not None:
         try:
@@ -156,7 +157,7 @@ def _run(args: argparse.Namespace) -> None:
             rows.append(row)
         print(f"{key}: {len(positions)} positions", flush=True)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "positions.csv", "w", newline="") as f:
+    with open_output(out / "positions.csv", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)

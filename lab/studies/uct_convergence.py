@@ -35,7 +35,6 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,8 @@ import pyspiel
 
 import chancespiel.games  # noqa: F401  (registers the synthetic games in worker processes)
 from chancespiel.evaluation import usage
+from chancespiel.evaluation.parallel import worker_pool
+from chancespiel.files import open_output, write_output, written
 from chancespiel.games.exact import minimax_value
 from chancespiel.games.implanted_tree import correct_action
 from chancespiel.games.pgame import pgame_action_values
@@ -315,7 +316,7 @@ def _map(function: Callable, tasks: Sequence[Any], workers: int) -> list[Any]:
     """`function` over `tasks`, in order, on `workers` processes (1: in this process)."""
     if workers <= 1:
         return [function(task) for task in tasks]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         return list(pool.map(function, tasks, chunksize=1))
 
 
@@ -432,7 +433,7 @@ def write_pgame(out: Path, study: dict[tuple[int, int], Any], scale: Scale) -> s
 
     fig, axes = plt.subplots(1, len(study), figsize=(12, 4.6))
     lines = []
-    with open(out / "uct_pgame.csv", "w", newline="", encoding="utf-8") as f:
+    with open_output(out / "uct_pgame.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["branching", "depth", "algorithm", "iterations", "failure", "low", "high"])
         for ax, ((branching, depth), data) in zip(axes, study.items(), strict=True):
@@ -464,7 +465,8 @@ def write_pgame(out: Path, study: dict[tuple[int, int], Any], scale: Scale) -> s
             leaves = [r["ab_leaves"] for r in data["results"]]
             lines.append(pgame_table_rows(branching, depth, data, leaves))
     fig.tight_layout()
-    fig.savefig(out / "uct_pgame.png", dpi=110)
+    with written(out / "uct_pgame.png", overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
     header = (
         "| trees | failure at | UCT | MC | alpha-beta |\n|---|---|---|---|---|\n" if lines else ""
@@ -507,7 +509,7 @@ def write_implanted(out: Path, study: dict[str, Any], scale: Scale) -> str:
         runs = study["slices"][start : start + scale.implanted_runs]
         by_case[depths] = [r[1] for r in runs]
     rows = []
-    with open(out / "uct_implanted.csv", "w", newline="", encoding="utf-8") as f:
+    with open_output(out / "uct_implanted.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["slice", "d1", "d2", "runs", "unconverged", "mean", "median"])
         for name, (d1, d2) in study["cases"]:
@@ -533,7 +535,8 @@ def write_implanted(out: Path, study: dict[str, Any], scale: Scale) -> str:
         ax.grid(alpha=0.3, which="both")
         ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "uct_implanted.png", dpi=110)
+    with written(out / "uct_implanted.png", overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
     table = [
         "| slice | d1 | d2 | runs | unconverged | mean t* | median t* |",
@@ -561,7 +564,7 @@ def trap_table(out: Path, study: dict[str, Any], scale: Scale) -> str:
         "| U mean t* | unconverged | visits to trap subtree |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    with open(out / "uct_trap.csv", "w", newline="", encoding="utf-8") as f:
+    with open_output(out / "uct_trap.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["max", "min", "x2", "y1", "y2", "run", "t_star", "favourable", "trap"])
         for mx in levels:
@@ -596,7 +599,7 @@ def run(scale: Scale, out: Path, studies: Sequence[str] = ("pgame", "implanted")
     if "pgame" in studies:
         pgame = run_pgame_study(scale, progress)
         text = "### P-games: failure rate\n\n" + write_pgame(out, pgame, scale) + "\n"
-        (out / "uct_pgame.md").write_text(text, encoding="utf-8")
+        write_output(out / "uct_pgame.md", text)
         sections.append(text)
     if "implanted" in studies:
         implanted = run_implanted_study(scale, progress)
@@ -605,7 +608,7 @@ def run(scale: Scale, out: Path, studies: Sequence[str] = ("pgame", "implanted")
             + write_implanted(out, implanted, scale)
             + "\n"
         )
-        (out / "uct_implanted.md").write_text(text, encoding="utf-8")
+        write_output(out / "uct_implanted.md", text)
         sections.append(text)
     return "\n".join(sections)
 
@@ -652,7 +655,7 @@ def _run(args: argparse.Namespace) -> None:
     scale = Scale(
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )
-    out = usage.new_output(args.out, "uct_convergence")
+    out = usage.output_dir(args.out, "uct_convergence")
     run(scale, out, studies)
     print(f"wrote the tables (uct_*.md), CSV files and plots into {out}")
 

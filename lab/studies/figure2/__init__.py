@@ -39,6 +39,7 @@ from chancespiel.studies.figure2.plan import (
     PAIRING_LABELS,
     game_plans,
     load_records,
+    record_path,
 )
 from chancespiel.studies.figure2.render import (
     answers_markdown,
@@ -52,7 +53,7 @@ from chancespiel.evaluation.luck import CachedCorrections, LuckError
 from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options
 from chancespiel.evaluation.sequential import SequentialRule
-from chancespiel.evaluation.usage import UsageError, choices, fresh_output, positive
+from chancespiel.evaluation.usage import UsageError, choices, output_dir, positive
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +140,23 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# What a run writes over: the tables and figures made from its records.
+OUTPUTS = (
+    "table.md",
+    "table.csv",
+    "figure2.png",
+    "figure2_luck.png",
+    "answers.md",
+    "answers.csv",
+    "answers.png",
+)
+
+
+def _holds_records(out: Path) -> bool:
+    """Whether `out` holds a figure2 run: a record file of one of its games."""
+    return any(record_path(out, setup).is_file() for setup in mcms_setup.SETUPS.values())
+
+
 def _run(args: argparse.Namespace) -> None:
     keys = choices("--games", args.games, list(mcms_setup.SETUPS))
     labels = choices("--pairings", args.pairings, PAIRING_LABELS)
@@ -168,12 +186,10 @@ def _run(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-minutes must be a positive number, got {args.max_minutes}")
     if args.summarise_only and not args.out:
         raise UsageError("--summarise-only needs --out: the directory of the records")
-    out = Path(args.out) if args.out else fresh_output("figure2")
+    if args.summarise_only and not _holds_records(Path(args.out)):
+        raise UsageError(f"--summarise-only: --out {args.out} holds no record files of figure2")
+    out = output_dir(args.out, "figure2", resume=_holds_records, outputs=OUTPUTS)
     plans = game_plans(args, setups, keys, labels, out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"cannot create {out}: {e.strerror}") from None
     try:
         if rule is not None:
             corrections = CachedCorrections()

@@ -12,6 +12,7 @@ from pathlib import Path
 from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import agent_stats, format_agent_stats
 from chancespiel.evaluation.sequential import SequentialRule
+from chancespiel.files import open_output, write_output, written
 from chancespiel.studies import mcms_setup
 from chancespiel.studies.figure2.stats import Answer, Row, pooled, summarise
 
@@ -74,8 +75,8 @@ def write_outputs(
         agent_table(records_by_game, setups),
         "```",
     ]
-    (out / "table.md").write_text("\n".join(text) + "\n", encoding="utf-8")
-    with open(out / "table.csv", "w", newline="", encoding="utf-8") as f:
+    write_output(out / "table.md", "\n".join(text) + "\n")
+    with open_output(out / "table.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(list(Row.__dataclass_fields__))
         for row in rows:
@@ -197,14 +198,15 @@ def plot_answers(answers: Sequence[Answer], path: Path) -> None:
     gap = " " if len(keys) > 2 else "\n"
     fig.suptitle(f"MCMS against classic *-Minimax:{gap}ours (95% intervals) and the paper's figure")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path, dpi=120)
+    with written(path, overwrite=True) as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
 
 
 def write_answers(out: Path, answers: Sequence[Answer], rule: SequentialRule) -> None:
     """answers.md, answers.csv and answers.png (if anything was played) in `out`."""
-    (out / "answers.md").write_text(answers_markdown(answers, rule), encoding="utf-8")
-    with open(out / "answers.csv", "w", newline="", encoding="utf-8") as f:
+    write_output(out / "answers.md", answers_markdown(answers, rule))
+    with open_output(out / "answers.csv", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(
             [
