@@ -22,6 +22,7 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.search_common import Limits
+from chancespiel.games.contract import CheckedGame, is_plugin_game
 
 
 class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
@@ -67,17 +68,26 @@ class _OpenSpielBot(PolicyBot):
 
     last_root: Any = None  # the root of the last search, for inspection
 
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+        super().__init__(game, player, seed)
+        # OpenSpiel's bots search pyspiel states directly: a plugin's game is checked on the
+        # way (ours and OpenSpiel's own are searched as they are, at full speed)
+        self.searched = CheckedGame(game) if is_plugin_game(game) else game
+
     def search(self, state: pyspiel.State) -> Any:
         """The root of a search from `state`, with at least one child."""
         raise NotImplementedError
 
     def step(self, state: pyspiel.State) -> int:
         """OpenSpiel's MCTS move in `state` (which must be the bot's turn); a single legal
-        action is played at once, without search."""
+        action is played at once, without search. A plugin's game is searched through its
+        contract (games.contract.CheckedGame), as our searches check it."""
         self.check_turn(state)
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        if isinstance(self.searched, CheckedGame):
+            state = self.searched.checked(state)
         self.last_root = root = self.search(state)
         return root.best_child().action
 
@@ -108,7 +118,7 @@ class OpenSpielMCTSBot(_OpenSpielBot):
             n_rollouts=1, random_state=np.random.RandomState(rollout_seed)
         )
         self.bot = _TimedOpenSpielMCTS(
-            game,
+            self.searched,
             uct_c,
             max_simulations if max_simulations is not None else _UNLIMITED,
             evaluator,
@@ -148,7 +158,7 @@ class OpenSpielCppMCTSBot(_OpenSpielBot):
 
         def cpp_bot(simulations: int, seconds: float) -> pyspiel.MCTSBot:
             return pyspiel.MCTSBot(
-                game,
+                self.searched,
                 self.evaluator,
                 uct_c,
                 simulations,

@@ -19,6 +19,7 @@ import pyspiel
 from chancespiel.agents import check_spec, parse_spec
 from chancespiel.agents.human import HUMAN
 from chancespiel.evaluation.match import error_line
+from chancespiel.games.contract import Contract, GameContractError
 from chancespiel.games.registry import evaluation_for, parse_parameters
 
 RESULTS_DIR = Path("results")  # fresh outputs go to results/<kind>/run-<timestamp>
@@ -45,7 +46,8 @@ class RunInterruptedError(UsageError):
 
 def load_game(game_string: str) -> pyspiel.Game:
     """pyspiel.load_game with a one-line error for unknown names (suggesting the closest
-    registered ones) or bad parameters."""
+    registered ones), bad parameters, or declarations no game can be played by
+    (games.contract)."""
     # Names and parameter names are checked here: OpenSpiel's own errors list all its games
     # and print a second copy of the message on stderr.
     try:
@@ -68,9 +70,14 @@ def load_game(game_string: str) -> pyspiel.Game:
             f"its parameters: {', '.join(sorted(allowed)) or 'none'}"
         )
     try:
-        return pyspiel.load_game(game_string)
-    except (pyspiel.SpielError, ValueError, RuntimeError) as e:
+        game = pyspiel.load_game(game_string)
+    except Exception as e:  # a plugin's game may raise anything while it is made
         raise UsageError(f"cannot load game {game_string!r}: {error_line(e)}") from None
+    try:
+        Contract.of(game)  # declarations a game is played by (its moves are checked in play)
+    except GameContractError as e:
+        raise UsageError(str(e)) from None
+    return game
 
 
 def checked_specs(game: pyspiel.Game, specs: Sequence[str], unattended: bool = False) -> None:

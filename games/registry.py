@@ -6,6 +6,7 @@ game that registers one, ours or OpenSpiel's (through the search-protocol adapte
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games.contract import TOLERANCE, GameContractError, where
 from chancespiel.games.value_model import Features
 
 Heuristic = Callable[[Any, int], float]
@@ -184,11 +186,63 @@ def _has_core(short_name: str) -> bool:
 
 def _unwrapped(state: Any) -> Any:
     """The pyspiel state inside an agent's adapter (a search-protocol view of a foreign
-    state), or `state` itself: a user's hook sees the state object the user's game made."""
+    state; the core inside it, for a game built on a core of its own), or `state` itself: a
+    user's hook sees the state object the user's game made."""
     inner = getattr(state, "state", None)
     if not isinstance(state, pyspiel.State) and isinstance(inner, pyspiel.State):
-        return inner
+        return getattr(inner, "core", inner)
     return state
+
+
+def _is_ours(hook: Any) -> bool:
+    """True for a hook of chancespiel's own (tested with its game)."""
+    return str(getattr(hook, "__module__", None) or "").startswith("chancespiel.")
+
+
+def _checked_heuristic(hook: Heuristic, game: pyspiel.Game) -> Heuristic:
+    """A plugin's heuristic, called with the game's own states, whose every value must be a
+    number within the game's utilities (a NaN would make every comparison of a search false).
+
+    The wrapper raises GameContractError for a value outside them."""
+    low, high = game.min_utility(), game.max_utility()
+    label = f"heuristic {getattr(hook, '__name__', 'hook')} of {game.get_type().short_name}"
+
+    def evaluate(state: Any, player: int) -> float:
+        own = _unwrapped(state)
+        value = hook(own, player)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not low - TOLERANCE <= number <= high + TOLERANCE:  # NaN too
+            raise GameContractError(
+                f"{label} returned {value!r}, not a number in the game's utilities "
+                f"[{low:g}, {high:g}], {where(own)}"
+            )
+        return number
+
+    evaluate.__doc__ = hook.__doc__
+    evaluate.__name__ = getattr(hook, "__name__", "heuristic")
+    return evaluate
+
+
+def _checked_ordering(ordering: MoveOrdering, short_name: str) -> MoveOrdering:
+    """A plugin's move ordering, called with the game's own states, whose every answer must
+    be the legal actions it was given, reordered (raises GameContractError otherwise)."""
+
+    def order(state: Any, actions: Sequence[int]) -> Sequence[int]:
+        own = _unwrapped(state)
+        ordered = list(ordering(own, actions))
+        if sorted(ordered) != sorted(actions):
+            raise GameContractError(
+                f"move ordering {getattr(ordering, '__name__', 'hook')} of {short_name} "
+                f"turned the legal actions {list(actions)[:12]} into {ordered[:12]}, {where(own)}"
+            )
+        return ordered
+
+    order.__doc__ = ordering.__doc__
+    order.__name__ = getattr(ordering, "__name__", "ordering")
+    return order
 
 
 def _on_own_states(hook: Callable[..., Any]) -> Callable[..., Any]:
@@ -207,7 +261,8 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     """The heuristic `name` of `game`: by default the registered one, or 0 at non-terminal
     states if it has none; 'zero' for 0 in every game; or a variant registered under `name`.
     On a game without one of our cores (a user's pyspiel game, or OpenSpiel's), a registered
-    heuristic is called with the game's own state objects, as its author wrote it for.
+    heuristic is called with the game's own state objects, as its author wrote it for; it,
+    and a plugin's heuristic on any game, is checked at every call (`_checked_heuristic`).
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones.
@@ -230,7 +285,9 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
         except KeyError:
             known = ", ".join(heuristic_names(game))
             raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}") from None
-    return found if _has_core(short_name) else _on_own_states(found)
+    if _is_ours(found) and _has_core(short_name):
+        return found  # compiled, on our core: tested, and not slowed down
+    return _checked_heuristic(found, game)
 
 
 _WARNED: set[str] = set()
@@ -255,12 +312,13 @@ def register_move_ordering(short_name: str, ordering: MoveOrdering) -> None:
 
 def move_ordering_for(game: pyspiel.Game) -> MoveOrdering | None:
     """The registered static move ordering of `game`, if any (on a game without one of our
-    cores, called with the game's own state objects, as evaluation_for's heuristics)."""
+    cores, or a plugin's, called with the game's own state objects and checked, as
+    evaluation_for's heuristics)."""
     short_name = game.get_type().short_name
     ordering = _ORDERINGS.get(short_name)
-    if ordering is None or _has_core(short_name):
+    if ordering is None or (_is_ours(ordering) and _has_core(short_name)):
         return ordering
-    return _on_own_states(ordering)
+    return _checked_ordering(ordering, short_name)
 
 
 MoveNote = Callable[[Any, int, int], "str | None"]

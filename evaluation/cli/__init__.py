@@ -24,6 +24,7 @@ import chancespiel
 from chancespiel import engine
 from chancespiel.evaluation.cli import basics, runs, values
 from chancespiel.evaluation.usage import UsageError
+from chancespiel.games.contract import GameContractError
 from chancespiel.plugins import PluginError, load_plugins
 
 __all__ = ["UsageError", "build_parser", "main"]
@@ -117,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as e:
             print(f"chancespiel: error: {e}", file=sys.stderr)
             return e.status
+        except GameContractError as e:  # a game broke its contract where it was played
+            print(f"chancespiel: error: {e}", file=sys.stderr)
+            return UsageError.status
         except KeyboardInterrupt:  # commands that write records say what they kept themselves
             print("chancespiel: interrupted", file=sys.stderr)
             return 130  # 128 + SIGINT, as a shell reports it

@@ -19,6 +19,7 @@ from chancespiel.evaluation.run_options import check_move_timeout
 from chancespiel.evaluation.stats import wilson_interval
 from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive, seed_arg
 from chancespiel.games import GAMES, has_heuristic
+from chancespiel.games.contract import Referee
 from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
 
 
@@ -140,7 +141,7 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     """Searches one position with one agent and prints what it found."""
     game = load_game(args.game)
     state = apply_history(game, args.history)
-    player = state.current_player()
+    player = Referee(game, state).player()  # (a foreign game's search is checked throughout)
     if player < 0:
         kind = "terminal" if state.is_terminal() else "a chance node"
         raise UsageError(f"the position after the history is {kind}, not a decision")
@@ -164,7 +165,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         **result.report(),
     }
     if args.json:
-        print(json.dumps(report))
+        try:
+            print(json.dumps(report, allow_nan=False))  # strict JSON: no NaN or Infinity
+        except ValueError:
+            raise UsageError(
+                f"{args.agent} found no finite value here (value {result.value}): there is "
+                "nothing to print as JSON"
+            ) from None
         return
     print(str(state).rstrip())
     print(

@@ -1,0 +1,203 @@
+"""Games are checked where they enter (chancespiel.games.contract).
+
+A game that breaks its contract (tests/faulty_games.py: chance probabilities that do not sum to
+1, NaN returns, returns outside its utilities, no end, ...) is named in one line by `match`
+(which records nothing for it), `analyse` and every search; a plugin's heuristic or move
+ordering is checked the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pyspiel
+import pytest
+from faulty_games import FAULTS, MOVES, NAME
+
+from chancespiel.agents import make_bot
+from chancespiel.evaluation import cli
+from chancespiel.evaluation.cli.common import apply_history
+from chancespiel.evaluation.match import read_records
+from chancespiel.evaluation.play import play_game
+from chancespiel.games.contract import GameContractError
+from chancespiel.games.registry import _HEURISTICS, _ORDERINGS, _VARIANTS, register_heuristic
+
+# Faults a search meets from the position after AT moves (a decision of player 1, one
+# choice and its coin before the end).
+AT = 2 * (MOVES - 1)
+HISTORY = " ".join(["0"] * AT)
+SEARCHES = (
+    "expectimax(max_depth=3)",
+    "star1(max_depth=3)",
+    "star2(max_depth=3)",
+    "star2ss(max_depth=3,samples=4)",
+    "bab(max_depth=3)",
+    "mcts(max_simulations=300)",
+    "dpw(max_simulations=300)",
+    "mc(max_simulations=100)",
+)
+
+
+def _game(fault: str, at: int = AT) -> pyspiel.Game:
+    return pyspiel.load_game(f"{NAME}(fault={fault},at={at})")
+
+
+def _errors(text: str) -> list[str]:
+    assert "Traceback" not in text, text
+    return [line for line in text.splitlines() if line.startswith("chancespiel: error")]
+
+
+# Match -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("agent", ["random", "expectimax(max_depth=2)"])
+def test_a_faulty_game_stops_the_match_in_one_line_and_nothing_is_written(
+    fault, agent, tmp_path, capsys
+):
+    """Whether the referee of the match or a search meets the fault first, the run stops with
+    the game's error, and neither a forfeit nor a broken record is written."""
+    out = tmp_path / "m.jsonl"
+    code = cli.main([
+        "match", f"{NAME}(fault={fault},at=4)", agent, "random", "--matches", "2",
+        "--workers", "1", "--no-progress", "--out", str(out), "--overrun-ms", "1000",
+    ])  # fmt: skip
+    errors = _errors(capsys.readouterr().err)
+    assert code == 1
+    assert len(errors) == 1 and "breaks its contract" in errors[0] and NAME in errors[0]
+    assert not out.exists() or read_records(out) == []
+
+
+def test_play_names_the_fault_in_one_line(capsys):
+    code = cli.main(["play", f"{NAME}(fault=nan_returns,at=4)", "random", "random", "--quiet"])
+    errors = _errors(capsys.readouterr().err)
+    assert code == 2 and len(errors) == 1 and "returns [nan, nan]" in errors[0]
+
+
+def test_the_referee_checks_every_move_of_a_game_not_only_its_end():
+    """The fault is named where it happens, with the history that reproduces it."""
+    game = _game("half", at=4)
+    bots = [make_bot("random", game, p, 1) for p in (0, 1)]
+    with pytest.raises(GameContractError, match=r"sum to 0.5, not 1 after history \[\d \d \d \d"):
+        play_game(game, bots, 0, catch_errors=True)
+
+
+def test_unusable_declarations_are_refused_where_the_game_is_loaded(tmp_path, capsys):
+    game = f"{NAME}(bad_info=true)"
+    for command in (
+        ["analyse", game, "--agent", "expectimax(max_depth=1)"],
+        ["match", game, "random", "random", "--matches", "1", "--out", str(tmp_path / "m")],
+    ):
+        assert cli.main(command) == 2
+        errors = _errors(capsys.readouterr().err)
+        assert len(errors) == 1 and "utilities [nan, 1.0] are not a finite interval" in errors[0]
+    assert not (tmp_path / "m").exists()
+
+
+# Analyse and the searches ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("agent", ["expectimax(max_depth=3)", "mcts(max_simulations=300)"])
+def test_analyse_names_the_fault_in_one_line_and_prints_no_json(fault, agent, capsys):
+    code = cli.main(["analyse", f"{NAME}(fault={fault},at={AT})", "--history", HISTORY,
+                     "--agent", agent, "--json"])  # fmt: skip
+    captured = capsys.readouterr()
+    errors = _errors(captured.err)
+    assert code == 2 and captured.out == ""
+    assert len(errors) == 1 and "breaks its contract" in errors[0], errors
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("agent", SEARCHES)
+def test_every_search_meets_the_fault(fault, agent):
+    game = _game(fault)
+    try:
+        state = apply_history(game, HISTORY)
+    except GameContractError:
+        pytest.fail("the history itself is correct")
+    bot = make_bot(agent, game, 1, seed=3)  # (bad_player and no_actions fault the root)
+    with pytest.raises(GameContractError, match=f"game {NAME}.* breaks its contract: "):
+        bot.analyse(state)
+
+
+@pytest.mark.parametrize("fault", sorted(set(FAULTS) - {"bad_player", "no_actions"}))
+@pytest.mark.parametrize(
+    "agent", ["openspiel_mcts(max_simulations=200)", "openspiel_mcts_cpp(max_simulations=200)"]
+)
+def test_openspiels_own_bots_search_a_plugins_game_through_its_contract(fault, agent):
+    """OpenSpiel's bots search pyspiel states, not our protocol: a plugin's game reaches them
+    checked, so that its fault is named, not charged to the bot as a forfeit (faults of the
+    root itself are the referee's to find, before any bot moves)."""
+    game = _game(fault)
+    state = apply_history(game, HISTORY)
+    with pytest.raises(GameContractError, match=f"game {NAME}.* breaks its contract: "):
+        make_bot(agent, game, state.current_player(), seed=3).step(state)
+
+
+@pytest.fixture
+def plugin_hooks():
+    """Registers faulty hooks of a plugin (restored after the test)."""
+    saved = (dict(_HEURISTICS), {k: dict(v) for k, v in _VARIANTS.items()}, dict(_ORDERINGS))
+    yield
+    _HEURISTICS.clear(), _HEURISTICS.update(saved[0])
+    _VARIANTS.clear(), _VARIANTS.update(saved[1])
+    _ORDERINGS.clear(), _ORDERINGS.update(saved[2])
+
+
+def _nan_heuristic(state, player):
+    return math.nan
+
+
+def _too_big(state, player):
+    return 2.0
+
+
+@pytest.mark.parametrize("hook", [_nan_heuristic, _too_big])
+@pytest.mark.parametrize("game_string", [f"{NAME}(fault=none)", "python_pig(winscore=20)"])
+def test_a_plugins_heuristic_is_checked_on_its_game_and_on_ours(plugin_hooks, hook, game_string):
+    """On a plugin's game or one of ours, a heuristic outside the utilities (NaN included:
+    every comparison of a search would be false) is named instead of searched with."""
+    game = pyspiel.load_game(game_string)
+    register_heuristic(game.get_type().short_name, hook, name="faulty")
+    specs = (
+        "expectimax(max_depth=2,heuristic=faulty)",
+        "mcts(max_simulations=50,heuristic=faulty,rollout_depth=0)",
+        "bab(max_depth=2,heuristic=faulty)",
+    )
+    for spec in specs:
+        bot = make_bot(spec, game, 0, seed=1)
+        with pytest.raises(GameContractError, match=rf"heuristic {hook.__name__} of \S+ returned"):
+            bot.analyse(game.new_initial_state())
+
+
+def test_a_plugins_move_ordering_is_checked(plugin_hooks):
+    from chancespiel.games.registry import register_move_ordering
+
+    game = _game("none")
+    register_move_ordering(NAME, lambda state, actions: [])
+    with pytest.raises(GameContractError, match=r"move ordering \S+ of \S+ turned"):
+        make_bot("star2(max_depth=2)", game, 0, seed=1).analyse(game.new_initial_state())
+
+
+def test_analyse_json_is_strict_json(capsys, monkeypatch):
+    """No NaN or Infinity in what `analyse --json` prints: a value that is not finite is one
+    line on stderr, not a token that JSON readers refuse."""
+    assert cli.main(["analyse", "python_pig(winscore=20)", "--agent", "star2(max_depth=2)",
+                     "--json"]) == 0  # fmt: skip
+    json.loads(capsys.readouterr().out, parse_constant=pytest.fail)
+    from chancespiel.agents.star_minimax import StarMinimaxBot
+
+    analyse = StarMinimaxBot.analyse
+
+    def infinite(self, state):
+        result = analyse(self, state)
+        result.value = -math.inf
+        return result
+
+    monkeypatch.setattr(StarMinimaxBot, "analyse", infinite)
+    code = cli.main(["analyse", "python_pig(winscore=20)", "--agent", "star2(max_depth=2)",
+                     "--json"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and len(_errors(captured.err)) == 1
