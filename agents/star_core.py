@@ -202,7 +202,7 @@ class StarSearch(MoveOrdering):
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = sample_outcomes(outcomes, samples, mix64((ckey ^ self.seed) & MASK64))
+        sample = sample_outcomes(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample

@@ -1,21 +1,24 @@
-"""Games are checked where they enter (chancespiel.games.contract).
+"""Games are checked where they enter (chancespiel.games.contract), and every search ends.
 
 A game that breaks its contract (tests/faulty_games.py: chance probabilities that do not sum to
 1, NaN returns, returns outside its utilities, no end, ...) is named in one line by `match`
 (which records nothing for it), `analyse` and every search; a plugin's heuristic or move
-ordering is checked the same way.
+ordering is checked the same way. Searches end on trees smaller than their budgets and read
+the clock while sampling.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import time
 
 import pyspiel
 import pytest
 from faulty_games import FAULTS, MOVES, NAME
 
-from chancespiel.agents import make_bot
+from chancespiel.agents import make_bot, search_state
+from chancespiel.agents.mcts import mcts_search
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import read_records
@@ -201,3 +204,43 @@ def test_analyse_json_is_strict_json(capsys, monkeypatch):
                      "--json"])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and len(_errors(captured.err)) == 1
+
+
+# Every search ends --------------------------------------------------------------------------
+
+TINY = "python_chance_tree(seed=1,depth=1,branching=2,outcomes=2)"
+SMALL = "python_chance_tree(seed=3,depth=3,branching=3,outcomes=3)"
+
+
+@pytest.mark.parametrize("game_string", [TINY, SMALL])
+@pytest.mark.parametrize("budget", [{"max_nodes": 10**7}, {"time_ms": 600_000.0}])
+@pytest.mark.parametrize("widening", [{}, {"pw_c": 2.0}], ids=["mcts", "dpw"])
+def test_mcts_ends_on_a_tree_smaller_than_its_budget(game_string, budget, widening):
+    game = pyspiel.load_game(game_string)
+    start = time.perf_counter()
+    result = mcts_search(search_state(game.new_initial_state()), game, seed=1, **budget,
+                         **widening)  # fmt: skip
+    assert time.perf_counter() - start < 30
+    assert result.nodes < 1000 and result.simulations < 10_000
+
+
+def test_analyse_with_a_node_budget_on_a_tiny_tree_returns(capsys):
+    for agent in ("mcts(max_nodes=1000)", "dpw(max_nodes=1000)"):
+        assert cli.main(["analyse", TINY, "--agent", agent, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["action"] == 0
+
+
+@pytest.mark.parametrize(
+    "agent", ["star2ss(samples=1000000,time_ms=100,clock=cpu)",
+              "expss(samples=10000000,time_ms=100,clock=cpu)",
+              "star1ss(samples=10000000,time_ms=100,clock=cpu,max_depth=5)"],
+)  # fmt: skip
+def test_sampling_reads_the_clock(agent):
+    """A chance node of ten million draws ends within a few times the limit, not after them
+    all (the clock is read every few thousand draws)."""
+    game = pyspiel.load_game("python_pig")
+    bot = make_bot(agent, game, 0, seed=1)
+    start = time.thread_time()
+    result = bot.analyse(game.new_initial_state())
+    assert time.thread_time() - start < 0.5
+    assert not result.completed or result.depth >= 1
