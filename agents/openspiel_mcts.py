@@ -21,8 +21,10 @@ from open_spiel.python.algorithms import mcts as open_spiel_mcts
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
-from chancespiel.agents.search_common import Limits
+from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TIME_MS, MAX_TREE_NODES, Limits
 from chancespiel.games.contract import CheckedGame, is_plugin_game
+
+MAX_MEMORY_MB = 65_536  # the C++ tree's memory limit: 64 GiB
 
 
 class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
@@ -210,12 +212,20 @@ def _openspiel_budget(
 
 def _openspiel_params() -> dict[str, Param]:
     return {
-        "uct_c": Param(OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)"),
+        "uct_c": Param(
+            OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)", high=MAX_CONSTANT
+        ),
         "max_simulations": Param(
-            None, f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)", int
+            None,
+            f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)",
+            int,
+            high=MAX_TREE_NODES,
         ),
         "time_ms": Param(
-            None, "wall-clock budget per move in ms (ours: checked after each simulation)", float
+            None,
+            "wall-clock budget per move in ms (ours: checked after each simulation)",
+            float,
+            high=MAX_TIME_MS,
         ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }
@@ -245,7 +255,7 @@ def _make_openspiel_mcts(
     "game, Python games included)",
     {
         **_openspiel_params(),
-        "max_memory_mb": Param(1000, "memory limit of the C++ search tree"),
+        "max_memory_mb": Param(1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB),
     },
 )
 def _make_openspiel_mcts_cpp(

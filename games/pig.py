@@ -18,6 +18,7 @@ from chancespiel.games._adapter import (
 )
 from chancespiel.games.pig_core import (
     _RESET,
+    PIG_BOUNDS,
     PIG_FEATURES,
     PigCore,
     PigRules,
@@ -58,6 +59,7 @@ class PigGame(CoreGame):
     game_type = _GAME_TYPE
     state_class = PigState
     rules_class = PigRules
+    bounds = PIG_BOUNDS
 
 
 @functools.lru_cache(maxsize=16)

@@ -6,15 +6,20 @@ game that registers one, ours or OpenSpiel's (through the search-protocol adapte
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import re
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyspiel
 
 from chancespiel.games.contract import TOLERANCE, GameContractError, where
+from chancespiel.games.core import MAX_INT_PARAM
 from chancespiel.games.value_model import Features
 
 Heuristic = Callable[[Any, int], float]
@@ -345,6 +350,9 @@ def register_entry(entry: GameEntry) -> None:
     GAMES[entry.short_name] = entry
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # what OpenSpiel reads as an integer parameter
+
+
 def parse_parameters(text: str) -> dict[str, Any]:
     """`name(key=value,...)` parsed as pyspiel.game_parameters_from_string does (nested games
     included, the name under "name"), but strictly: OpenSpiel keeps the last of two values of
@@ -353,7 +361,8 @@ def parse_parameters(text: str) -> dict[str, Any]:
 
     Raises:
       ValueError: for a repeated key (at any nesting level), unbalanced parentheses, text
-        after the closing parenthesis, or what OpenSpiel cannot parse.
+        after the closing parenthesis, an integer OpenSpiel cannot hold (checked here: its own
+        error names nothing), or what OpenSpiel cannot parse.
     """
     keys: list[set[str]] = []  # the keys seen at each open parenthesis
     start = 0  # where the current key=value item starts
@@ -371,10 +380,18 @@ def parse_parameters(text: str) -> dict[str, Any]:
                 raise ValueError(f"{text!r}: unbalanced parentheses")
             item = text[start:i]
             if "=" in item:
-                key = item.split("=", 1)[0].strip()
+                key, value = (part.strip() for part in item.split("=", 1))
                 if key in keys[-1]:
                     raise ValueError(f"{text!r}: parameter {key!r} given twice")
                 keys[-1].add(key)
+                if (
+                    _INTEGER.fullmatch(value)
+                    and not -MAX_INT_PARAM - 1 <= int(value) <= MAX_INT_PARAM
+                ):
+                    raise ValueError(
+                        f"{text!r}: parameter {key!r} = {value} is outside OpenSpiel's integers "
+                        f"[{-MAX_INT_PARAM - 1}, {MAX_INT_PARAM}]"
+                    )
             elif item.strip() or not (value_was_a_game or (char == ")" and not keys[-1])):
                 raise ValueError(f"{text!r}: expected key=value, got {item.strip()!r}")
             start = i + 1
@@ -386,6 +403,32 @@ def parse_parameters(text: str) -> dict[str, Any]:
     if keys:
         raise ValueError(f"{text!r}: unbalanced parentheses")
     try:
-        return dict(pyspiel.game_parameters_from_string(text))
+        with spiel_errors_quiet():
+            return dict(pyspiel.game_parameters_from_string(text))
     except pyspiel.SpielError as e:
         raise ValueError(f"{text!r}: {str(e).strip().splitlines()[0]}") from None
+
+
+@contextlib.contextmanager
+def spiel_errors_quiet() -> Iterator[None]:
+    """Around a call into OpenSpiel that may fail: OpenSpiel's C++ side prints the message of
+    every error it raises on stderr itself, a second copy of the one-line error the caller
+    gives; that print is dropped on failure, and what was printed is passed on otherwise."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    failed = True
+    try:
+        with tempfile.TemporaryFile() as captured:
+            os.dup2(captured.fileno(), 2)
+            try:
+                yield
+                failed = False
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+                if not failed:
+                    captured.seek(0)
+                    if printed := captured.read():
+                        os.write(2, printed)
+    finally:
+        os.close(saved)

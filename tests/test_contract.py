@@ -4,26 +4,30 @@ A game that breaks its contract (tests/faulty_games.py: chance probabilities tha
 1, NaN returns, returns outside its utilities, no end, ...) is named in one line by `match`
 (which records nothing for it), `analyse` and every search; a plugin's heuristic or move
 ordering is checked the same way. Searches end on trees smaller than their budgets and read
-the clock while sampling.
+the clock while sampling, and every numeric parameter has an upper bound.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import re
 import time
 
 import pyspiel
 import pytest
 from faulty_games import FAULTS, MOVES, NAME
 
-from chancespiel.agents import make_bot, search_state
+from chancespiel.agents import AGENTS, make_bot, search_state
 from chancespiel.agents.mcts import mcts_search
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import read_records
 from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.usage import Bounded, BoundedList
 from chancespiel.games.contract import GameContractError
+from chancespiel.games.core import MAX_INT_PARAM
 from chancespiel.games.registry import _HEURISTICS, _ORDERINGS, _VARIANTS, register_heuristic
 
 # Faults a search meets from the position after AT moves (a decision of player 1, one
@@ -244,3 +248,104 @@ def test_sampling_reads_the_clock(agent):
     result = bot.analyse(game.new_initial_state())
     assert time.thread_time() - start < 0.5
     assert not result.completed or result.depth >= 1
+
+
+# Bounds ---------------------------------------------------------------------------------------
+
+
+def _numeric(info_params):
+    return [(name, p) for name, p in info_params.items() if p.numeric]
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_every_numeric_agent_parameter_has_a_bound_that_is_enforced(name):
+    info = AGENTS[name]
+    for key, param in _numeric(info.params):
+        if not info.factory.__module__.startswith("chancespiel."):
+            continue  # a plugin's (tests') agent
+        assert param.high is not None, f"{name}.{key} has no upper bound"
+        kind = param.type or type(param.default)
+        above = param.high + 1 if kind is int else param.high * 2 + 1
+        text = str(int(above)) if kind is int else repr(float(above))
+        bound = re.escape(f"parameter {key} must be {param.range_text()}")
+        if kind is int and above > MAX_INT_PARAM:  # what the spec's parser itself refuses
+            bound = re.escape(f"parameter '{key}' = {text} is outside OpenSpiel's integers")
+        with pytest.raises(ValueError, match=bound) as e:
+            make_bot(f"{name}({key}={text})", pyspiel.load_game("python_pig"), 0)
+        assert "\n" not in str(e.value)
+
+
+def test_the_bounds_are_listed(capsys):
+    assert cli.main(["agents"]) == 0
+    listing = capsys.readouterr().out
+    assert "time_ms=None  time budget per move in ms" in listing
+    for info in AGENTS.values():
+        for key, param in _numeric(info.params):
+            if param.high is not None:
+                assert f"{key}={param.default!r}" in listing and param.range_text() in listing
+
+
+def test_a_huge_integer_in_a_spec_is_one_line(capfd):
+    """OpenSpiel's parser holds 32-bit integers; a larger one is named before it is asked
+    (its own error names nothing and prints a second line)."""
+    code = cli.main(["analyse", "python_pig", "--agent", "mcts(max_simulations=99999999999)"])
+    err = capfd.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "max_simulations" in err and "outside OpenSpiel's integers" in err
+
+
+def test_every_numeric_game_parameter_has_a_listed_bound_that_is_enforced(capsys):
+    from chancespiel.evaluation.usage import UsageError, load_game
+    from chancespiel.games import GAMES
+
+    assert cli.main(["games"]) == 0
+    listing = capsys.readouterr().out
+    for short_name in GAMES:
+        game = pyspiel.load_game(short_name)
+        for key, default in game.get_parameters().items():
+            if isinstance(default, bool) or not isinstance(default, (int, float)):
+                continue
+            high = game.bounds[key][1]
+            assert f"{key}={default} [" in listing
+            above = high + 1 if isinstance(default, int) else high + 0.5
+            with pytest.raises(UsageError, match=f"{key}") as e:
+                load_game(f"{short_name}({key}={above})")
+            assert "\n" not in str(e.value)
+
+
+def _actions(parser: argparse.ArgumentParser):
+    """(command, action) for every option and argument of `parser` and its subcommands."""
+    for action in parser._actions:
+        yield parser.prog, action
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _actions(sub)
+
+
+def test_every_numeric_option_of_every_command_has_a_bound_shown_in_its_help():
+    numbers = re.compile(r"[-+0-9.,\s]+")
+    checked = 0
+    for command, action in _actions(cli.build_parser()):
+        default = action.default
+        numeric = action.type in (int, float) or (
+            isinstance(default, (int, float)) and not isinstance(default, bool)
+        )
+        listed = isinstance(default, str) and default.strip() and numbers.fullmatch(default)
+        if isinstance(action.type, (Bounded, BoundedList)):
+            checked += 1
+            bounded = getattr(action.type, "bounded", action.type)
+            assert bounded.high < math.inf
+            help_text = cli.build_parser()._get_formatter()._get_help_string(action) or ""
+            # the formatter of the command's own parser shows the range
+            assert bounded.range_text() in help_text, (command, action.dest)
+        else:
+            assert not numeric and not listed, f"{command} {action.dest}: no bound"
+    assert checked > 40
+
+
+def test_an_option_above_its_bound_is_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["experiment", "node-counts", "--game", "python_pig", "--depths", "1000"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "--depths: each item must be at most 12, got 1000" in err

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import chancespiel
 from chancespiel import engine
 from chancespiel.evaluation.cli import basics, runs, values
-from chancespiel.evaluation.usage import UsageError
+from chancespiel.evaluation.usage import Bounded, UsageError
 from chancespiel.games.contract import GameContractError
 from chancespiel.plugins import PluginError, load_plugins
 
@@ -31,13 +31,20 @@ __all__ = ["UsageError", "build_parser", "main"]
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows each option's default, except where there is none to show."""
+    """Shows each option's range (a `Bounded` number) and its default, except where there is
+    none to show."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        bounded = getattr(action.type, "bounded", action.type)  # a list's numbers are bounded
+        if isinstance(bounded, Bounded) and text is not None:
+            text += f" (range {bounded.range_text()})"
         no_default = action.default is None or action.default is False  # (0 is a default)
         if no_default or action.default == argparse.SUPPRESS or action.required:
-            return action.help
-        return super()._get_help_string(action)
+            return text
+        if text is not None and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
 
 
 class _Parser(argparse.ArgumentParser):

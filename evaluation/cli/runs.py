@@ -20,13 +20,15 @@ from chancespiel.evaluation.run_options import (
 )
 from chancespiel.evaluation.sprt import SprtParams
 from chancespiel.evaluation.usage import (
+    Bounded,
     UsageError,
     checked_specs,
     load_game,
     made_by,
     new_output,
-    positive,
 )
+
+MAX_LINES = 1_000_000_000  # a record file's lines: far more than any run writes
 
 
 def cmd_match(args: argparse.Namespace) -> None:
@@ -444,7 +446,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     replay = sub.add_parser("replay", help="print a recorded game move by move")
     replay.add_argument("file", help="JSON Lines file of games")
     replay.add_argument(
-        "--line", type=positive, default=1, help="the record's line number in the file"
+        "--line", type=Bounded(int, 1, MAX_LINES), default=1, help="the record's line number"
     )
     replay.set_defaults(func=cmd_replay)
 
