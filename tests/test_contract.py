@@ -90,6 +90,17 @@ def test_the_referee_checks_every_move_of_a_game_not_only_its_end():
         play_game(game, bots, 0, catch_errors=True)
 
 
+def test_the_random_positions_of_an_experiment_are_played_by_the_contract(tmp_path, capsys):
+    """An experiment's positions come from random games: an endless chain of chance nodes
+    is named there too, where the loop over chance nodes would never end."""
+    out = tmp_path / "counts.md"
+    code = cli.main(["experiment", "node-counts", "--game", f"{NAME}(fault=endless_chance,at=1)",
+                     "--depths", "1", "--positions", "5", "--out", str(out)])  # fmt: skip
+    errors = _errors(capsys.readouterr().err)
+    assert code == 2 and len(errors) == 1 and "chance moves" in errors[0]
+    assert not out.exists()
+
+
 def test_unusable_declarations_are_refused_where_the_game_is_loaded(tmp_path, capsys):
     game = f"{NAME}(bad_info=true)"
     for command in (
