@@ -102,6 +102,10 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
+    MAX_COEFFICIENT,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_TIME_MS,
     Limits,
     check_budget,
     check_two_player_zero_sum,
@@ -264,14 +268,22 @@ class BabBot(PolicyBot):
     "bounded alpha-beta (Atzmon et al.): interval [L, U] within epsilon (additive) or "
     "gamma*|V| (multiplicative), chance nodes weighted (WeightedAB); plays the highest L",
     {
-        "epsilon": Param(0.0, "additive bound: U - L <= epsilon"),
-        "gamma": Param(0.0, "multiplicative bound in [0, 1): L, U within gamma*|V| of V"),
+        "epsilon": Param(0.0, "additive bound: U - L <= epsilon", high=MAX_COEFFICIENT),
+        "gamma": Param(0.0, "multiplicative bound in [0, 1): L, U within gamma*|V| of V", high=1.0),
         "max_depth": Param(
-            None, "deepest iteration in decision plies (none: until the budget)", int
+            None,
+            "deepest iteration in decision plies (none: until the budget)",
+            int,
+            high=MAX_DEPTH,
         ),
-        "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+        "time_ms": Param(
+            None,
+            "time budget per move in ms (default 200 if no budget)",
+            float,
+            high=MAX_TIME_MS,
+        ),
         "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int),
+        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
         "heuristic": HEURISTIC,
     },
 )

@@ -36,6 +36,7 @@ from chancespiel.games.cant_stop_core import (
 from chancespiel.games.core import Core
 
 _CANT_STOP = ("python_cant_stop",)
+MAX_THRESHOLD = 10_000  # far above any progress count a game reaches
 NEW_RUNNER_COST = 6
 
 
@@ -119,7 +120,7 @@ class RuleOf28Bot(PolicyBot):
 @register_agent(
     "rule_of_28",
     "Can't Stop: Keller's Rule of 28 (progress count, stop at the threshold)",
-    {"threshold": Param(28, "progress count at which to stop")},
+    {"threshold": Param(28, "progress count at which to stop", high=MAX_THRESHOLD)},
 )
 def _make_rule_of_28(
     game: pyspiel.Game, player: int, seed: int | None, threshold: int

@@ -38,7 +38,15 @@ import pyspiel
 
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
-from chancespiel.agents.search_common import CLOCK, check_two_player_zero_sum
+from chancespiel.agents.search_common import (
+    CLOCK,
+    MAX_COEFFICIENT,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_SAMPLES,
+    MAX_TIME_MS,
+    check_two_player_zero_sum,
+)
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
     StarSearch,
@@ -268,19 +276,32 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
     "shallow searches predict a cut are pruned; regression=FILE from `fit_regression`",
     {
         "regression": Param(None, "JSON file of a fitted regression (overrides depth..sigma)", str),
-        "depth": Param(3, "deep depth d of the regression's depth pair"),
-        "shallow": Param(1, "shallow depth d' < d"),
-        "a": Param(1.0, "regression slope"),
-        "b": Param(0.0, "regression intercept"),
-        "sigma": Param(0.1, "regression residual deviation"),
-        "confidence": Param(DEFAULT_CONFIDENCE, "probability of a predicted cut (1: no pruning)"),
-        "samples": Param(None, "outcomes sampled per chance node (none: all)", int),
+        "depth": Param(3, "deep depth d of the regression's depth pair", high=MAX_DEPTH),
+        "shallow": Param(1, "shallow depth d' < d", high=MAX_DEPTH),
+        "a": Param(1.0, "regression slope", high=MAX_COEFFICIENT),
+        "b": Param(0.0, "regression intercept", high=MAX_COEFFICIENT),
+        "sigma": Param(0.1, "regression residual deviation", high=MAX_COEFFICIENT),
+        "confidence": Param(
+            DEFAULT_CONFIDENCE, "probability of a predicted cut (1: no pruning)", high=1.0
+        ),
+        "samples": Param(
+            None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES
+        ),
         "shared_samples": Param(False, "siblings share chance samples (with samples only)"),
-        "max_depth": Param(None, "deepest iteration in decision plies (none: until budget)", int),
-        "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+        "max_depth": Param(
+            None, "deepest iteration in decision plies (none: until budget)", int, high=MAX_DEPTH
+        ),
+        "time_ms": Param(
+            None,
+            "time budget per move in ms (default 200 if no budget)",
+            float,
+            high=MAX_TIME_MS,
+        ),
         "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int),
-        "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
+        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
+        "prune_min_depth": Param(
+            0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH
+        ),
         "heuristic": HEURISTIC,
     },
 )

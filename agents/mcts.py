@@ -74,9 +74,13 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
+    MAX_CONSTANT,
+    MAX_TIME_MS,
+    MAX_TREE_NODES,
     Limits,
     check_two_player_zero_sum,
 )
+from chancespiel.games.contract import MAX_GAME_LENGTH
 from chancespiel.games.core import Core, Heuristic, Ordering
 from chancespiel.games.registry import evaluation_for, move_ordering_for
 
@@ -157,6 +161,8 @@ def check_mcts_params(
     )
     if limits.unlimited:
         raise ValueError("give a budget: max_simulations, time_ms, max_nodes or several")
+    if max_nodes is not None and max_nodes > MAX_TREE_NODES:  # a tree in memory
+        raise ValueError(f"max_nodes must be at most {MAX_TREE_NODES}, got {max_nodes}")
     if pw_c is not None and not pw_c > 0:
         raise ValueError(f"pw_c must be > 0, got {pw_c}")
     if not 0.0 < pw_alpha <= 1.0:
@@ -310,9 +316,12 @@ class MCTSBot(PolicyBot):
 def budget_params(time_ms: float | None) -> dict[str, Param]:
     """The budget parameters, with `time_ms` defaulting to `time_ms` if no budget is given."""
     return {
-        "max_simulations": Param(None, "simulations per move", int),
+        "max_simulations": Param(None, "simulations per move", int, high=MAX_TREE_NODES),
         "time_ms": Param(
-            None, f"time budget per move in ms (default {time_ms:g} if no budget)", float
+            None,
+            f"time budget per move in ms (default {time_ms:g} if no budget)",
+            float,
+            high=MAX_TIME_MS,
         ),
     }
 
@@ -322,19 +331,28 @@ ROLLOUT_DEPTH = Param(
     "random decision moves before the heuristic values a leaf: 0 = heuristic at the leaf "
     "(UCT-H), none or -1 = random games to the end",
     int,
+    high=MAX_GAME_LENGTH,
 )
 _MCTS_PARAMS = {
-    "uct_c": Param(DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])"),
+    "uct_c": Param(
+        DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])", high=MAX_CONSTANT
+    ),
     "rollout_depth": ROLLOUT_DEPTH,
     **budget_params(DEFAULT_TIME_MS),
     "clock": CLOCK,
-    "max_nodes": Param(None, "tree nodes per move (equal-work comparisons)", int),
+    "max_nodes": Param(
+        None, "tree nodes per move (equal-work comparisons)", int, high=MAX_TREE_NODES
+    ),
     "heuristic": HEURISTIC,
 }
 _DPW_PARAMS = {
     **_MCTS_PARAMS,
-    "pw_c": Param(DEFAULT_PW_C, "widening: ceil(pw_c * visits^pw_alpha) children admitted"),
-    "pw_alpha": Param(DEFAULT_PW_ALPHA, "widening exponent, in (0, 1]"),
+    "pw_c": Param(
+        DEFAULT_PW_C,
+        "widening: ceil(pw_c * visits^pw_alpha) children admitted",
+        high=MAX_CONSTANT,
+    ),
+    "pw_alpha": Param(DEFAULT_PW_ALPHA, "widening exponent, in (0, 1]", high=1.0),
 }
 
 

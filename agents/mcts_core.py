@@ -439,13 +439,20 @@ def run_simulations(
     """Runs simulations from `root` (the node of `root_state`) until the budget is spent, each
     one the four steps: select, expand, evaluate, backup. At least one simulation runs.
     Returns what the run counted. (`agents.mcts.mcts_search` runs it with the cyclic garbage
-    collector paused.)"""
+    collector paused.)
+
+    Without `max_simulations` (which ends every run by itself), the run also ends once
+    simulations stop adding nodes (`stalled`): a tree smaller than the budget is exhausted,
+    and a node budget would never be spent, nor a time budget be of use.
+    """
     if root.state is None:
         root.state = root_state.clone()
     simulator = Simulator(policy, rollout_depth, evaluate, ordering, rng)
     simulator.nodes = count_nodes(root) if root.children else 1
     simulations = 0
     deepest = 0
+    grown = simulator.nodes  # the tree's size when it last grew, and the simulation that did
+    grown_at = 0
     while True:
         path, state, index = simulator.select(root)
         leaf_state = simulator.expand(path, state, index)
@@ -453,9 +460,26 @@ def run_simulations(
         backup(path, value)
         simulations += 1
         deepest = max(deepest, simulator.plies)
+        if simulator.nodes != grown:
+            grown = simulator.nodes
+            grown_at = simulations
         if (
             (max_simulations is not None and simulations >= max_simulations)
             or (max_nodes is not None and simulator.nodes >= max_nodes)
             or (deadline is not None and clock is not None and clock() >= deadline)
+            or (max_simulations is None and stalled(simulations, grown_at))
         ):
             return SimulationCounts(simulations, deepest, simulator.nodes, simulator.evaluations)
+
+
+STALL_SIMULATIONS: Final = 1000
+
+
+def stalled(simulations: int, grown_at: int) -> bool:
+    """True once simulations have stopped adding nodes: the last `grown_at` simulations (and at
+    least STALL_SIMULATIONS) ended on terminal nodes already in the tree. The tree is then
+    exhausted, or its unvisited parts so unlikely (an outcome of tiny probability, moves the
+    policy all but rules out) that doubling the search would not reach them; progressive
+    widening admits a node's next child within fewer visits than it had (its schedule grows
+    by less than a factor of two), so DPW's widening never stalls a search."""
+    return simulations - grown_at >= max(STALL_SIMULATIONS, grown_at)

@@ -21,7 +21,10 @@ from open_spiel.python.algorithms import mcts as open_spiel_mcts
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
-from chancespiel.agents.search_common import Limits
+from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TIME_MS, MAX_TREE_NODES, Limits
+from chancespiel.games.contract import CheckedGame, is_plugin_game
+
+MAX_MEMORY_MB = 65_536  # the C++ tree's memory limit: 64 GiB
 
 
 class _TimedOpenSpielMCTS(open_spiel_mcts.MCTSBot):
@@ -67,17 +70,26 @@ class _OpenSpielBot(PolicyBot):
 
     last_root: Any = None  # the root of the last search, for inspection
 
+    def __init__(self, game: pyspiel.Game, player: int, seed: int | None):
+        super().__init__(game, player, seed)
+        # OpenSpiel's bots search pyspiel states directly: a plugin's game is checked on the
+        # way (ours and OpenSpiel's own are searched as they are, at full speed)
+        self.searched = CheckedGame(game) if is_plugin_game(game) else game
+
     def search(self, state: pyspiel.State) -> Any:
         """The root of a search from `state`, with at least one child."""
         raise NotImplementedError
 
     def step(self, state: pyspiel.State) -> int:
         """OpenSpiel's MCTS move in `state` (which must be the bot's turn); a single legal
-        action is played at once, without search."""
+        action is played at once, without search. A plugin's game is searched through its
+        contract (games.contract.CheckedGame), as our searches check it."""
         self.check_turn(state)
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        if isinstance(self.searched, CheckedGame):
+            state = self.searched.checked(state)
         self.last_root = root = self.search(state)
         return root.best_child().action
 
@@ -108,7 +120,7 @@ class OpenSpielMCTSBot(_OpenSpielBot):
             n_rollouts=1, random_state=np.random.RandomState(rollout_seed)
         )
         self.bot = _TimedOpenSpielMCTS(
-            game,
+            self.searched,
             uct_c,
             max_simulations if max_simulations is not None else _UNLIMITED,
             evaluator,
@@ -148,7 +160,7 @@ class OpenSpielCppMCTSBot(_OpenSpielBot):
 
         def cpp_bot(simulations: int, seconds: float) -> pyspiel.MCTSBot:
             return pyspiel.MCTSBot(
-                game,
+                self.searched,
                 self.evaluator,
                 uct_c,
                 simulations,
@@ -200,12 +212,20 @@ def _openspiel_budget(
 
 def _openspiel_params() -> dict[str, Param]:
     return {
-        "uct_c": Param(OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)"),
+        "uct_c": Param(
+            OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)", high=MAX_CONSTANT
+        ),
         "max_simulations": Param(
-            None, f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)", int
+            None,
+            f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)",
+            int,
+            high=MAX_TREE_NODES,
         ),
         "time_ms": Param(
-            None, "wall-clock budget per move in ms (ours: checked after each simulation)", float
+            None,
+            "wall-clock budget per move in ms (ours: checked after each simulation)",
+            float,
+            high=MAX_TIME_MS,
         ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }
@@ -235,7 +255,7 @@ def _make_openspiel_mcts(
     "game, Python games included)",
     {
         **_openspiel_params(),
-        "max_memory_mb": Param(1000, "memory limit of the C++ search tree"),
+        "max_memory_mb": Param(1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB),
     },
 )
 def _make_openspiel_mcts_cpp(

@@ -7,7 +7,7 @@ import pyspiel
 from chancespiel.agents.bot import PolicyBot, require_game
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.games.core import Core
-from chancespiel.games.pig_core import ROLL, STOP, PigCore
+from chancespiel.games.pig_core import MAX_WINSCORE, ROLL, STOP, PigCore
 from chancespiel.games.pig_solver import PigSolution, solve_pig
 
 _PIG = ("python_pig", "pig")  # ours, and OpenSpiel's (read into our core: games/pig.py)
@@ -63,7 +63,7 @@ class PigOptimalBot(PolicyBot):
 @register_agent(
     "hold",
     "Pig: roll until the turn total reaches n or stopping wins",
-    {"n": Param(20, "turn total at which to stop")},
+    {"n": Param(20, "turn total at which to stop", high=MAX_WINSCORE)},
 )
 def _make_hold(game: pyspiel.Game, player: int, seed: int | None, n: int) -> HoldBot:
     _require_pig(game, "hold")

@@ -17,19 +17,42 @@ from typing import Any
 
 import pyspiel
 
+from chancespiel.games.core import MAX_INT_PARAM
 from chancespiel.games.registry import parse_parameters
 
 _NONE_WORDS = {"none", "None"}
 
 
+def bound_text(value: float) -> str:
+    """A bound as a spec would write it: whole numbers without a fraction or an exponent."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
 @dataclass(frozen=True)
 class Param:
-    """A parameter of an agent: its default, its type, and a one-line description."""
+    """A parameter of an agent: its default, its type, a one-line description, and for a
+    number its range: `high`, the largest value that keeps one move bounded in time and
+    memory (every numeric parameter of chancespiel's agents has one), and `low`."""
 
     default: Any
     help: str
     type: type | None = None  # defaults to type(default); needed when the default is None
     allow_none: bool = False
+    high: float | None = None
+    low: float | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """True for an int or float parameter (bools are not numbers here)."""
+        return (self.type or type(self.default)) in (int, float)
+
+    def range_text(self) -> str:
+        """The range as `chancespiel agents` shows it ('' without one)."""
+        if self.low is not None and self.high is not None:
+            return f"in [{bound_text(self.low)}, {bound_text(self.high)}]"
+        if self.high is not None:
+            return f"at most {bound_text(self.high)}"
+        return "" if self.low is None else f"at least {bound_text(self.low)}"
 
     def coerce(self, agent: str, name: str, value: Any) -> Any:
         """`value` converted to this parameter's type, or a ValueError naming the problem."""
@@ -48,10 +71,16 @@ class Param:
             )
         if kind is int and isinstance(value, bool):
             raise ValueError(f"{agent}: parameter {name} must be an integer, got {value!r}")
+        if isinstance(value, (int, float)) and not (
+            (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+        ):
+            raise ValueError(f"{agent}: parameter {name} must be {self.range_text()}, got {value}")
         return value
 
 
-SEED = Param(None, "seed of the agent's own random generator (none: fresh entropy)", int)
+SEED = Param(
+    None, "seed of the agent's own random generator (none: fresh entropy)", int, high=MAX_INT_PARAM
+)
 HEURISTIC = Param(
     "default",
     "evaluation at the search horizon: the game's heuristic (default), zero (0 but at the "

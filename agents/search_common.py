@@ -44,6 +44,16 @@ def sample_outcomes_linear(
 # searching thread, which other jobs on a shared machine cannot eat into, so that a budget buys
 # the same search however loaded the machine is.
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+# Upper bounds of the agents' numeric parameters (Param.high), each keeping one move bounded in
+# time and memory; `Limits` holds every search to the budgets' bounds.
+MAX_TIME_MS = 3_600_000.0  # an hour per move
+MAX_DEPTH = 100  # decision plies (the recursion's depth; synthetic test trees are 40 deep)
+MAX_NODES = 1_000_000_000  # nodes a depth-first search visits (a counter, not memory)
+MAX_TREE_NODES = 10_000_000  # MCTS tree nodes and simulations (each one a node in memory)
+MAX_SAMPLES = 10_000_000  # outcomes drawn at one chance node
+MAX_CONSTANT = 1000.0  # exploration and widening constants
+MAX_COEFFICIENT = 1e6  # additive bounds and regression coefficients
 CLOCK = Param(
     "wall",
     "what time_ms measures: wall time (wall) or the search thread's CPU time (cpu: the same "
@@ -68,7 +78,7 @@ class Limits:
     """The budget of one search, shared by every agent family: the search ends when the first
     of its limits is spent (None: no such limit). `time_ms` is measured by `clock` ("wall" or
     "cpu", CLOCKS). Depth-first searches take max_depth, time_ms and max_nodes; MCTS
-    max_simulations, time_ms and max_nodes (tree nodes).
+    max_simulations, time_ms and max_nodes (tree nodes). Each is at most its MAX_ above.
 
     Raises:
       ValueError: naming the first bad limit or clock.
@@ -82,15 +92,19 @@ class Limits:
 
     def __post_init__(self) -> None:
         counts = (
-            ("max_depth", self.max_depth),
-            ("max_simulations", self.max_simulations),
-            ("max_nodes", self.max_nodes),
+            ("max_depth", self.max_depth, MAX_DEPTH),
+            ("max_simulations", self.max_simulations, MAX_TREE_NODES),
+            ("max_nodes", self.max_nodes, MAX_NODES),
         )
-        for name, count in counts:
+        for name, count, high in counts:
             if count is not None and count < 1:
                 raise ValueError(f"{name} must be >= 1, got {count}")
+            if count is not None and count > high:
+                raise ValueError(f"{name} must be at most {high}, got {count}")
         if self.time_ms is not None and not self.time_ms > 0:  # also rejects NaN
             raise ValueError(f"time_ms must be > 0, got {self.time_ms}")
+        if self.time_ms is not None and self.time_ms > MAX_TIME_MS:
+            raise ValueError(f"time_ms must be at most {MAX_TIME_MS:.0f}, got {self.time_ms}")
         clock_named(self.clock)
 
     @classmethod

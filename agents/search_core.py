@@ -120,14 +120,19 @@ def sample_guided(cum: list[float], guide: list[int], u: float) -> int:
 _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample_outcomes
 
 
+SAMPLE_CHUNK: Final = 4096  # draws between two looks at the budget's clock
+
+
 def sample_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn with replacement by probability, duplicates merged.
 
     Each distinct outcome gets weight count / samples; the result lists outcomes in order of
     first draw. The draws are a pure function of `key` (uniform numbers from a generator
     seeded by it), each found in the cumulative table by bisection (O(log n) per draw).
+    With a `budget`, its clock is read every SAMPLE_CHUNK draws (a search's budget is
+    checked per node, and one node may draw millions), raising SearchTimeout once spent.
     """
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
@@ -136,14 +141,20 @@ def sample_outcomes(
     # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
     draw = random.Random(key).random
     counts: dict[int, int] = {}
-    for _ in range(samples):
-        chosen = ids[sample_guided(cum, guide, draw())]
-        counts[chosen] = counts.get(chosen, 0) + 1
+    left = samples
+    while left > 0:  # chunks: the loop over draws stays as it was, without a test per draw
+        chunk = left if left < SAMPLE_CHUNK else SAMPLE_CHUNK
+        for _ in range(chunk):
+            chosen = ids[sample_guided(cum, guide, draw())]
+            counts[chosen] = counts.get(chosen, 0) + 1
+        left -= chunk
+        if left and budget is not None:
+            budget.check()
     return [(outcome, count / samples) for outcome, count in counts.items()]
 
 
 def systematic_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn systematically by probability, duplicates merged.
 
@@ -151,16 +162,23 @@ def systematic_outcomes(
     in the cumulative table: every outcome of probability p is drawn floor(samples * p) or
     ceil(samples * p) times (its expected count, as with independent draws, so the weighted
     mean is unbiased), and never more than one draw away from it, which independent draws
-    give only in expectation. A pure function of `key`; weights count / samples.
+    give only in expectation. A pure function of `key`; weights count / samples; the
+    `budget`'s clock is read as in `sample_outcomes`.
     """
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
     ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
     start = random.Random(key).random()
     counts: dict[int, int] = {}
-    for i in range(samples):
-        chosen = ids[sample_guided(cum, guide, (start + i) / samples)]
-        counts[chosen] = counts.get(chosen, 0) + 1
+    done = 0
+    while done < samples:  # chunks, as in sample_outcomes
+        end = done + SAMPLE_CHUNK if samples - done > SAMPLE_CHUNK else samples
+        for i in range(done, end):
+            chosen = ids[sample_guided(cum, guide, (start + i) / samples)]
+            counts[chosen] = counts.get(chosen, 0) + 1
+        done = end
+        if done < samples and budget is not None:
+            budget.check()
     return [(outcome, count / samples) for outcome, count in counts.items()]
 
 

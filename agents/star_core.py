@@ -218,7 +218,7 @@ class StarSearch(OrderedSearch):
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
         draw = systematic_outcomes if self.systematic else sample_outcomes
-        sample = draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64))
+        sample = draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample

@@ -78,6 +78,10 @@ from chancespiel.agents.registry import HEURISTIC, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_SAMPLES,
+    MAX_TIME_MS,
     Limits,
     check_budget,
     check_two_player_zero_sum,
@@ -495,11 +499,20 @@ class StarMinimaxBot(PolicyBot):
 
 
 _COMMON = {
-    "max_depth": Param(None, "deepest iteration in decision plies (none: until the budget)", int),
-    "time_ms": Param(None, "time budget per move in ms (default 200 if no budget)", float),
+    "max_depth": Param(
+        None,
+        "deepest iteration in decision plies (none: until the budget)",
+        int,
+        high=MAX_DEPTH,
+    ),
+    "time_ms": Param(
+        None, "time budget per move in ms (default 200 if no budget)", float, high=MAX_TIME_MS
+    ),
     "clock": CLOCK,
-    "max_nodes": Param(None, "node budget per move", int),
-    "prune_min_depth": Param(0, "no pruning at chance nodes with remaining depth <= this"),
+    "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
+    "prune_min_depth": Param(
+        0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH
+    ),
     "shared_samples": Param(
         False, "siblings share chance samples (common random numbers; with samples only)"
     ),
@@ -603,7 +616,9 @@ for _algorithm in ALGORITHMS:
         _algorithm,
         _HELP[_algorithm] + "; samples=c samples c outcomes per chance node (MCMS)",
         {
-            "samples": Param(None, "outcomes sampled per chance node (none: all)", int),
+            "samples": Param(
+                None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES
+            ),
             **_COMMON,
             **_SAMPLED,
         },
@@ -612,7 +627,9 @@ for _algorithm in ALGORITHMS:
         _PAPER_NAMES[_algorithm],
         f"MCMS: {_algorithm} with samples=10 outcomes per chance node by default",
         {
-            "samples": Param(10, "outcomes sampled with replacement per chance node"),
+            "samples": Param(
+                10, "outcomes sampled with replacement per chance node", high=MAX_SAMPLES
+            ),
             **_COMMON,
             **_SAMPLED,
         },

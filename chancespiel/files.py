@@ -47,7 +47,6 @@ CHUNK = 1 << 20  # bytes read (and, from gzip, inflated) at a time
 # --- Reading --------------------------------------------------------------------------------
 
 
-
 def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
     """os.open(path, flags), refusing what is not a regular file before reading a byte.
 

@@ -83,6 +83,7 @@ from chancespiel.evaluation.play import (
     score_of,
 )
 from chancespiel.files import is_gzip, open_regular, read_chunks, shown
+from chancespiel.games.contract import GameContractError
 from chancespiel.games.learned import LEARNED_HEURISTIC, ModelError, game_model
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded
@@ -439,14 +440,17 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
         except Exception as e:
             return crash_record(task, f"building the bot failed: {type(e).__name__}: {e}", player)
     limits = [move_limit_ms(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
-    played = play_game(
-        game,
-        bots,
-        match_seed,
-        catch_errors=True,
-        move_timeout_s=task.move_timeout_s,
-        watch=watch,
-    )
+    try:
+        played = play_game(
+            game,
+            bots,
+            match_seed,
+            catch_errors=True,
+            move_timeout_s=task.move_timeout_s,
+            watch=watch,
+        )
+    except GameContractError as e:  # no result of the agents: the run stops, nothing written
+        return crash_record(task, str(e), kind=GAME_FAULT)
     move_ms: list[list[float]] = [[], []]
     nodes: list[list[int | None]] = [[], []]
     evaluations: list[list[int | None]] = [[], []]
@@ -496,6 +500,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
 
 LOST = "Lost"  # error kind of a game the infrastructure lost (a worker or cluster node died)
 MISSING = "Missing"  # a worker without a plugin the run needs: the run stops, nothing written
+GAME_FAULT = "GameFault"  # the game broke its contract (games.contract): likewise
 
 
 def is_lost(record: Record) -> bool:

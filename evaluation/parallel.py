@@ -47,6 +47,7 @@ from chancespiel.evaluation.play import (
     forfeit_returns,
     play_game,
 )
+from chancespiel.games.contract import GameContractError
 
 BACKENDS = ("local", "ray")
 RAY_RETRIES = 3
@@ -447,6 +448,7 @@ def play_game_watched(
     worker of `match`. Needs the fork start method (Linux, macOS).
 
     Raises:
+      GameContractError: if the game broke its contract (games.contract).
       RuntimeError: if the child died for another reason.
     """
     context = multiprocessing.get_context("fork")
@@ -458,10 +460,14 @@ def play_game_watched(
     def child() -> None:
         become_worker(parent)
         ours.close()
-        record = play_game(
-            game, bots, seed, lambda _, player, action: theirs.send((player, action)),
-            catch_errors=True, move_timeout_s=move_timeout_s, watch=board,
-        )  # fmt: skip
+        try:
+            record = play_game(
+                game, bots, seed, lambda _, player, action: theirs.send((player, action)),
+                catch_errors=True, move_timeout_s=move_timeout_s, watch=board,
+            )  # fmt: skip
+        except GameContractError as e:  # the parent raises it (its message pickles)
+            theirs.send(e)
+            return
         theirs.send(record)
 
     process = context.Process(target=child, daemon=True)
@@ -479,6 +485,9 @@ def play_game_watched(
                 if isinstance(message, GameRecord):
                     process.join()
                     return message
+                if isinstance(message, GameContractError):
+                    process.join()
+                    raise message
                 if message is not None:
                     player, action = message
                     observer(state, player, action)

@@ -22,7 +22,10 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.result import SearchResult
+from chancespiel.games.contract import GameContractError, Referee
 from chancespiel.games.core import CHANCE
+
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 MoveObserver = Callable[[pyspiel.State, int, int], None]
 """observer(state_before, player, action), called before every move (chance included)."""
@@ -64,7 +67,7 @@ class MoveTimeoutError(Exception):
 
 
 class IllegalActionError(Exception):
-    """A bot chose an action that is not legal (checked when `play_game(catch_errors=True)`)."""
+    """A bot chose an action that is not legal (never applied: not every game checks)."""
 
 
 @dataclass
@@ -176,7 +179,8 @@ def play_game(
       seed: seed of the chance outcomes.
       observer: called before every move.
       catch_errors: if True, an exception raised by a bot, or an illegal action, ends the game
-        as a forfeit of that bot's player (see GameRecord.failure) instead of propagating.
+        as a forfeit of that bot's player (see GameRecord.failure) instead of propagating. A
+        game that breaks its contract (games.contract) raises GameContractError either way.
       move_timeout_s: hard limit on one move; a bot that exceeds it raises MoveTimeoutError
         (enforced with SIGALRM in the main thread of a POSIX process, ignored elsewhere). The
         alarm cannot stop a bot stuck in native code; only a process watching from outside
@@ -185,16 +189,17 @@ def play_game(
     """
     rng = random.Random(seed)
     state = game.new_initial_state()
+    referee = Referee(game, state)  # the game's contract, checked at every move
     record = GameRecord([], 0, [])
     culprit = -1  # the player whose bot is running; -1 while no bot is
     try:
         for player, bot in enumerate(bots):
             culprit = player
             _restart(bot, state)
-        while not state.is_terminal():
-            player = state.current_player()
+        culprit = -1
+        while (player := referee.player()) != TERMINAL:
             if player == CHANCE:
-                action = sample_outcome(state.chance_outcomes(), rng.random())
+                action = sample_outcome(referee.outcomes(), rng.random())
             else:
                 culprit, bot = player, bots[player]
                 before = last_result(bot)
@@ -207,7 +212,7 @@ def play_game(
                 record.move_nodes.append(fresh.nodes if fresh is not None else None)
                 record.move_evaluations.append(fresh.evaluations if fresh is not None else None)
                 record.move_depths.append(fresh.depth if fresh is not None else None)
-                if catch_errors and action not in state.legal_actions():
+                if action not in referee.legal:  # never applied: a game may not check
                     raise IllegalActionError(f"illegal action {action} in state {state}")
             for other, bot in enumerate(bots):
                 if other != player:
@@ -216,14 +221,16 @@ def play_game(
             culprit = -1
             if observer is not None:
                 observer(state, player, action)
-            state.apply_action(action)
+            referee.apply(player, action)
+    except GameContractError:
+        raise  # the game's fault, wherever found (a search checks foreign games too)
     except Exception as e:
         if not catch_errors or culprit < 0:
             raise
         record.failure = BotFailure(culprit, type(e).__name__, str(e))
         record.returns = forfeit_returns(culprit, len(bots))
     else:
-        record.returns = list(state.returns())
+        record.returns = referee.returns()
     record.moves = len(record.move_seconds)
     record.history = list(state.history())
     return record

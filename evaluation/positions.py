@@ -9,7 +9,8 @@ from collections.abc import Iterator, Sequence
 import pyspiel
 
 from chancespiel.agents.protocol import search_state
-from chancespiel.games.core import CHANCE, Core
+from chancespiel.games.contract import Referee
+from chancespiel.games.core import CHANCE, TERMINAL, Core
 
 
 class ReplayError(ValueError):
@@ -22,24 +23,26 @@ def random_decision_positions(
     """`count` decision nodes from random games (chance by probability, moves uniform).
 
     Each game stops after a uniform number of 0..max_moves decision moves; games that end
-    first are replayed with the next random numbers.
+    first are replayed with the next random numbers. The games are held to their contract
+    (games.contract): a game that breaks it raises GameContractError, never loops.
     """
     rng = random.Random(seed)
     positions: list[pyspiel.State] = []
     while len(positions) < count:
         state = game.new_initial_state()
+        referee = Referee(game, state)
         stop_after = rng.randint(0, max_moves)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
+        while (player := referee.player()) != TERMINAL:
+            if player == CHANCE:
+                outcomes = referee.outcomes()
                 weights = [p for _, p in outcomes]
-                state.apply_action(rng.choices([a for a, _ in outcomes], weights)[0])
+                referee.apply(player, rng.choices([a for a, _ in outcomes], weights)[0])
                 continue
             if stop_after == 0:
                 positions.append(state)
                 break
             stop_after -= 1
-            state.apply_action(rng.choice(state.legal_actions()))
+            referee.apply(player, rng.choice(referee.legal))
     return positions
 
 

@@ -21,51 +21,46 @@ from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reacha
 from chancespiel.evaluation.runner import RunConfig, RunResult, RunStoppedError, run
 from chancespiel.evaluation.usage import (
     RESULTS_DIR,
+    Bounded,
     RunInterruptedError,
     UsageError,
-    positive,
+    matches_arg,
     seed_arg,
+    workers_arg,
 )
 
 MAX_OVERRUN_MS = 3_600_000.0  # an hour: anything larger is a typo, not a tolerance
 MAX_MOVE_TIMEOUT_S = 86_400.0  # a day per move (0 turns the limit off)
+OVERRUN_MS = Bounded(float, 0.0, MAX_OVERRUN_MS)
+MOVE_TIMEOUT_S = Bounded(float, 0.0, MAX_MOVE_TIMEOUT_S)
 
 
 def add_running_options(parser: argparse.ArgumentParser) -> None:
     """The options of every command that plays matches (match, tournament, tune, figure2)."""
     parser.add_argument(
-        "--matches", type=positive, required=True, help="matches (seat-swapped pairs of games)"
+        "--matches", type=matches_arg, required=True, help="matches (seat-swapped pairs of games)"
     )
     parser.add_argument(
         "--seed", type=seed_arg, default=0, help="match i uses the dice and bot seeds of seed + i"
     )
     parser.add_argument(
-        "--workers", type=positive, help="games at once (default: one per core / Ray CPU)"
+        "--workers", type=workers_arg, help="games at once (default: one per core / Ray CPU)"
     )
     parser.add_argument("--backend", choices=BACKENDS, default="local", help="where games run")
     parser.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
     parser.add_argument(
         "--overrun-ms",
-        type=float,
+        type=OVERRUN_MS,
         default=DEFAULT_OVERRUN_MS,
         help="a move longer than the agent's time_ms plus this is counted as an overrun",
     )
     parser.add_argument(
         "--move-timeout-s",
-        type=float,
+        type=MOVE_TIMEOUT_S,
         default=DEFAULT_MOVE_TIMEOUT_S,
         help="a move longer than this is stopped and the game forfeited (0: no limit)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def check_move_timeout(seconds: float) -> None:
-    """UsageError unless --move-timeout-s is in [0, MAX_MOVE_TIMEOUT_S] (NaN is not)."""
-    if not 0 <= seconds <= MAX_MOVE_TIMEOUT_S:
-        raise UsageError(
-            f"--move-timeout-s must be in [0, {MAX_MOVE_TIMEOUT_S:g}] (0: no limit), "
-            f"got {seconds:g}"
-        )
 
 
 def run_config(
@@ -88,11 +83,6 @@ def run_config(
             check_reachable(args.address)
         except BackendError as e:
             raise UsageError(str(e)) from None
-    if not 0 <= args.overrun_ms <= MAX_OVERRUN_MS:
-        raise UsageError(
-            f"--overrun-ms must be in [0, {MAX_OVERRUN_MS:g}], got {args.overrun_ms:g}"
-        )
-    check_move_timeout(args.move_timeout_s)
     out = getattr(args, "out", None) if records else None
     if out is not None:
         check_record_path(out)

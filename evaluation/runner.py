@@ -24,6 +24,7 @@ from chancespiel.evaluation.luck import (
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
+    GAME_FAULT,
     MISSING,
     Agent,
     GameKey,
@@ -412,11 +413,17 @@ def _play(
             if executor.in_flight == 0:
                 break
             record = executor.next_result()
-            if (record.get("error") or {}).get("kind") == MISSING:
+            kind = (record.get("error") or {}).get("kind")
+            if kind == MISSING:
                 raise RunStoppedError(
                     f"{record['error']['message']}; the run stops (a game is never scored for "
                     "a reason outside it): load it with chancespiel --import MODULE, "
                     "CHANCESPIEL_IMPORT, or an installed entry point; the same command resumes"
+                )
+            if kind == GAME_FAULT:
+                raise RunStoppedError(
+                    f"{record['error']['message']}; the run stops and records nothing for "
+                    "that game (its result would mean nothing)"
                 )
             played += 1
             if writer is not None:

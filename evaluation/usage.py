@@ -13,17 +13,27 @@ import difflib
 import os
 import shlex
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyspiel
 
 from chancespiel import files
 from chancespiel.agents import check_spec, parse_spec
 from chancespiel.agents.human import HUMAN
+from chancespiel.agents.registry import bound_text
+from chancespiel.agents.search_common import MAX_TIME_MS
 from chancespiel.evaluation.match import error_line
-from chancespiel.games.registry import evaluation_for, parse_parameters
+from chancespiel.games.contract import Contract, GameContractError
+from chancespiel.games.registry import evaluation_for, parse_parameters, spiel_errors_quiet
 
 RESULTS_DIR = Path("results")  # fresh outputs go to results/<kind>/run-<timestamp>
+
+
+def _printable(char: str) -> str:
+    """`char`, or its escape (\\n, \\x1e) where it is not printable (a space is)."""
+    return char if char.isprintable() else repr(char)[1:-1]
 
 
 class UsageError(Exception):
@@ -34,7 +44,8 @@ class UsageError(Exception):
 
     def __init__(self, message: str, status: int | None = None):
         # one line even where the message quotes the user's input, which may hold newlines
-        super().__init__(message.strip().replace("\r", "\\r").replace("\n", "\\n"))
+        # or other characters that end a line (\x1e, \u2028, ...): each is shown escaped
+        super().__init__("".join(_printable(char) for char in message.strip()))
         if status is not None:
             self.status = status
 
@@ -45,9 +56,18 @@ class RunInterruptedError(UsageError):
     status = 130
 
 
+_KINDS = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a number with a decimal point",
+    str: "text",
+}
+
+
 def load_game(game_string: str) -> pyspiel.Game:
     """pyspiel.load_game with a one-line error for unknown names (suggesting the closest
-    registered ones) or bad parameters."""
+    registered ones), bad parameters, or declarations no game can be played by
+    (games.contract)."""
     # Names and parameter names are checked here: OpenSpiel's own errors list all its games
     # and print a second copy of the message on stderr.
     try:
@@ -69,10 +89,22 @@ def load_game(game_string: str) -> pyspiel.Game:
             f"unknown parameter(s) {', '.join(unknown)} of game {name}; "
             f"its parameters: {', '.join(sorted(allowed)) or 'none'}"
         )
+    for key, value in params.items():  # OpenSpiel takes a value only of its default's type
+        kind = type(allowed[key])
+        if kind in (bool, int, float, str) and type(value) is not kind:
+            raise UsageError(
+                f"parameter {key} of game {name} must be {_KINDS[kind]}, got {value!r}"
+            )
     try:
-        return pyspiel.load_game(game_string)
-    except (pyspiel.SpielError, ValueError, RuntimeError) as e:
+        with spiel_errors_quiet():
+            game = pyspiel.load_game(game_string)
+    except Exception as e:  # a plugin's game may raise anything while it is made
         raise UsageError(f"cannot load game {game_string!r}: {error_line(e)}") from None
+    try:
+        Contract.of(game)  # declarations a game is played by (its moves are checked in play)
+    except GameContractError as e:
+        raise UsageError(str(e)) from None
+    return game
 
 
 def checked_specs(game: pyspiel.Game, specs: Sequence[str], unattended: bool = False) -> None:
@@ -106,28 +138,82 @@ def choices(option: str, text: str | None, known: Sequence[str]) -> list[str]:
     return [item for item in known if item in chosen]
 
 
-def floats(option: str, text: str) -> list[float]:
-    """'0,0.05,0.1' -> [0.0, 0.05, 0.1]; '' -> []."""
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"{option}: comma-separated numbers, not {text!r}") from None
+@dataclass(frozen=True)
+class Bounded:
+    """An argparse type: a number (`kind`, int or float) within [low, high] (with `open_low`,
+    above low), refused in one line outside; `--help` shows the range. Every numeric option
+    of the commands and experiments is one, its `high` keeping one run bounded in time and
+    memory; `each` takes a comma-separated list of such numbers."""
+
+    kind: type
+    low: float
+    high: float
+    open_low: bool = False
+
+    def range_text(self) -> str:
+        """'[1, 100]', or '(0, 3600000]' with an open low end."""
+        low, high = bound_text(self.low), bound_text(self.high)
+        return f"{'(' if self.open_low else '['}{low}, {high}]"
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value = self.kind(text)
+        except (TypeError, ValueError):
+            kind = "an integer" if self.kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"must be {kind}, got {text!r}") from None
+        if value != value:  # NaN
+            raise argparse.ArgumentTypeError(f"must be in {self.range_text()}, got {text}")
+        if value < self.low or (self.open_low and value == self.low):
+            low = f"{'>' if self.open_low else '>='} {bound_text(self.low)}"
+            raise argparse.ArgumentTypeError(f"must be {low}, got {text}")
+        if value > self.high:
+            raise argparse.ArgumentTypeError(f"must be at most {bound_text(self.high)}, got {text}")
+        return value
+
+    @property
+    def each(self) -> BoundedList:
+        """The argparse type of a comma-separated list of these numbers."""
+        return BoundedList(self)
 
 
-def positive(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {number}")
-    return number
+@dataclass(frozen=True)
+class BoundedList:
+    """An argparse type: comma-separated numbers, each `Bounded` by `bounded` (at least one
+    unless `empty`, at most MAX_LIST_ITEMS)."""
+
+    bounded: Bounded
+    empty: bool = False
+
+    def __call__(self, text: str) -> list[Any]:
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        if len(items) < (0 if self.empty else 1) or len(items) > MAX_LIST_ITEMS:
+            raise argparse.ArgumentTypeError(
+                f"must be up to {MAX_LIST_ITEMS} comma-separated numbers, got {text!r}"
+            )
+        try:
+            return [self.bounded(item) for item in items]
+        except argparse.ArgumentTypeError as e:
+            raise argparse.ArgumentTypeError(f"each item {e}") from None
 
 
-def seed_arg(value: str) -> int:
-    """A seed: an integer >= 0 (random.Random(-n) draws the same numbers as random.Random(n),
-    so a negative seed would silently repeat another run's dice)."""
-    number = int(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {number}")
-    return number
+MAX_LIST_ITEMS = 1000
+MAX_RUN_SEED = 2**63 - 1  # runs' seeds (bot seeds are 63-bit hashes of them)
+MAX_MATCHES = 1_000_000  # matches of a pair in one run
+MAX_WORKERS = 1024
+MAX_POSITIONS = 100_000  # positions, states, trees or runs an experiment searches
+MAX_MINUTES = 10_080.0  # a week
+# Depths an experiment searches whole, without a budget (node counts, regressions): a real
+# game's tree at depth 12 is already beyond any run.
+MAX_FIXED_DEPTH = 12
+
+# A seed: an integer >= 0 (random.Random(-n) draws the same numbers as random.Random(n), so a
+# negative seed would silently repeat another run's dice).
+seed_arg = Bounded(int, 0, MAX_RUN_SEED)
+matches_arg = Bounded(int, 1, MAX_MATCHES)
+workers_arg = Bounded(int, 1, MAX_WORKERS)
+positions_arg = Bounded(int, 1, MAX_POSITIONS)
+time_ms_arg = Bounded(float, 0.0, MAX_TIME_MS, open_low=True)
+minutes_arg = Bounded(float, 0.0, MAX_MINUTES, open_low=True)
 
 
 def command_text(command_line: Sequence[str]) -> str:

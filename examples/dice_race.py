@@ -191,7 +191,7 @@ class HoldBot(pyspiel.Bot):
 @register_agent(
     "example_hold",
     "dice race: roll until the turn's total reaches n (a plugin's agent)",
-    {"n": Param(5, "turn total to stop at")},
+    {"n": Param(5, "turn total to stop at", high=100)},
 )
 def make_hold(game: pyspiel.Game, player: int, n: int, seed: int | None) -> pyspiel.Bot:
     if game.get_type().short_name != _GAME_TYPE.short_name:

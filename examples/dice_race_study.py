@@ -16,27 +16,27 @@ import pyspiel
 
 from chancespiel.evaluation.play import play_match, score_of
 from chancespiel.evaluation.stats import wilson_interval
-from chancespiel.evaluation.usage import UsageError, made_by, new_output, positive, write_text
+from chancespiel.evaluation.usage import Bounded, UsageError, made_by, new_output, write_text
 from chancespiel.studies import Experiment, register_experiment
 
 GAME = "example_dice_race"
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--thresholds", default="2,4,6,8", help="comma-separated n")
-    parser.add_argument("--games", type=positive, default=100, help="matches per threshold")
+    # Bounded numbers: refused in one line outside their range, which --help shows.
+    parser.add_argument(
+        "--thresholds", type=Bounded(int, 1, 1000).each, default="2,4,6,8", help="n to try"
+    )
+    parser.add_argument(
+        "--games", type=Bounded(int, 1, 100_000), default=100, help="matches per threshold"
+    )
     parser.add_argument("--out", help="Markdown file for the table (a new one)")
 
 
 def _run(args: argparse.Namespace) -> None:
     if GAME not in pyspiel.registered_names():
         raise UsageError(f"{GAME} is not loaded: add --import examples/dice_race.py")
-    try:
-        thresholds = [int(n) for n in args.thresholds.split(",")]
-    except ValueError:
-        raise UsageError(
-            f"--thresholds: comma-separated integers, not {args.thresholds!r}"
-        ) from None
+    thresholds = args.thresholds
     out = new_output(args.out, "example_hold_sweep", ".md")  # refused before the games
     game = pyspiel.load_game(GAME)
     lines = ["| n | matches | score | 95% interval |", "|---:|---:|---:|---|"]

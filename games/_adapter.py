@@ -125,6 +125,8 @@ class CoreGame(pyspiel.Game):
     game_type: pyspiel.GameType
     state_class: type[CoreState] = CoreState
     rules_class: Callable[..., Any]
+    # The numeric parameters' ranges (games.core.ParamBounds): `chancespiel games` lists them.
+    bounds: Mapping[str, tuple[float, float]] = {}
 
     def __init__(self, params: Mapping[str, Any] | None = None):
         spec = self.game_type.parameter_specification

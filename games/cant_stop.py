@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type
 from chancespiel.games.cant_stop_core import (
+    CANT_STOP_BOUNDS,
     CANT_STOP_FEATURES,
     ROLLING,
     CantStopCore,
@@ -37,6 +38,7 @@ class CantStopGame(CoreGame):
     game_type = _GAME_TYPE
     state_class = CantStopState
     rules_class = CantStopRules
+    bounds = CANT_STOP_BOUNDS
 
 
 def cant_stop_move_note(core: CantStopCore, player: int, action: int) -> str | None:

@@ -78,9 +78,11 @@ from chancespiel.games.core import (
     CHANCE,
     TERMINAL,
     Core,
+    ParamBounds,
     SharedRules,
     check_bool_param,
     check_int_param,
+    check_param,
 )
 
 ROLL: Final = 0
@@ -137,6 +139,15 @@ class PlayerSummary:
         self.risky: dict[int, float] | None = None
 
 
+CANT_STOP_BOUNDS: Final[ParamBounds] = {
+    "sides": (2, 12),
+    "shortest": (1, 99),
+    "height_step": (0, 10),
+    "columns_to_win": (1, 12),  # and at most `sides`
+    "horizon": (1, 100_000),
+}
+
+
 class CantStopRules(SharedRules):
     """Constants of one Can't Stop variant: board, roll table, action encoding. Shared."""
 
@@ -152,14 +163,15 @@ class CantStopRules(SharedRules):
         ordered_dice: Any = False,
     ):
         self.ordered_dice: bool = check_bool_param("ordered_dice", ordered_dice)
-        self.sides = s = check_int_param("sides", sides, 2, 12)
-        self.shortest = low = check_int_param("shortest", shortest, 1, 99)
-        self.height_step = step = check_int_param("height_step", height_step, 0, 10)
+        self.sides = s = check_param(CANT_STOP_BOUNDS, "sides", sides)
+        self.shortest = low = check_param(CANT_STOP_BOUNDS, "shortest", shortest)
+        self.height_step = step = check_param(CANT_STOP_BOUNDS, "height_step", height_step)
         self.num_columns = n = 2 * s - 1
         # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
         # is open, and each player can still win the columns they lack (see the docstring).
+        check_param(CANT_STOP_BOUNDS, "columns_to_win", columns_to_win)
         self.columns_to_win = check_int_param("columns_to_win", columns_to_win, 1, s)
-        self.horizon = check_int_param("horizon", horizon, 1, 100_000)
+        self.horizon = check_param(CANT_STOP_BOUNDS, "horizon", horizon)
         # Column index i holds the sum i + 2.
         self.heights: tuple[int, ...] = tuple(
             low + step * (s - 1 - abs(s - 1 - i)) for i in range(n)

@@ -26,7 +26,7 @@ from chancespiel.games._adapter import (
     CoreGame,
     chance_game_type,
 )
-from chancespiel.games.core import check_int_param
+from chancespiel.games.core import MAX_INT_PARAM, ParamBounds, check_param
 from chancespiel.games.exact import action_values, expectimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameSpec, register_game
@@ -35,6 +35,15 @@ from chancespiel.games.tree_hash import child_key, mix64, unit
 _DEFAULTS = {"seed": 0, "depth": 4, "branching": 3, "outcomes": 3, "chance_prob": 0.5}
 
 _GAME_TYPE = chance_game_type("python_chance_tree", "Python random chance tree", _DEFAULTS)
+
+
+CHANCE_TREE_BOUNDS: ParamBounds = {
+    "seed": (0, MAX_INT_PARAM),
+    "depth": (1, 12),
+    "branching": (2, 8),
+    "outcomes": (2, 8),
+}
+CHANCE_PROB_RANGE = (0.0, 1.0)
 
 
 class ChanceTreeRules(KeyedTreeRules):
@@ -48,11 +57,12 @@ class ChanceTreeRules(KeyedTreeRules):
         outcomes: int = 3,
         chance_prob: float = 0.5,
     ):
-        self.seed = check_int_param("seed", seed, 0)
-        self.depth = check_int_param("depth", depth, 1, 12)
-        self.branching = check_int_param("branching", branching, 2, 8)
-        self.outcomes = check_int_param("outcomes", outcomes, 2, 8)
-        if not isinstance(chance_prob, (int, float)) or not 0.0 <= chance_prob <= 1.0:
+        self.seed = check_param(CHANCE_TREE_BOUNDS, "seed", seed)
+        self.depth = check_param(CHANCE_TREE_BOUNDS, "depth", depth)
+        self.branching = check_param(CHANCE_TREE_BOUNDS, "branching", branching)
+        self.outcomes = check_param(CHANCE_TREE_BOUNDS, "outcomes", outcomes)
+        low, high = CHANCE_PROB_RANGE
+        if not isinstance(chance_prob, (int, float)) or not low <= chance_prob <= high:
             raise ValueError(f"parameter chance_prob must be in [0, 1], got {chance_prob!r}")
         self.chance_prob = float(chance_prob)
         self.root_key = mix64(self.seed)
@@ -148,6 +158,7 @@ class ChanceTreeGame(CoreGame):
 
     game_type = _GAME_TYPE
     rules_class = ChanceTreeRules
+    bounds = {**CHANCE_TREE_BOUNDS, "chance_prob": CHANCE_PROB_RANGE}
 
 
 def chance_tree_heuristic(core: ChanceTreeCore, player: int) -> float:

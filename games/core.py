@@ -17,6 +17,21 @@ from mypy_extensions import mypyc_attr
 
 CHANCE: Final = -1  # pyspiel.PlayerId.CHANCE
 TERMINAL: Final = -4  # pyspiel.PlayerId.TERMINAL
+# OpenSpiel's integer parameters are C++ ints: the largest value a game or agent string holds
+# (seeds included).
+MAX_INT_PARAM: Final = 2**31 - 1
+
+
+ParamBounds = dict[str, tuple[int, int]]
+"""A game's declared parameter ranges, name -> (lowest, highest): what its rules accept, and what
+`chancespiel games` lists. Every integer parameter of our games has one."""
+
+
+def check_param(bounds: ParamBounds, name: str, value: Any) -> int:
+    """`value` as an int within the declared bounds of the parameter `name` (check_int_param)."""
+    low, high = bounds[name]
+    return check_int_param(name, value, low, high)
+
 
 Heuristic = Callable[[Any, int], float]
 """h(state, player) -> value in [-1, 1] for `player`, exact (+1/-1/0) at terminal states."""

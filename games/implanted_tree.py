@@ -37,7 +37,7 @@ from chancespiel.games._adapter import (
     CoreGame,
     chance_game_type,
 )
-from chancespiel.games.core import check_int_param
+from chancespiel.games.core import MAX_INT_PARAM, ParamBounds, check_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameSpec, register_game
@@ -84,6 +84,14 @@ def critical_depths(name: str, depths: Sequence[int], depth: int, parity: int) -
     return chosen
 
 
+IMPLANTED_BOUNDS: ParamBounds = {
+    "seed": (0, MAX_INT_PARAM),
+    "depth": (1, 40),
+    # -1 (none), or a ply above the leaves
+    **dict.fromkeys(_DEFAULTS_NAMES, (-1, 39)),
+}
+
+
 class ImplantedTreeRules(KeyedTreeRules):
     """Parameters of one tree and the critical depths as a per-ply table."""
 
@@ -96,11 +104,11 @@ class ImplantedTreeRules(KeyedTreeRules):
         min_critical1: int = -1,
         min_critical2: int = -1,
     ):
-        self.seed = check_int_param("seed", seed, 0)
-        self.depth = check_int_param("depth", depth, 1, 40)
+        self.seed = check_param(IMPLANTED_BOUNDS, "seed", seed)
+        self.depth = check_param(IMPLANTED_BOUNDS, "depth", depth)
         given = (max_critical1, max_critical2, min_critical1, min_critical2)
         for name, value in zip(_DEFAULTS_NAMES, given, strict=True):
-            check_int_param(name, value, -1)
+            check_param(IMPLANTED_BOUNDS, name, value)
         self.max_depths = critical_depths("max_critical", given[:2], self.depth, 0)
         self.min_depths = critical_depths("min_critical", given[2:], self.depth, 1)
         if not self.max_depths:
@@ -219,6 +227,7 @@ class ImplantedTreeGame(CoreGame):
 
     game_type = _GAME_TYPE
     rules_class = ImplantedTreeRules
+    bounds = IMPLANTED_BOUNDS
 
 
 def _known_value(core: ImplantedTreeCore) -> float | None:

@@ -32,7 +32,7 @@ from chancespiel.games._adapter import (
     CoreGame,
     chance_game_type,
 )
-from chancespiel.games.core import check_int_param
+from chancespiel.games.core import MAX_INT_PARAM, ParamBounds, check_param
 from chancespiel.games.exact import action_values, minimax_value
 from chancespiel.games.keyed_tree import KeyedTreeCore, KeyedTreeRules
 from chancespiel.games.registry import GameSpec, register_game
@@ -53,13 +53,16 @@ _GAME_TYPE = chance_game_type(
 )
 
 
+PGAME_BOUNDS: ParamBounds = {"seed": (0, MAX_INT_PARAM), "branching": (2, 16), "depth": (1, 40)}
+
+
 class PGameRules(KeyedTreeRules):
     """Parameters of one P-game tree."""
 
     def __init__(self, seed: int = 0, branching: int = 2, depth: int = 20, scoring: str = "sign"):
-        self.seed = check_int_param("seed", seed, 0)
-        self.branching = check_int_param("branching", branching, 2, 16)
-        self.depth = check_int_param("depth", depth, 1, 40)
+        self.seed = check_param(PGAME_BOUNDS, "seed", seed)
+        self.branching = check_param(PGAME_BOUNDS, "branching", branching)
+        self.depth = check_param(PGAME_BOUNDS, "depth", depth)
         if scoring not in SCORINGS:
             raise ValueError(f"parameter scoring must be one of {SCORINGS}, got {scoring!r}")
         self.scoring = scoring
@@ -169,6 +172,7 @@ class PGameGame(CoreGame):
 
     game_type = _GAME_TYPE
     rules_class = PGameRules
+    bounds = PGAME_BOUNDS
 
 
 def pgame_heuristic(core: PGameCore, player: int) -> float:

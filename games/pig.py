@@ -12,6 +12,7 @@ import pyspiel
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type, replayed_core
 from chancespiel.games.pig_core import (
     _RESET,
+    PIG_BOUNDS,
     PIG_FEATURES,
     PigCore,
     PigRules,
@@ -44,6 +45,7 @@ class PigGame(CoreGame):
     game_type = _GAME_TYPE
     state_class = PigState
     rules_class = PigRules
+    bounds = PIG_BOUNDS
 
 
 @functools.lru_cache(maxsize=16)

@@ -41,9 +41,10 @@ from chancespiel.games.core import (
     CHANCE,
     TERMINAL,
     Core,
+    ParamBounds,
     SharedRules,
     check_bool_param,
-    check_int_param,
+    check_param,
 )
 
 ROLL: Final = 0
@@ -67,6 +68,12 @@ _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 MAX_WINSCORE: Final = 1000
 MAX_HORIZON: Final = 100_000
 MAX_SIDES: Final = 20
+PIG_BOUNDS: Final[ParamBounds] = {
+    "dice": (1, 2),
+    "winscore": (1, MAX_WINSCORE),
+    "horizon": (1, MAX_HORIZON),
+    "diceoutcomes": (2, MAX_SIDES),
+}
 
 
 class PigRules(SharedRules):
@@ -81,10 +88,10 @@ class PigRules(SharedRules):
         ordered_dice: bool = False,
     ):
         self.ordered_dice = check_bool_param("ordered_dice", ordered_dice)
-        self.dice = check_int_param("dice", dice, 1, 2)
-        self.winscore = check_int_param("winscore", winscore, 1, MAX_WINSCORE)
-        self.horizon = check_int_param("horizon", horizon, 1, MAX_HORIZON)
-        self.sides = check_int_param("diceoutcomes", diceoutcomes, 2, MAX_SIDES)
+        self.dice = check_param(PIG_BOUNDS, "dice", dice)
+        self.winscore = check_param(PIG_BOUNDS, "winscore", winscore)
+        self.horizon = check_param(PIG_BOUNDS, "horizon", horizon)
+        self.sides = check_param(PIG_BOUNDS, "diceoutcomes", diceoutcomes)
         outcomes: list[tuple[int, float]] = []
         gains: list[int] = []
         names: list[str] = []

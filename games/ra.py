@@ -4,7 +4,7 @@ and the heuristic are in `games.ra_core`."""
 from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type
-from chancespiel.games.ra_core import RA_FEATURES, RaRules, ra_features, ra_heuristic
+from chancespiel.games.ra_core import RA_BOUNDS, RA_FEATURES, RaRules, ra_features, ra_heuristic
 from chancespiel.games.registry import GameSpec, register_game
 
 _DEFAULTS = {"epochs": 3}
@@ -22,6 +22,7 @@ class RaGame(CoreGame):
     game_type = _GAME_TYPE
     state_class = RaState
     rules_class = RaRules
+    bounds = RA_BOUNDS
 
 
 register_game(

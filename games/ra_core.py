@@ -70,7 +70,14 @@ from typing import Any, Final
 import numpy as np
 import pyspiel
 
-from chancespiel.games.core import CHANCE, TERMINAL, Core, SharedRules, check_int_param
+from chancespiel.games.core import (
+    CHANCE,
+    TERMINAL,
+    Core,
+    ParamBounds,
+    SharedRules,
+    check_param,
+)
 
 # Tile kinds. Those a god may take (GOLD..SPHINX) are contiguous.
 RA: Final = 0
@@ -282,13 +289,16 @@ def _max_decisions(epochs: int) -> int:
     return draws + invocations + 2 * auctions + gods + discards
 
 
+RA_BOUNDS: Final[ParamBounds] = {"epochs": (1, 3)}
+
+
 class RaRules(SharedRules):
     """Constants of a Ra game: the number of epochs and the size facts. Shared, never copied."""
 
     # `epochs` is typed Any: it comes from a params dict and is checked here (compiled, an int
     # annotation would reject a float before the check could name the parameter).
     def __init__(self, epochs: Any = 3):
-        self.epochs = check_int_param("epochs", epochs, 1, 3)
+        self.epochs = check_param(RA_BOUNDS, "epochs", epochs)
         self.max_game_length = _max_decisions(self.epochs)
         names = ["Draw", "Invoke Ra", "Pass", "End turn"]
         names += [f"Bid sun {v}" for v in range(1, 10)]

@@ -15,9 +15,14 @@ imports none of them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import math
+import os
+import re
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -25,7 +30,8 @@ from typing import Any
 import pyspiel
 
 from chancespiel.games._adapter import CoreGame
-from chancespiel.games.core import Heuristic, Ordering
+from chancespiel.games.contract import TOLERANCE, GameContractError, where
+from chancespiel.games.core import MAX_INT_PARAM, Heuristic, Ordering
 from chancespiel.games.value_model import Features
 
 CoreReader = Callable[[pyspiel.State], Any]
@@ -298,11 +304,63 @@ def _has_core(spec: GameSpec | None) -> bool:
 
 def _unwrapped(state: Any) -> Any:
     """The pyspiel state inside an agent's adapter (a search-protocol view of a foreign
-    state), or `state` itself: a user's hook sees the state object the user's game made."""
+    state; the core inside it, for a game built on a core of its own), or `state` itself: a
+    user's hook sees the state object the user's game made."""
     inner = getattr(state, "state", None)
     if not isinstance(state, pyspiel.State) and isinstance(inner, pyspiel.State):
-        return inner
+        return getattr(inner, "core", inner)
     return state
+
+
+def _is_ours(hook: Any) -> bool:
+    """True for a hook of chancespiel's own (tested with its game)."""
+    return str(getattr(hook, "__module__", None) or "").startswith("chancespiel.")
+
+
+def _checked_heuristic(hook: Heuristic, game: pyspiel.Game) -> Heuristic:
+    """A plugin's heuristic, called with the game's own states, whose every value must be a
+    number within the game's utilities (a NaN would make every comparison of a search false).
+
+    The wrapper raises GameContractError for a value outside them."""
+    low, high = game.min_utility(), game.max_utility()
+    label = f"heuristic {getattr(hook, '__name__', 'hook')} of {game.get_type().short_name}"
+
+    def evaluate(state: Any, player: int) -> float:
+        own = _unwrapped(state)
+        value = hook(own, player)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not low - TOLERANCE <= number <= high + TOLERANCE:  # NaN too
+            raise GameContractError(
+                f"{label} returned {value!r}, not a number in the game's utilities "
+                f"[{low:g}, {high:g}], {where(own)}"
+            )
+        return number
+
+    evaluate.__doc__ = hook.__doc__
+    evaluate.__name__ = getattr(hook, "__name__", "heuristic")
+    return evaluate
+
+
+def _checked_ordering(ordering: Ordering, short_name: str) -> Ordering:
+    """A plugin's move ordering, called with the game's own states, whose every answer must
+    be the legal actions it was given, reordered (raises GameContractError otherwise)."""
+
+    def order(state: Any, actions: Sequence[int]) -> Sequence[int]:
+        own = _unwrapped(state)
+        ordered = list(ordering(own, actions))
+        if sorted(ordered) != sorted(actions):
+            raise GameContractError(
+                f"move ordering {getattr(ordering, '__name__', 'hook')} of {short_name} "
+                f"turned the legal actions {list(actions)[:12]} into {ordered[:12]}, {where(own)}"
+            )
+        return ordered
+
+    order.__doc__ = ordering.__doc__
+    order.__name__ = getattr(ordering, "__name__", "ordering")
+    return order
 
 
 def _on_own_states(hook: Callable[..., Any]) -> Callable[..., Any]:
@@ -322,7 +380,8 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     states if it has none; 'zero' for 0 in every game; one made by a factory (`learned`); or
     a variant declared under `name`. On a game without one of our cores (a user's pyspiel
     game, or OpenSpiel's), a declared heuristic is called with the game's own state objects,
-    as its author wrote it for.
+    as its author wrote it for; it, and a plugin's heuristic on any game, is checked at every
+    call (`_checked_heuristic`).
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones, or what a
@@ -345,7 +404,9 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
             known = ", ".join(heuristic_names(game))
             raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}")
         found = variant
-    return found if _has_core(spec) else _on_own_states(found)
+    if _is_ours(found) and _has_core(spec):
+        return found  # compiled, on our core: tested, and not slowed down
+    return _checked_heuristic(found, game)
 
 
 _WARNED: set[str] = set()
@@ -365,12 +426,14 @@ def _warn_no_heuristic(short_name: str) -> None:
 
 def move_ordering_for(game: pyspiel.Game) -> Ordering | None:
     """The declared static move ordering of `game`, if any (on a game without one of our
-    cores, called with the game's own state objects, as evaluation_for's heuristics)."""
-    spec = _SPECS.get(game.get_type().short_name)
+    cores, or a plugin's, called with the game's own state objects and checked, as
+    evaluation_for's heuristics)."""
+    short_name = game.get_type().short_name
+    spec = _SPECS.get(short_name)
     ordering = None if spec is None else spec.ordering
-    if ordering is None or _has_core(spec):
+    if ordering is None or (_is_ours(ordering) and _has_core(spec)):
         return ordering
-    return _on_own_states(ordering)
+    return _checked_ordering(ordering, short_name)
 
 
 def move_note(state: pyspiel.State, player: int, action: int) -> str | None:
@@ -383,6 +446,9 @@ def move_note(state: pyspiel.State, player: int, action: int) -> str | None:
     return spec.note(_core_or_state(state), player, action)
 
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")  # what OpenSpiel reads as an integer parameter
+
+
 def parse_parameters(text: str) -> dict[str, Any]:
     """`name(key=value,...)` parsed as pyspiel.game_parameters_from_string does (nested games
     included, the name under "name"), but strictly: OpenSpiel keeps the last of two values of
@@ -391,7 +457,8 @@ def parse_parameters(text: str) -> dict[str, Any]:
 
     Raises:
       ValueError: for a repeated key (at any nesting level), unbalanced parentheses, text
-        after the closing parenthesis, or what OpenSpiel cannot parse.
+        after the closing parenthesis, an integer OpenSpiel cannot hold (checked here: its own
+        error names nothing), or what OpenSpiel cannot parse.
     """
     keys: list[set[str]] = []  # the keys seen at each open parenthesis
     start = 0  # where the current key=value item starts
@@ -409,10 +476,18 @@ def parse_parameters(text: str) -> dict[str, Any]:
                 raise ValueError(f"{text!r}: unbalanced parentheses")
             item = text[start:i]
             if "=" in item:
-                key = item.split("=", 1)[0].strip()
+                key, value = (part.strip() for part in item.split("=", 1))
                 if key in keys[-1]:
                     raise ValueError(f"{text!r}: parameter {key!r} given twice")
                 keys[-1].add(key)
+                if (
+                    _INTEGER.fullmatch(value)
+                    and not -MAX_INT_PARAM - 1 <= int(value) <= MAX_INT_PARAM
+                ):
+                    raise ValueError(
+                        f"{text!r}: parameter {key!r} = {value} is outside OpenSpiel's integers "
+                        f"[{-MAX_INT_PARAM - 1}, {MAX_INT_PARAM}]"
+                    )
             elif item.strip() or not (value_was_a_game or (char == ")" and not keys[-1])):
                 raise ValueError(f"{text!r}: expected key=value, got {item.strip()!r}")
             start = i + 1
@@ -424,6 +499,32 @@ def parse_parameters(text: str) -> dict[str, Any]:
     if keys:
         raise ValueError(f"{text!r}: unbalanced parentheses")
     try:
-        return dict(pyspiel.game_parameters_from_string(text))
+        with spiel_errors_quiet():
+            return dict(pyspiel.game_parameters_from_string(text))
     except pyspiel.SpielError as e:
         raise ValueError(f"{text!r}: {str(e).strip().splitlines()[0]}") from None
+
+
+@contextlib.contextmanager
+def spiel_errors_quiet() -> Iterator[None]:
+    """Around a call into OpenSpiel that may fail: OpenSpiel's C++ side prints the message of
+    every error it raises on stderr itself, a second copy of the one-line error the caller
+    gives; that print is dropped on failure, and what was printed is passed on otherwise."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    failed = True
+    try:
+        with tempfile.TemporaryFile() as captured:
+            os.dup2(captured.fileno(), 2)
+            try:
+                yield
+                failed = False
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+                if not failed:
+                    captured.seek(0)
+                    if printed := captured.read():
+                        os.write(2, printed)
+    finally:
+        os.close(saved)

@@ -57,10 +57,10 @@ def _factory(fault: str):
 
 
 _PARAMS = {
-    "on_move": Param(3, "the move on which to misbehave"),
-    "ms": Param(20.0, "how long to sleep (hang, slow)"),
-    "time_ms": Param(None, "the per-move budget this agent claims", float),
-    "seat": Param(None, "misbehave only in this seat (none: in either)", int),
+    "on_move": Param(3, "the move on which to misbehave", high=10_000),
+    "ms": Param(20.0, "how long to sleep (hang, slow)", high=3_600_000.0),
+    "time_ms": Param(None, "the per-move budget this agent claims", float, high=3_600_000.0),
+    "seat": Param(None, "misbehave only in this seat (none: in either)", int, high=1),
 }
 
 FAULTS = ("raise", "exit", "hang", "stuck", "slow", "illegal")

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyspiel
-from hypothesis import HealthCheck, given, settings
+from faulty_games import FAULTS, NAME
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chancespiel.agents import AGENTS, make_bot
@@ -79,6 +80,46 @@ def test_any_agent_spec_makes_a_bot_or_is_one_value_error(spec):
 @given(game_strings)
 def test_any_game_string_loads_or_is_one_usage_error(game_string):
     _answers_or_refuses(lambda: load_game(game_string), UsageError)
+
+
+game_keys = st.sampled_from(
+    ["dice", "winscore", "horizon", "diceoutcomes", "seed", "depth", "branching", "outcomes",
+     "chance_prob", "epochs", "setup", "fault", "at", "bad_info", "sides", "players", ""]
+) | st.text(max_size=8)  # fmt: skip
+game_values = values | st.sampled_from([*FAULTS, "0", "2", "10", "1e400", "-1", "2147483648"])
+cli_game_strings = st.tuples(
+    st.sampled_from([*GAMES, NAME, "python_chance_tree", "python_pgame", "kuhn_poker"])
+    | st.text(max_size=12),
+    st.lists(st.tuples(game_keys, game_values), max_size=3).map(
+        lambda items: ",".join(f"{k}={v}" for k, v in items)
+    ),
+    st.sampled_from(["", "", ")", "x", "("]),
+).map(lambda t: f"{t[0]}({t[1]}){t[2]}" if t[1] or t[2] else t[0])
+
+
+@FUZZ
+@given(cli_game_strings)
+@example(f"{NAME}(fault=half)")  # a faulty game: its search meets the fault
+@example(f"{NAME}(fault=no_actions)")  # ... at the root
+@example(f"{NAME}(bad_info=true)")  # declarations no game is played by
+@example("python_pig(dice=0.0)")  # a type OpenSpiel refuses (and prints itself)
+@example("python_pig(\x1e=0)")  # a character that ends a line
+@example("python_chance_tree(seed=2147483648)")  # beyond OpenSpiel's integers
+def test_any_game_string_through_the_cli_is_an_answer_or_one_line(capfd, game_string):
+    """What the command line makes of any text as a game (faulty plugin games included): an
+    analysis, or one line on stderr (OpenSpiel's own messages counted), never a traceback."""
+    code = cli.main(["analyse", game_string, "--agent", "expectimax(max_depth=1)", "--json"])
+    out, err = capfd.readouterr()
+    lines = [line for line in err.splitlines() if not line.startswith("chancespiel: warning")]
+    assert "Traceback" not in err
+    if code == 0:
+        assert json.loads(out, parse_constant=_refuse) and not lines
+    else:
+        assert code == 2 and len(lines) == 1 and lines[0].startswith("chancespiel: error"), err
+
+
+def _refuse(token: str) -> None:
+    raise AssertionError(f"{token} is not JSON")
 
 
 @FUZZ

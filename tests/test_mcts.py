@@ -497,7 +497,7 @@ def test_greedy_averages_over_the_chance_nodes_before_the_next_decision():
         ("mcts(uct_c=-0.5)", "uct_c must be >= 0"),
         ("dpw(uct_c=-1)", "uct_c must be >= 0"),
         ("dpw(pw_alpha=0)", r"pw_alpha must be in \(0, 1\]"),
-        ("dpw(pw_alpha=1.5)", r"pw_alpha must be in \(0, 1\]"),
+        ("dpw(pw_alpha=1.5)", "pw_alpha must be at most 1"),
         ("dpw(pw_alpha=-0.2)", r"pw_alpha must be in \(0, 1\]"),
         ("dpw(pw_c=0)", "pw_c must be > 0"),
         ("mcts(max_simulations=0)", "max_simulations must be >= 1"),

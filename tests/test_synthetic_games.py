@@ -126,7 +126,7 @@ def test_observations():
         ("python_implanted_tree(depth=6,max_critical2=6)", r"in \[0, 6\)"),
         ("python_implanted_tree(max_critical1=-1,max_critical2=-1)", "must name"),
         ("python_implanted_tree(max_critical1=-1)", "needs max_critical1"),
-        ("python_implanted_tree(max_critical1=-2)", ">= -1"),
+        ("python_implanted_tree(max_critical1=-2)", r"in \[-1, 39\]"),
         ("python_implanted_tree(max_critical1=0,min_critical1=2)", "must be odd"),
         ("python_implanted_tree(min_critical1=1)", "must be 0"),
     ],

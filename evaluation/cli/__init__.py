@@ -37,13 +37,22 @@ def __getattr__(name: str) -> Any:
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows each option's default, except where there is none to show."""
+    """Shows each option's range (a `Bounded` number) and its default, except where there is
+    none to show."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
+        from chancespiel.evaluation.usage import Bounded
+
+        text = action.help
+        bounded = getattr(action.type, "bounded", action.type)  # a list's numbers are bounded
+        if isinstance(bounded, Bounded) and text is not None:
+            text += f" (range {bounded.range_text()})"
         no_default = action.default is None or action.default is False  # (0 is a default)
         if no_default or action.default == argparse.SUPPRESS or action.required:
-            return action.help
-        return super()._get_help_string(action)
+            return text
+        if text is not None and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -169,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     from chancespiel.evaluation.usage import UsageError
+    from chancespiel.games.contract import GameContractError
     from chancespiel.plugins import PluginError, load_plugins
 
     given = list(sys.argv[1:] if argv is None else argv)
@@ -190,6 +200,10 @@ def _main(argv: Sequence[str] | None) -> int:
             sys.stdout.flush()  # what the command printed before, then the error
             _error(str(e))
             return e.status
+        except GameContractError as e:  # a game broke its contract where it was played
+            sys.stdout.flush()
+            _error(str(e))
+            return UsageError.status
     return 0
 
 

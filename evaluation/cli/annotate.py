@@ -9,7 +9,7 @@ import sys
 
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.match import RecordFileError, read_records
-from chancespiel.evaluation.usage import UsageError, new_output, positive
+from chancespiel.evaluation.usage import Bounded, UsageError, new_output
 
 
 def cmd_annotate(args: argparse.Namespace) -> None:
@@ -67,7 +67,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     annotate = add_parser(sub, "annotate")
     annotate.add_argument("records", help="JSON Lines file of games (.jsonl or .jsonl.gz)")
     annotate.add_argument(
-        "--line", type=positive, help="the record's line number in the file (default: every game)"
+        "--line",
+        type=Bounded(int, 1, 10**9),
+        help="the record's line number in the file (default: every game)",
     )
     annotate.add_argument(
         "--reference",

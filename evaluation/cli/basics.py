@@ -11,16 +11,26 @@ import pyspiel
 from chancespiel.agents import AGENTS, make_bot, parse_spec
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
+from chancespiel.agents.registry import bound_text
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
 from chancespiel.evaluation.parallel import play_game_watched
 from chancespiel.evaluation.play import play_game, play_match, score_of
-from chancespiel.evaluation.run_options import check_move_timeout
+from chancespiel.evaluation.run_options import MOVE_TIMEOUT_S
 from chancespiel.evaluation.stats import wilson_interval
-from chancespiel.evaluation.usage import UsageError, checked_specs, load_game, positive, seed_arg
+from chancespiel.evaluation.usage import (
+    Bounded,
+    UsageError,
+    checked_specs,
+    load_game,
+    matches_arg,
+    seed_arg,
+)
 from chancespiel.games import has_heuristic, listed_games
+from chancespiel.games.contract import Referee
 from chancespiel.games.core import CHANCE
+from chancespiel.games.pig_core import PIG_BOUNDS
 from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
 
 
@@ -66,14 +76,19 @@ def cmd_games(args: argparse.Namespace) -> None:
             print(f"  {name}{ours}: chance {_chance_word(game_type)}; {', '.join(heuristics)}")
         return
     for entry in listed_games():
-        params = pyspiel.load_game(entry.short_name).get_parameters()
-        shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+        game = pyspiel.load_game(entry.short_name)
+        bounds = getattr(game, "bounds", {})
+        shown = ", ".join(
+            f"{k}={v}"
+            + (f" [{bound_text(bounds[k][0])}..{bound_text(bounds[k][1])}]" if k in bounds else "")
+            for k, v in sorted(game.get_parameters().items())
+        )
         names = heuristic_names(pyspiel.load_game(entry.short_name))
         if not has_heuristic(entry.short_name):
             names[0] += " (none registered: 0)"
         print(f"{entry.short_name}  [{entry.status}]")
         print(f"    {entry.description}")
-        print(f"    parameters: {shown}")
+        print(f"    parameters (range): {shown}")
         print(f"    chance: {entry.chance}")
         print(f"    heuristics (agents' heuristic=): {', '.join(names)}")
 
@@ -84,14 +99,14 @@ def cmd_agents(args: argparse.Namespace) -> None:
     for info in sorted(AGENTS.values(), key=lambda i: i.name):
         print(f"{info.name}: {info.help}")
         for name, param in info.params.items():
-            print(f"    {name}={param.default!r}  {param.help}")
+            bound = f" ({param.range_text()})" if param.range_text() else ""
+            print(f"    {name}={param.default!r}  {param.help}{bound}")
 
 
 def cmd_play(args: argparse.Namespace) -> None:
     """Plays one game between two agents, printing it as it goes."""
     game = load_game(args.game)
     checked_specs(game, [args.agent0, args.agent1])
-    check_move_timeout(args.move_timeout_s)
     bots = [make_bot(args.agent0, game, 0, args.seed), make_bot(args.agent1, game, 1, args.seed)]
     names = [args.agent0, args.agent1]
     # A person may think as long as they like, and their end of input is no forfeit; with
@@ -143,7 +158,7 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     """Searches one position with one agent and prints what it found."""
     game = load_game(args.game)
     state = apply_history(game, args.history)
-    player = state.current_player()
+    player = Referee(game, state).player()  # (a foreign game's search is checked throughout)
     if player < 0:
         kind = "terminal" if state.is_terminal() else "a chance node"
         raise UsageError(f"the position after the history is {kind}, not a decision")
@@ -167,7 +182,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         **result.report(),
     }
     if args.json:
-        print(json.dumps(report))
+        try:
+            print(json.dumps(report, allow_nan=False))  # strict JSON: no NaN or Infinity
+        except ValueError:
+            raise UsageError(
+                f"{args.agent} found no finite value here (value {result.value}): there is "
+                "nothing to print as JSON"
+            ) from None
         return
     print(str(state).rstrip())
     print(
@@ -259,7 +280,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--quiet", action="store_true", help="print only the result")
     play.add_argument(
         "--move-timeout-s",
-        type=float,
+        type=MOVE_TIMEOUT_S,
         default=DEFAULT_MOVE_TIMEOUT_S,
         help="an agent's move longer than this is stopped and the game forfeited, even inside "
         "native code (0: no limit; with a human seat there is none)",
@@ -282,13 +303,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     solve = add_parser(sub, "solve")
     solve.add_argument("game", choices=["pig"], help="the game to solve")
-    solve.add_argument("--dice", type=int, default=2, help="1 or 2 dice")
-    solve.add_argument("--winscore", type=int, default=100, help="goal")
-    solve.add_argument("--sides", type=int, default=6, help="faces per die")
+    solve.add_argument("--dice", type=Bounded(int, *PIG_BOUNDS["dice"]), default=2, help="dice")
+    solve.add_argument(
+        "--winscore", type=Bounded(int, *PIG_BOUNDS["winscore"]), default=100, help="goal"
+    )
+    solve.add_argument(
+        "--sides", type=Bounded(int, *PIG_BOUNDS["diceoutcomes"]), default=6, help="faces per die"
+    )
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.set_defaults(func=cmd_solve)
 
     demo = add_parser(sub, "demo")
-    demo.add_argument("--matches", type=positive, default=200, help="seat-swapped pairs of games")
+    demo.add_argument(
+        "--matches", type=matches_arg, default=200, help="seat-swapped pairs of games"
+    )
     demo.add_argument("--seed", type=seed_arg, default=1, help="seed of the first match")
     demo.set_defaults(func=cmd_demo)

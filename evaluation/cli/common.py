@@ -14,13 +14,14 @@ import pyspiel
 from chancespiel.evaluation.match import (
     RecordFileError,
     canonical_agent,
-    error_line,
     is_known_game,
     read_records,
     shared_dice,
     unique_records,
 )
 from chancespiel.evaluation.usage import UsageError, fresh_output, load_game
+from chancespiel.games.contract import Referee
+from chancespiel.games.core import TERMINAL
 
 
 def two_player_game(game_string: str) -> pyspiel.Game:
@@ -33,34 +34,38 @@ def two_player_game(game_string: str) -> pyspiel.Game:
 def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
     """The state after `history` (chance outcomes included): action ids or moves as the game
     prints them ("roll", "Roll 3+4", case and spaces aside), separated by spaces, or by
-    semicolons when a printed move has spaces of its own."""
+    semicolons when a printed move has spaces of its own.
+
+    Raises:
+      UsageError: for a move that is not legal where it is given.
+      GameContractError: where the game breaks its contract along the way.
+    """
     state = game.new_initial_state()
+    referee = Referee(game, state)  # the game's contract, checked along the history
     tokens = history.split(";") if ";" in history else history.split()
     for number, token in enumerate((t.strip() for t in tokens), start=1):
-        if state.is_terminal():
+        player = referee.player()
+        if player == TERMINAL:
             raise UsageError(f"history item {number} ({token}): the game is already over")
-        legal = state.legal_actions()
-        action = _history_action(state, legal, token)
+        legal = referee.legal if player >= 0 else [o for o, _ in referee.outcomes()]
+        action = _history_action(state, player, legal, token)
         if action is None:  # checked here: OpenSpiel's message prints the whole state
-            shown = ", ".join(
-                f"{a} ({state.action_to_string(state.current_player(), a)})" for a in legal[:12]
-            ) + (", ..." if len(legal) > 12 else "")
+            shown = ", ".join(f"{a} ({state.action_to_string(player, a)})" for a in legal[:12]) + (
+                ", ..." if len(legal) > 12 else ""
+            )
             raise UsageError(f"history item {number} ({token}) is not legal here; legal: {shown}")
-        try:
-            state.apply_action(action)
-        except (ValueError, pyspiel.SpielError) as e:
-            message = f"history item {number} ({action}) cannot be applied: {error_line(e)}"
-            raise UsageError(message) from None
+        referee.apply(player, action)
     return state
 
 
-def _history_action(state: pyspiel.State, legal: Sequence[int], token: str) -> int | None:
+def _history_action(
+    state: pyspiel.State, player: int, legal: Sequence[int], token: str
+) -> int | None:
     """The legal action `token` names (its id or its printed name), or None."""
     try:
         action = int(token)
     except ValueError:
         wanted = " ".join(token.split()).casefold()
-        player = state.current_player()
         named = [a for a in legal if state.action_to_string(player, a).strip().casefold() == wanted]
         return named[0] if len(named) == 1 else None
     return action if action in legal else None

@@ -21,6 +21,7 @@ from chancespiel.evaluation.run_options import (
 )
 from chancespiel.evaluation.sprt import SprtParams
 from chancespiel.evaluation.usage import (
+    Bounded,
     UsageError,
     check_output_dir,
     checked_specs,
@@ -28,8 +29,9 @@ from chancespiel.evaluation.usage import (
     made_by,
     new_output,
     output_dir,
-    positive,
 )
+
+MAX_LINES = 1_000_000_000  # a record file's lines: far more than any run writes
 
 
 def cmd_match(args: argparse.Namespace) -> None:
@@ -447,7 +449,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     replay = add_parser(sub, "replay")
     replay.add_argument("file", help="JSON Lines file of games")
     replay.add_argument(
-        "--line", type=positive, default=1, help="the record's line number in the file"
+        "--line", type=Bounded(int, 1, MAX_LINES), default=1, help="the record's line number"
     )
     replay.set_defaults(func=cmd_replay)
 

@@ -11,15 +11,8 @@ from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
 from chancespiel.evaluation.match import canonical_game
-from chancespiel.evaluation.usage import UsageError, command_text, made_by, seed_arg
+from chancespiel.evaluation.usage import Bounded, UsageError, command_text, made_by, seed_arg
 from chancespiel.evaluation.values import TARGETS
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
 
 
 def cmd_value_train(args: argparse.Namespace) -> None:
@@ -115,7 +108,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--out", required=True, help="model file to write (never replaced)")
     train.add_argument("--seed", type=seed_arg, default=0, help="seed of the split and the fits")
     train.add_argument(
-        "--keep", type=_fraction, default=1.0, help="share of the positions used (sampled)"
+        "--keep",
+        type=Bounded(float, 0.0, 1.0, open_low=True),
+        default=1.0,
+        help="share of the positions used (sampled)",
     )
     train.add_argument(
         "--target",

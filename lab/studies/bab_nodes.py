@@ -25,6 +25,7 @@ from pathlib import Path
 import pyspiel
 
 from chancespiel.agents.bab import bab_search, check_bab_params
+from chancespiel.agents.search_common import MAX_COEFFICIENT
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import usage
 from chancespiel.files import open_output, write_output, written
@@ -270,9 +271,21 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tree family as a game string without seed (repeatable; default: P-games B=4 D=8 "
         "with sign and margin scoring, chance trees depth 6)",
     )
-    parser.add_argument("--trees", type=int, default=40, help="trees per family (seeds 0..)")
-    parser.add_argument("--epsilons", default="0,0.05,0.1,0.2,0.5", help="additive bounds")
-    parser.add_argument("--gammas", default="0.1,0.5", help="multiplicative bounds ('' for none)")
+    parser.add_argument(
+        "--trees", type=usage.positions_arg, default=40, help="trees per family (seeds 0..)"
+    )
+    parser.add_argument(
+        "--epsilons",
+        type=usage.Bounded(float, 0.0, MAX_COEFFICIENT).each,
+        default="0,0.05,0.1,0.2,0.5",
+        help="additive bounds",
+    )
+    parser.add_argument(
+        "--gammas",
+        type=usage.BoundedList(usage.Bounded(float, 0.0, 1.0), empty=True),
+        default="0.1,0.5",
+        help="multiplicative bounds ('' for none)",
+    )
     parser.add_argument(
         "--out", help="directory for the table, CSV and plot (default: new in results/bab_nodes/)"
     )
@@ -288,10 +301,7 @@ def _run(args: argparse.Namespace) -> None:
                 "give python_pgame(...) or python_chance_tree(...)"
             )
         usage.checked_specs(game, ["star1"])
-    if args.trees < 1:
-        raise usage.UsageError(f"--trees must be >= 1, got {args.trees}")
-    epsilons = usage.floats("--epsilons", args.epsilons)
-    gammas = usage.floats("--gammas", args.gammas)
+    epsilons, gammas = args.epsilons, args.gammas
     try:
         for epsilon in epsilons:
             check_bab_params(epsilon, 0.0, 1, None, None)

@@ -33,9 +33,12 @@ from chancespiel.agents.chance_probcut import (
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.evaluation.usage import (
+    MAX_FIXED_DEPTH,
+    Bounded,
     UsageError,
     load_game,
     output_dir,
+    positions_arg,
     seed_arg,
     write_text,
 )
@@ -139,18 +142,29 @@ def markdown(regression: Regression, depth: int, rows: Sequence[PruningRow]) -> 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="game string")
-    parser.add_argument("--depth", type=int, default=3, help="deep depth d of the depth pair")
-    parser.add_argument("--shallow", type=int, default=1, help="shallow depth d' < d")
-    parser.add_argument("--games", type=int, default=10, help="games played to collect positions")
+    depth = Bounded(int, 1, MAX_FIXED_DEPTH)
+    parser.add_argument("--depth", type=depth, default=3, help="deep depth d of the depth pair")
+    parser.add_argument("--shallow", type=depth, default=1, help="shallow depth d' < d")
+    parser.add_argument(
+        "--games", type=positions_arg, default=10, help="games played to collect positions"
+    )
     parser.add_argument("--agent", default="greedy", help="agent spec playing those games")
-    parser.add_argument("--fit-positions", type=int, default=200, help="positions fitted on")
+    parser.add_argument(
+        "--fit-positions", type=positions_arg, default=200, help="positions fitted on"
+    )
     parser.add_argument("--heuristic", default="default", help="the game's heuristic to fit")
     parser.add_argument(
-        "--measure-depth", type=int, default=0, help="also measure pruning at this depth (0: no)"
+        "--measure-depth",
+        type=Bounded(int, 0, MAX_FIXED_DEPTH),
+        default=0,
+        help="also measure pruning at this depth (0: no)",
     )
-    parser.add_argument("--positions", type=int, default=20, help="positions measured")
+    parser.add_argument("--positions", type=positions_arg, default=20, help="positions measured")
     parser.add_argument(
-        "--confidence", default="0.8,0.9,0.95", help="comma-separated confidences to measure"
+        "--confidence",
+        type=Bounded(float, 0.0, 1.0).each,
+        default="0.8,0.9,0.95",
+        help="comma-separated confidences to measure",
     )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the games and positions")
     parser.add_argument(
@@ -160,11 +174,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> None:
     game = load_game(args.game)
-    for option, value in (("--games", args.games), ("--fit-positions", args.fit_positions)):
-        if value < 1:
-            raise UsageError(f"{option} must be >= 1, got {value}")
     try:
-        confidences = [float(c) for c in args.confidence.split(",")]
+        confidences = args.confidence
         for confidence in confidences:
             check_cpc_params(Regression(args.depth, args.shallow), confidence)
     except ValueError as e:

@@ -63,8 +63,10 @@ from chancespiel.evaluation.resumable import (
 )
 from chancespiel.evaluation.stats import Z95
 from chancespiel.evaluation.usage import (
+    Bounded,
     UsageError,
     command_text,
+    minutes_arg,
     seed_arg,
     write_text,
 )
@@ -250,9 +252,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "across the players' moves and at chance nodes apart from the draws, which the "
         "correction cannot remove",
     )
-    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--workers", type=Bounded(int, 1, 64), default=1, help="worker processes")
     parser.add_argument(
-        "--max-minutes", type=float, help="stop cleanly after about this long (resumable)"
+        "--max-minutes", type=minutes_arg, help="stop cleanly after about this long (resumable)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -403,10 +405,6 @@ TERM_FIELDS = {  # what a row of terms.jsonl holds (record_terms)
 
 def _run(args: argparse.Namespace) -> None:
     values = value_names(args.values)
-    if not 1 <= args.workers <= 64:
-        raise UsageError(f"--workers must be in 1..64, got {args.workers}")
-    if args.max_minutes is not None and not args.max_minutes > 0:
-        raise UsageError(f"--max-minutes must be > 0, got {args.max_minutes}")
     by_game, index, digests = read_pairings(args.records)
     applies = {game: _applying(game, values) for game in by_game}
     matches = measured_matches(by_game)

@@ -20,11 +20,13 @@ from chancespiel.agents import search_state
 from chancespiel.agents.star_minimax import ALGORITHMS, TABLES, search
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.evaluation.usage import (
-    UsageError,
+    MAX_FIXED_DEPTH,
+    Bounded,
     check_heuristic,
     checked_specs,
     load_game,
     new_output,
+    positions_arg,
     seed_arg,
     write_text,
 )
@@ -113,8 +115,15 @@ def markdown_table(rows: Sequence[NodeCountRow]) -> str:
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", action="append", required=True, help="game string (repeatable)")
-    parser.add_argument("--depths", default="1,2,3", help="comma-separated depths")
-    parser.add_argument("--positions", type=int, default=100, help="random positions per game")
+    parser.add_argument(
+        "--depths",
+        type=Bounded(int, 1, MAX_FIXED_DEPTH).each,
+        default="1,2,3",
+        help="comma-separated depths (each searched whole, without a budget)",
+    )
+    parser.add_argument(
+        "--positions", type=positions_arg, default=100, help="random positions per game"
+    )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the positions")
     parser.add_argument("--heuristic", default="default", help="the games' heuristic to use")
     parser.add_argument(
@@ -126,14 +135,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    try:
-        depths = [int(d) for d in args.depths.split(",")]
-    except ValueError:
-        raise UsageError(f"--depths: comma-separated integers, not {args.depths!r}") from None
-    if not depths or min(depths) < 1:
-        raise UsageError(f"--depths must be >= 1, got {args.depths!r}")
-    if args.positions < 1:
-        raise UsageError(f"--positions must be >= 1, got {args.positions}")
+    depths = args.depths
     for game_string in args.game:
         checked_specs(load_game(game_string), ALGORITHMS)
         check_heuristic(game_string, args.heuristic)

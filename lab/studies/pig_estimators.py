@@ -53,7 +53,10 @@ from chancespiel.evaluation.usage import (
     check_heuristic,
     new_output,
     output_dir,
+    positions_arg,
     seed_arg,
+    time_ms_arg,
+    workers_arg,
     write_text,
 )
 from chancespiel.files import open_output, open_text, write_output
@@ -479,11 +482,21 @@ def read_raw(path: Path) -> list[Estimate]:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--states", type=int, default=100, help="distinct states to sample")
-    parser.add_argument("--runs", type=int, default=50, help="runs of each estimator per state")
-    parser.add_argument("--time-ms", type=float, default=200.0, help="search time per estimate")
-    parser.add_argument("--collect-games", type=int, default=2, help="games per ordered pair")
-    parser.add_argument("--collect-time-ms", type=float, default=20.0, help="time per move there")
+    parser.add_argument(
+        "--states", type=positions_arg, default=100, help="distinct states to sample"
+    )
+    parser.add_argument(
+        "--runs", type=positions_arg, default=50, help="runs of each estimator per state"
+    )
+    parser.add_argument(
+        "--time-ms", type=time_ms_arg, default=200.0, help="search time per estimate"
+    )
+    parser.add_argument(
+        "--collect-games", type=positions_arg, default=2, help="games per ordered pair"
+    )
+    parser.add_argument(
+        "--collect-time-ms", type=time_ms_arg, default=20.0, help="time per move there"
+    )
     parser.add_argument("--estimators", help="comma-separated subset, e.g. exp,star2ss")
     parser.add_argument(
         "--shared-samples",
@@ -497,7 +510,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default="default",
         help="Pig heuristic of every estimator (default, lead, zero)",
     )
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    parser.add_argument(
+        "--workers", type=workers_arg, default=None, help="processes (default: cores)"
+    )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the states and searches")
     parser.add_argument(
         "--out", help="output directory (default: a new one in results/pig_estimators/)"
@@ -550,16 +565,6 @@ def _run(args: argparse.Namespace) -> None:
         print(tables(estimates, rows))
         print(f"written to {args.out}/table.md, table.csv (from {args.out}/raw.csv)")
         return
-    for option, value in (("--states", args.states), ("--runs", args.runs)):
-        if value < 1:
-            raise UsageError(f"{option} must be >= 1, got {value}")
-    if args.collect_games < 1:
-        raise UsageError(f"--collect-games must be >= 1, got {args.collect_games}")
-    for option, value in (("--time-ms", args.time_ms), ("--collect-time-ms", args.collect_time_ms)):
-        if not 0 < value < float("inf"):
-            raise UsageError(f"{option} must be a positive number of ms, got {value:g}")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be >= 1, got {args.workers}")
     check_heuristic(GAME, args.heuristic)
     specs = paper_specs(args.time_ms, args.heuristic)
     if args.estimators:

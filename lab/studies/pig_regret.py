@@ -67,6 +67,7 @@ from typing import Any, cast
 
 import pyspiel
 
+from chancespiel.agents.search_common import MAX_NODES
 from chancespiel.agents.star_minimax import hybrid_options, search
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
@@ -79,9 +80,13 @@ from chancespiel.evaluation.resumable import (
     run_tasks,
 )
 from chancespiel.evaluation.usage import (
+    Bounded,
     UsageError,
     command_text,
+    minutes_arg,
+    positions_arg,
     seed_arg,
+    workers_arg,
     write_text,
 )
 from chancespiel.files import open_output, open_text, stored, written
@@ -642,9 +647,12 @@ def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int,
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--positions", type=int, default=300, help="positions (S_obs sample)")
+    parser.add_argument(
+        "--positions", type=positions_arg, default=300, help="positions (S_obs sample)"
+    )
     parser.add_argument(
         "--budgets",
+        type=Bounded(int, 1, MAX_NODES).each,
         default=",".join(map(str, DEFAULT_BUDGETS)),
         help="comma-separated node budgets per search",
     )
@@ -655,11 +663,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of positions and samples")
     parser.add_argument(
-        "--games", type=int, default=2, help="games per ordered pair of players for positions"
+        "--games",
+        type=positions_arg,
+        default=2,
+        help="games per ordered pair of players for positions",
     )
-    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--workers", type=workers_arg, default=2, help="worker processes")
     parser.add_argument(
-        "--max-minutes", type=float, help="stop cleanly after about this long (resumable)"
+        "--max-minutes", type=minutes_arg, help="stop cleanly after about this long (resumable)"
     )
     parser.add_argument(
         "--summarise-only", action="store_true", help="only rewrite the summaries from raw.jsonl"
@@ -669,12 +680,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
-    try:
-        budgets = tuple(int(b) for b in args.budgets.split(","))
-    except ValueError:
-        raise UsageError(f"--budgets: comma-separated integers, not {args.budgets!r}") from None
-    if not budgets or min(budgets) < 1 or len(set(budgets)) != len(budgets):
-        raise UsageError(f"--budgets: distinct integers >= 1, not {args.budgets!r}")
+    budgets = tuple(args.budgets)
+    if len(set(budgets)) != len(budgets):
+        raise UsageError(f"--budgets: distinct node budgets, not {budgets}")
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not configs or len(set(configs)) != len(configs):
         raise UsageError(f"--configs: distinct configuration names, not {args.configs!r}")
@@ -683,14 +691,8 @@ def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
             parse_config(name)
         except ValueError as e:
             raise UsageError(f"--configs: {e}") from None
-    if args.positions < 1:
-        raise UsageError(f"--positions must be >= 1, got {args.positions}")
-    if args.games < 1:
-        raise UsageError(f"--games must be >= 1, got {args.games}")
     if not 1 <= args.workers <= (os.cpu_count() or 1) * 4:
         raise UsageError(f"--workers must be in 1..{(os.cpu_count() or 1) * 4}, got {args.workers}")
-    if args.max_minutes is not None and not args.max_minutes > 0:
-        raise UsageError(f"--max-minutes must be > 0, got {args.max_minutes}")
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
     return configs, budgets

@@ -45,7 +45,7 @@ from chancespiel.evaluation.usage import (
     choices,
     command_text,
     output_dir,
-    positive,
+    positions_arg,
     seed_arg,
     write_text,
 )
@@ -117,7 +117,7 @@ def wrong_probability(values: Sequence[MoveValue], width: int) -> tuple[float, f
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", help="comma-separated: pig, ewn, cant_stop, ra (default: all)")
-    parser.add_argument("--positions", type=positive, default=40, help="positions per game")
+    parser.add_argument("--positions", type=positions_arg, default=40, help="positions per game")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the positions")
     parser.add_argument(
         "--records",

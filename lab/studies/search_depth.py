@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import pyspiel
 
 from chancespiel.agents.registry import make_bot, parse_spec
-from chancespiel.agents.search_common import CLOCKS
+from chancespiel.agents.search_common import CLOCKS, MAX_NODES
 from chancespiel.evaluation import usage
 from chancespiel.evaluation.match import Record, RecordFileError
 from chancespiel.evaluation.positions import translate_history
@@ -328,11 +328,15 @@ def markdown(
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--records", required=True, help="directory of figure2 record files")
     parser.add_argument("--games", help="comma-separated subset of pig,ewn,cant_stop,ra")
-    parser.add_argument("--positions", type=int, default=30, help="positions per game")
-    parser.add_argument("--time-ms", type=float, default=200.0, help="search time per position")
+    parser.add_argument(
+        "--positions", type=usage.positions_arg, default=30, help="positions per game"
+    )
+    parser.add_argument(
+        "--time-ms", type=usage.time_ms_arg, default=200.0, help="search time per position"
+    )
     parser.add_argument(
         "--max-nodes",
-        type=usage.positive,
+        type=usage.Bounded(int, 1, MAX_NODES),
         help="search this many nodes per position instead of --time-ms (figure2 --max-nodes)",
     )
     parser.add_argument(
@@ -385,10 +389,6 @@ def players(
 def _run(args: argparse.Namespace) -> None:
     keys = usage.choices("--games", args.games, list(mcms_setup.SETUPS))
     labels = None if args.pairings is None else [x.strip() for x in args.pairings.split(",")]
-    if not 0 < args.time_ms < float("inf"):
-        raise usage.UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
-    if args.positions < 1:
-        raise usage.UsageError(f"--positions must be >= 1, got {args.positions}")
     setups = mcms_setup.SETUPS
     try:
         if args.ordered_dice:

@@ -42,11 +42,12 @@ from typing import Any
 import pyspiel
 
 import chancespiel.games  # noqa: F401  (registers the synthetic games in worker processes)
+from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TREE_NODES
 from chancespiel.evaluation import usage
 from chancespiel.evaluation.parallel import worker_pool
 from chancespiel.files import open_output, write_output, written
 from chancespiel.games.exact import minimax_value
-from chancespiel.games.implanted_tree import correct_action
+from chancespiel.games.implanted_tree import IMPLANTED_BOUNDS, correct_action
 from chancespiel.games.pgame import pgame_action_values
 from chancespiel.studies import Experiment
 
@@ -622,21 +623,28 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="directory for tables, CSVs and plots (default: new in results/uct_convergence/)",
     )
     parser.add_argument("--studies", default="pgame,implanted", help="which studies to run")
-    parser.add_argument("--pgame-trees", type=int, default=30, help="P-game trees per shape")
-    parser.add_argument("--pgame-runs", type=int, default=2, help="UCT and MC runs per tree")
+    runs = usage.positions_arg
+    iterations = usage.Bounded(int, 1, MAX_TREE_NODES)
+    depth = usage.Bounded(int, *IMPLANTED_BOUNDS["depth"])
+    parser.add_argument("--pgame-trees", type=runs, default=30, help="P-game trees per shape")
+    parser.add_argument("--pgame-runs", type=runs, default=2, help="UCT and MC runs per tree")
     parser.add_argument(
-        "--pgame-iterations", type=int, default=2**15, help="largest iteration count"
+        "--pgame-iterations", type=iterations, default=2**15, help="largest iteration count"
     )
-    parser.add_argument("--implanted-depth", type=int, default=14, help="tree depth (Figure 3)")
-    parser.add_argument("--implanted-runs", type=int, default=12, help="trees (one run each)")
-    parser.add_argument("--implanted-iterations", type=int, default=2**16, help="cap per run")
-    parser.add_argument("--trap-depth", type=int, default=20, help="tree depth (Table 2)")
-    parser.add_argument("--trap-runs", type=int, default=20, help="runs on the fixed tree")
-    parser.add_argument("--trap-iterations", type=int, default=2**16, help="cap per run")
+    parser.add_argument("--implanted-depth", type=depth, default=14, help="tree depth (Figure 3)")
+    parser.add_argument("--implanted-runs", type=runs, default=12, help="trees (one run each)")
     parser.add_argument(
-        "--uct-c", type=float, help="exploration constant on [-1, 1] returns (default 2 sqrt 2)"
+        "--implanted-iterations", type=iterations, default=2**16, help="cap per run"
     )
-    parser.add_argument("--workers", type=int, default=2, help="processes")
+    parser.add_argument("--trap-depth", type=depth, default=20, help="tree depth (Table 2)")
+    parser.add_argument("--trap-runs", type=runs, default=20, help="runs on the fixed tree")
+    parser.add_argument("--trap-iterations", type=iterations, default=2**16, help="cap per run")
+    parser.add_argument(
+        "--uct-c",
+        type=usage.Bounded(float, 0.0, MAX_CONSTANT),
+        help="exploration constant on [-1, 1] returns (default 2 sqrt 2)",
+    )
+    parser.add_argument("--workers", type=usage.workers_arg, default=2, help="processes")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -647,11 +655,6 @@ def _run(args: argparse.Namespace) -> None:
     counts = {
         k: v for k, v in vars(args).items() if k.startswith(("pgame_", "implanted_", "trap_"))
     }
-    for name, value in {**counts, "workers": args.workers}.items():
-        if value < 1:
-            raise usage.UsageError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
-    if args.uct_c is not None and not 0 <= args.uct_c < float("inf"):
-        raise usage.UsageError(f"--uct-c must be a number >= 0, got {args.uct_c:g}")
     scale = Scale(
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )

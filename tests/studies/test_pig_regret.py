@@ -199,7 +199,7 @@ def test_a_damaged_run_directory_is_one_line(tmp_path, capsys, name, content, me
         (["--configs", "base,bogus"], "unknown configuration token"),
         (["--budgets", "100,x"], "--budgets"),
         (["--budgets", "100,100"], "distinct"),
-        (["--positions", "0"], "--positions must be >= 1"),
+        (["--positions", "0"], "--positions: must be >= 1"),
         (["--max-minutes", "0"], "--max-minutes"),
         (["--seed", "-1"], "--seed"),
     ],

@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from chancespiel.agents.search_common import CLOCKS
+from chancespiel.agents.search_common import CLOCKS, MAX_NODES
 from chancespiel.studies import Experiment, mcms_setup
 from chancespiel.studies.figure2.plan import (
     MCTS,
@@ -53,7 +53,15 @@ from chancespiel.evaluation.luck import CachedCorrections, LuckError
 from chancespiel.evaluation.match import RecordFileError, a_score
 from chancespiel.evaluation.run_options import add_running_options
 from chancespiel.evaluation.sequential import SequentialRule
-from chancespiel.evaluation.usage import UsageError, choices, output_dir, positive
+from chancespiel.evaluation.usage import (
+    Bounded,
+    UsageError,
+    choices,
+    matches_arg,
+    minutes_arg,
+    output_dir,
+    time_ms_arg,
+)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +72,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pairings", help="comma-separated subset, e.g. Star2SS-Star2,Star1SS-MCTS (default all)"
     )
-    parser.add_argument("--time-ms", type=float, default=200.0, help="search time per move")
+    parser.add_argument("--time-ms", type=time_ms_arg, default=200.0, help="search time per move")
     parser.add_argument(
         "--mcts",
         choices=MCTS_CHOICES,
@@ -91,7 +99,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-nodes",
-        type=positive,
+        type=Bounded(int, 1, MAX_NODES),
         help="search this many nodes per move instead of --time-ms, in the *-Minimax pairings "
         "(equal node budgets: the answer without the speed of Python; use another --out)",
     )
@@ -107,19 +115,19 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "is within --target-points or excludes 50%% and the paper's rate (evaluation.sequential);"
         " --matches is then the cap. Writes answers.md, answers.csv, answers.png",
     )
-    parser.add_argument("--batch", type=positive, default=10, help="matches per look")
+    parser.add_argument("--batch", type=matches_arg, default=10, help="matches per look")
     parser.add_argument(
-        "--min-matches", type=positive, default=20, help="matches before the first look"
+        "--min-matches", type=matches_arg, default=20, help="matches before the first look"
     )
     parser.add_argument(
         "--target-points",
-        type=float,
+        type=Bounded(float, 0.0, 100.0, open_low=True),
         default=5.0,
         help="half-width of the 95%% corrected interval that is precise enough, in points",
     )
     parser.add_argument(
         "--max-minutes",
-        type=float,
+        type=minutes_arg,
         help="start no new game after this many minutes (the same command resumes)",
     )
     parser.add_argument(
@@ -180,10 +188,6 @@ def _run(args: argparse.Namespace) -> None:
             )
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if not 0 < args.time_ms < float("inf"):
-        raise UsageError(f"--time-ms must be a positive number of ms, got {args.time_ms:g}")
-    if args.max_minutes is not None and not 0 < args.max_minutes < float("inf"):
-        raise UsageError(f"--max-minutes must be a positive number, got {args.max_minutes}")
     if args.summarise_only and not args.out:
         raise UsageError("--summarise-only needs --out: the directory of the records")
     if args.summarise_only and not _holds_records(Path(args.out)):
