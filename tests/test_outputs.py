@@ -18,7 +18,7 @@ from chancespiel.evaluation import cli
 from chancespiel.evaluation.usage import UsageError, output_dir, release_outputs
 from chancespiel.studies import pig_regret
 
-RECORDS = Path(__file__).parent.parent / "results" / "figure2" / "pig_lead" / "pig.jsonl"
+RECORDS = Path(__file__).parent.parent / "lab" / "results" / "figure2" / "pig_lead" / "pig.jsonl.gz"
 PIG = "python_pig(winscore=10)"
 MATCH = ["match", PIG, "hold(n=5)", "random", "--matches", "1", "--workers", "1", "--no-progress"]
 LIMITED = (  # the command under a file size limit: every write past 200 bytes fails (EFBIG)

@@ -6,6 +6,7 @@ refused when it is read."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from pathlib import Path
@@ -21,7 +22,7 @@ from chancespiel.evaluation.usage import UsageError
 from chancespiel.games.learned import ModelError, read_model
 from chancespiel.studies.luck_values import read_terms
 
-RECORDS = Path(__file__).parent.parent / "results" / "figure2" / "pig_lead" / "pig.jsonl"
+RECORDS = Path(__file__).parent.parent / "lab" / "results" / "figure2" / "pig_lead" / "pig.jsonl.gz"
 MODEL = Path(__file__).parent.parent / "games" / "values" / "python_pig.json"
 DEEP = "[" * 5000 + "]" * 5000
 HUGE = "9" * 5000  # past Python's own limit for int() of a string
@@ -33,7 +34,7 @@ def _one_line(err: str) -> str:
 
 
 def _record(**changes: object) -> str:
-    record = json.loads(RECORDS.read_text().splitlines()[0])
+    record = json.loads(gzip.decompress(RECORDS.read_bytes()).decode().splitlines()[0])
     record.update(changes)
     return json.dumps(record)
 
