@@ -534,8 +534,12 @@ _SAMPLED = {
         False, "a sample that drew every outcome above the horizon triggers a classic search"
     ),
     "systematic": Param(False, "draw samples systematically (evenly spaced), not independently"),
-    "exact_up_to": Param(0, "enumerate chance nodes with at most this many outcomes"),
-    "exact_plies": Param(0, "enumerate chance nodes within this many plies of the root"),
+    "exact_up_to": Param(
+        0, "enumerate chance nodes with at most this many outcomes", high=MAX_SAMPLES
+    ),
+    "exact_plies": Param(
+        0, "enumerate chance nodes within this many plies of the root", high=MAX_DEPTH
+    ),
 }
 
 
@@ -599,7 +603,10 @@ _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
     "exact_up_to": Param(
-        None, "enumerate chance nodes with at most this many outcomes (none: the width)", int
+        None,
+        "enumerate chance nodes with at most this many outcomes (none: the width)",
+        int,
+        high=MAX_SAMPLES,
     ),
     "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
 }
@@ -639,7 +646,9 @@ for _algorithm in ALGORITHMS:
         f"hybrid sampling: {_algorithm} with samples=10, systematic draws, and chance nodes "
         "enumerated when small (at most the width) or right after the root's move",
         {
-            "samples": Param(10, "outcomes sampled systematically per chance node"),
+            "samples": Param(
+                10, "outcomes sampled systematically per chance node", high=MAX_SAMPLES
+            ),
             **_COMMON,
             **_SAMPLED,
             **HYBRID,

@@ -330,10 +330,29 @@ def _actions(parser: argparse.ArgumentParser):
                 yield from _actions(sub)
 
 
+def _every_command_parser():
+    """The parser built for each command and each study (the parser is complete only for the
+    command it is built for)."""
+    from chancespiel.evaluation.cli.commands import COMMANDS
+    from chancespiel.studies import STUDIES
+
+    for name in COMMANDS:
+        if name != "experiment":
+            yield cli.build_parser([name])
+    for study in STUDIES:
+        yield cli.build_parser(["experiment", study])
+
+
 def test_every_numeric_option_of_every_command_has_a_bound_shown_in_its_help():
     numbers = re.compile(r"[-+0-9.,\s]+")
     checked = 0
-    for command, action in _actions(cli.build_parser()):
+    seen = set()
+    for command, action in (
+        found for parser in _every_command_parser() for found in _actions(parser)
+    ):
+        if (command, action.dest) in seen:
+            continue
+        seen.add((command, action.dest))
         default = action.default
         numeric = action.type in (int, float) or (
             isinstance(default, (int, float)) and not isinstance(default, bool)
