@@ -128,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args = build_parser(rest).parse_args(rest)
     args.command_line = given  # for results' records
+    if args.command == "experiment" and getattr(args, "time_ms", None) is not None:
+        engine.warn_timed(f"experiment {args.experiment}")  # (match and the like: run_config)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
