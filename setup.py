@@ -52,7 +52,7 @@ def link_tree() -> list[str]:
 
 def can_compile() -> bool:
     """False, with the notice why, where the engine will not be compiled (decided cheaply:
-    mypyc itself runs only when build_ext does)."""
+    mypyc itself runs only when build_ext is set up)."""
     if ENGINE["pure_requested"]():
         notice(f"{ENGINE['ENV_PURE']} is set")
     elif importlib.util.find_spec("mypyc") is None:
@@ -99,11 +99,11 @@ class EngineDistribution(Distribution):
 class EngineBuildExt(build_ext):
     """Runs mypyc, compiles what changed, one extension per core, and writes the manifest.
 
-    Any compile failure leaves that module (and so the whole engine) pure Python, never a
-    failed install."""
+    A compile failure leaves the whole engine pure Python (no manifest), never a failed
+    install: the first one is shown, and the extensions not started yet are not compiled."""
 
     def finalize_options(self) -> None:
-        self.failed: set[str] = set()
+        self.failed = False
         self.reused: set[str] = set()
         self.distribution.ext_modules = generate() if COMPILING else []
         super().finalize_options()
@@ -118,10 +118,15 @@ class EngineBuildExt(build_ext):
         start = time.perf_counter()
         try:
             super().run()
-        except Exception as error:
-            notice(f"compiling the engine failed ({error})")
+        except Exception as error:  # (copying a failed extension beside its source, say)
+            if not self.failed:
+                notice(f"compiling the engine failed ({error})")
             return
-        self.write_manifest(manifest)
+        if self.failed:
+            return
+        sources = {relative: GENERATED["states"][relative] for relative in ENGINE["COMPILED"]}
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps({"sources": sources}, indent=1) + "\n", encoding="utf-8")
         print(
             f"chancespiel: engine: {len(self.extensions) - len(self.reused)} of "
             f"{len(self.extensions)} extensions compiled in {time.perf_counter() - start:.1f} s "
@@ -129,13 +134,14 @@ class EngineBuildExt(build_ext):
         )
 
     def build_extension(self, ext):  # type: ignore[no-untyped-def]
-        if self.reuse(ext):
+        if self.failed or self.reuse(ext):
             return
         try:
             super().build_extension(ext)
         except Exception as error:
-            self.failed.add(ext.name)
-            notice(f"compiling {ext.name} failed ({error})")
+            if not self.failed:
+                self.failed = True
+                notice(f"compiling {ext.name} failed ({error})")
 
     def reuse(self, ext) -> bool:  # type: ignore[no-untyped-def]
         """Copies the extension beside the sources (the last build's) into the build instead
@@ -157,17 +163,6 @@ class EngineBuildExt(build_ext):
         installs), else into the build, and so the wheel."""
         folder = ROOT / "chancespiel" if self.inplace else Path(self.build_lib) / "chancespiel"
         return folder / ENGINE["MANIFEST"]
-
-    def write_manifest(self, path: Path) -> None:
-        """Records, for each module compiled (or reused) now, its source as mypyc read it; a
-        module that failed is left out, so the engine runs as pure Python until it builds."""
-        modules = {module: relative for relative, module in ENGINE["COMPILED"].items()}
-        built = {modules[e.name] for e in self.extensions if e.name in modules}
-        for name in self.failed:
-            built.discard(modules.get(name.removesuffix("__mypyc"), ""))
-        sources = {relative: GENERATED["states"][relative] for relative in sorted(built)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"sources": sources}, indent=1) + "\n", encoding="utf-8")
 
 
 setup(distclass=EngineDistribution, cmdclass={"build_ext": EngineBuildExt})

@@ -301,6 +301,8 @@ def test_a_wheel_carries_the_compiled_engine_to_machines_without_a_compiler(tmp_
     names = set(zipfile.ZipFile(wheel).namelist())
     for module in engine.COMPILED.values():
         assert module.replace(".", "/") + suffix in names, module
+    manifest = json.loads(zipfile.ZipFile(wheel).read(f"chancespiel/{engine.MANIFEST}"))
+    assert set(manifest["sources"]) == set(engine.COMPILED)
     site = tmp_path / "site"
     subprocess.run([*pip, "install", "--no-deps", "--target", site, wheel], check=True)
     code = (
