@@ -78,10 +78,18 @@ def generate() -> list:
     GENERATED["states"] = {
         relative: ENGINE["source_state"](ROOT / relative) for relative in ENGINE["COMPILED"]
     }
+    # --no-site-packages: the C does not depend on what the environment holds. pip builds
+    # before it installs the dependencies, so with numpy's stubs seen only by a reinstall the
+    # second install would compile its uses differently, and again.
+    options = [
+        "--ignore-missing-imports",
+        "--follow-imports=silent",
+        "--no-site-packages",
+        f"--cache-dir={CACHE}",
+    ]
     try:
         from mypyc.build import mypycify
 
-        options = ["--ignore-missing-imports", "--follow-imports=silent", f"--cache-dir={CACHE}"]
         return mypycify(options + link_tree(), separate=True, opt_level="3")
     except (Exception, SystemExit) as error:  # mypyc exits on a type error
         notice(f"mypyc refused the engine's sources ({error})")
