@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # BASE: the package, enough for the demo; STAMP: with the test tools and the optional Ray backend.
+# The second install compiles nothing: each extension of the engine newer than its C is reused.
 BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 # The engine's sources (chancespiel/engine.py lists them): installing compiles them where a C
-# compiler is present, so a change to one reinstalls.
+# compiler is present, so a change to one reinstalls (recompiling the modules it touches).
 ENGINE := $(shell sed -n 's/^    "\([a-z_/]*\.py\)": .*/\1/p' chancespiel/engine.py)
 
 .PHONY: demo test test-slow lint typecheck format bench build wheel clean
@@ -29,8 +30,9 @@ test: $(STAMP) lint
 	$(BIN)/chancespiel --version
 	$(BIN)/python -m pytest -q
 
-# Compiles the engine again (after a change to one of its sources); mypy first, so that a type
-# error is shown here rather than turned into a pure Python install.
+# Compiles the engine again after a change to its sources, only the modules the change touches
+# (each module is its own extension, built in parallel); mypy first, so that a type error is
+# shown here rather than turned into a pure Python install.
 build: typecheck
 	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/chancespiel --version
@@ -39,8 +41,11 @@ build: typecheck
 # have no C compiler (installing it compiles nothing): dist/chancespiel-*.whl.
 wheel: typecheck
 	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
-	$(BIN)/python -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
-	print(sys.argv[1] + (': compiled engine' if any('engine_lib__mypyc' in n for n in names) \
+	$(BIN)/python -c "import json, sys, zipfile; from chancespiel import engine; \
+	wheel = zipfile.ZipFile(sys.argv[1]); names = wheel.namelist(); \
+	manifest = 'chancespiel/' + engine.MANIFEST; \
+	built = json.loads(wheel.read(manifest))['sources'] if manifest in names else {}; \
+	print(sys.argv[1] + (': compiled engine' if set(built) == set(engine.COMPILED) \
 	else ': pure Python only (compiling failed: make build shows why)'))" \
 	$$(ls -t dist/chancespiel-*.whl | head -1)
 
@@ -71,5 +76,5 @@ bench: $(STAMP)
 	$(BIN)/python lab/benchmarks/bench_summary.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info chancespiel/engine_build.json
 	find chancespiel games agents -name '*.so' -delete

@@ -2,14 +2,18 @@
 
 The modules in `COMPILED` are ordinary typed Python. Where a C compiler is present, installing
 the package (`pip install .` or `pip install -e .`) also compiles them with mypyc into C
-extensions that sit beside the sources and are imported instead of them. The two engines run
-the same code: equal node counts, moves and values under fixed seeds (tests/test_engine.py).
+extensions that sit beside the sources and are imported instead of them, and writes a manifest
+(`MANIFEST`, beside this module) of the sources it compiled: their SHA-256, size and time. The
+two engines run the same code: equal node counts, moves and values under fixed seeds
+(tests/test_engine.py).
 
 Pure Python is used, for every listed module at once, when
 - `CHANCESPIEL_PURE_PYTHON=1` is set (for debugging and profiling),
 - no compiled extension was built (no compiler at install time), or
-- in a source checkout, a listed source is newer than its extension (edited since the last
-  build: `make build` compiles it again); a notice says so once.
+- in a source checkout, a listed source is not the one compiled (its content differs from the
+  manifest's: edited since the last build; `make build` compiles it again). A source whose
+  time changed but not its content (`git checkout`, `touch`) is still the one compiled. A
+  notice on stderr says so, once, when the package is imported, before any output.
 All or nothing, because compiled classes link each other directly: a compiled core next to an
 interpreted copy of its base class would be two different classes.
 
@@ -18,13 +22,16 @@ This module imports nothing of the package: `setup.py` reads `COMPILED` from it.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # Source files compiled into the engine, relative to the project root, with their modules.
 COMPILED: dict[str, str] = {
@@ -42,11 +49,16 @@ COMPILED: dict[str, str] = {
     "agents/bab_core.py": "chancespiel.agents.bab_core",
 }
 ENV_PURE = "CHANCESPIEL_PURE_PYTHON"
-GROUP = "chancespiel.engine_lib"  # mypyc's shared library, inside the package: GROUP + "__mypyc"
+MANIFEST = "engine_build.json"  # beside this module: the sources the extensions were built from
+# Set once the notice has been printed: worker processes (spawned, Ray's) stay quiet.
+_ENV_NOTICE = "CHANCESPIEL_ENGINE_NOTICE_GIVEN"
+REBUILD = "make build compiles it again"
 # Names that cannot be imported compiled without the others (see the module docstring).
 _MODULES = frozenset(COMPILED.values())
 
 _reason: str | None = None  # why pure Python runs, once decided
+_stale = False  # a compiled build exists, of other sources than these
+_timing_warned = False
 
 
 class _SourceFinder:
@@ -75,6 +87,37 @@ def _extension(source: Path) -> Path | None:
     return None
 
 
+def source_state(source: Path) -> dict[str, Any]:
+    """What the manifest records of a compiled source: its SHA-256, size and time (ns). The
+    time is taken first: an edit while it is read leaves a newer time, so a digest check."""
+    mtime_ns = source.stat().st_mtime_ns
+    data = source.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "mtime_ns": mtime_ns}
+
+
+def _unchanged(source: Path, built: Any) -> bool:
+    """True if `source` has the content recorded in `built` (a manifest entry): by size and
+    time when both are as recorded, else by its digest (read only then)."""
+    if not isinstance(built, dict):
+        return False
+    status = source.stat()
+    if status.st_size != built.get("size"):
+        return False
+    if status.st_mtime_ns == built.get("mtime_ns"):
+        return True
+    return hashlib.sha256(source.read_bytes()).hexdigest() == built.get("sha256")
+
+
+def _manifest(root: Path) -> dict[str, Any] | None:
+    """The sources of the last build (relative path -> entry), None if there is none."""
+    try:
+        data = json.loads((root / "chancespiel" / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    sources = data.get("sources") if isinstance(data, dict) else None
+    return sources if isinstance(sources, dict) else None
+
+
 def pure_requested() -> bool:
     """True if `CHANCESPIEL_PURE_PYTHON` asks for pure Python (set, and not empty or 0)."""
     return os.environ.get(ENV_PURE, "") not in ("", "0")
@@ -89,36 +132,44 @@ def compiler_found() -> bool:
     return bool(command) and shutil.which(command[0]) is not None
 
 
-def _decide(root: Path) -> str | None:
-    """Why the engine must run as pure Python (None: compiled, if built)."""
+def _decide(root: Path) -> tuple[str | None, bool]:
+    """Why the engine must run as pure Python (None: compiled), and whether a compiled build
+    of other sources exists (what a rebuild would bring back)."""
     if pure_requested():
-        return f"{ENV_PURE} is set"
-    if importlib.util.find_spec(GROUP + "__mypyc") is None:
-        return "no compiled extension was built"
+        return f"{ENV_PURE} is set", False
     # An installed package holds the extensions of one build; a source checkout may hold
     # none, some, or stale ones.
     checkout = (root / "pyproject.toml").is_file()
-    for relative in COMPILED if checkout else ():
+    built = _manifest(root)
+    if built is None:
+        if checkout and any(_extension(root / relative) for relative in COMPILED):
+            return f"the compiled extensions have no manifest of their sources ({REBUILD})", True
+        return "no compiled extension was built", False
+    for relative in COMPILED:
         source = root / relative
-        extension = _extension(source)
-        if extension is None:
-            return f"{relative} has no compiled extension (make build compiles the engine)"
-        if source.stat().st_mtime > extension.stat().st_mtime + 1.0:
-            return f"{relative} changed since it was compiled (make build compiles it again)"
-    return None
+        if relative not in built:
+            return f"{relative} was not compiled ({REBUILD})", True
+        if not checkout:
+            continue
+        if _extension(source) is None:
+            return f"{relative} has no compiled extension ({REBUILD})", True
+        if not _unchanged(source, built[relative]):
+            return f"{relative} changed since it was compiled ({REBUILD})", True
+    return None, False
 
 
 def install(root: Path) -> None:
     """Chooses the engine before any of its modules is imported; `root` is the folder that
     holds `games/` and `agents/` (the project root in a source checkout)."""
-    global _reason
+    global _reason, _stale
     if any(name in sys.modules for name in _MODULES):
         return  # already chosen by this process (or a parent before a fork)
-    _reason = _decide(root)
+    _reason, _stale = _decide(root)
     if _reason is not None:
         sys.meta_path.insert(0, _SourceFinder())
-        if "make build" in _reason:
-            print(f"chancespiel: running pure Python: {_reason}", file=sys.stderr)
+        if _stale and not os.environ.get(_ENV_NOTICE):
+            os.environ[_ENV_NOTICE] = "1"
+            print(f"chancespiel: running pure Python: {_reason}", file=sys.stderr, flush=True)
 
 
 def name() -> str:
@@ -135,3 +186,25 @@ def describe() -> str:
     if engine == "compiled":
         return "compiled engine (mypyc)"
     return f"pure Python engine ({_reason})"
+
+
+def stale() -> bool:
+    """True if pure Python runs because the sources are not those of the compiled build that
+    exists (edited since `make build`)."""
+    return _stale
+
+
+def warn_timed(what: str) -> None:
+    """Warns on stderr, once, before `what` (a run with time budgets) starts on a stale build's
+    pure Python: a time budget buys a few times fewer nodes than it does compiled."""
+    global _timing_warned
+    if not _stale or _timing_warned:
+        return
+    _timing_warned = True
+    print(
+        f"chancespiel: warning: {what} has time budgets (time_ms) and runs on the pure Python "
+        f"engine, a few times slower than the compiled one, so its results measure that: "
+        f"{_reason}",
+        file=sys.stderr,
+        flush=True,
+    )

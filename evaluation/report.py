@@ -61,6 +61,7 @@ class PairSummary:
     # whole matches (both games scored) by A's points 0, 0.5, 1, 1.5, 2: the pentanomial counts
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
     pending: dict[int, float | None] = field(default_factory=dict, repr=False)  # first games
+    engines: Counter[str] = field(default_factory=Counter)  # games by the engine that played
     pair: PairKey | None = field(default=None, repr=False)  # the pairing's game and agents
     # the results of player 0 (the first seat): wins, draws, losses
     first_seat: list[int] = field(default_factory=lambda: [0, 0, 0], repr=False)
@@ -85,6 +86,9 @@ class PairSummary:
 
     def add(self, record: Record) -> None:
         """Counts one game (records of one game and pair; memory: the unfinished matches)."""
+        engine = record.get("engine")  # format 3 on
+        if isinstance(engine, str):
+            self.engines[engine] += 1
         if record["returns"] is not None:
             seat0 = score_of(record["returns"], 0)
             self.first_seat[0 if seat0 == 1.0 else 1 if seat0 == 0.5 else 2] += 1
@@ -172,6 +176,7 @@ class PairSummary:
             "whole_matches": len(self.match_scores),
             "pentanomial95": list(self.pentanomial_interval),
             **extra,
+            "engines": dict(self.engines),
         }
 
 
@@ -199,6 +204,7 @@ class AgentStats:
     move_ms: list[float] = field(default_factory=list, repr=False)
     node_moves: int = 0
     total_nodes: int = 0
+    node_ms: float = 0.0  # the time of the moves with a node count
     depth_moves: int = 0
     total_depth: int = 0
     limit_ms: float | None = None
@@ -237,6 +243,7 @@ class AgentStats:
             "max_ms": self.max_ms,
             "mean_nodes": self.total_nodes / self.node_moves if self.node_moves else None,
             "mean_depth": self.total_depth / self.depth_moves if self.depth_moves else None,
+            "nodes_per_s": 1000 * self.total_nodes / self.node_ms if self.node_ms else None,
             "limit_ms": self.limit_ms,
             "overrun_ms": self.overrun_ms,
             "overruns": self.overruns,
@@ -322,9 +329,11 @@ class Tally:
             entry.games += 1
             entry.add_moves(record["move_ms"][seat])
             if record["nodes"][seat] is not None:
-                counted = [n for n in record["nodes"][seat] if n is not None]
-                entry.node_moves += len(counted)
-                entry.total_nodes += sum(counted)
+                for count, ms in zip(record["nodes"][seat], record["move_ms"][seat], strict=False):
+                    if count is not None:
+                        entry.node_moves += 1
+                        entry.total_nodes += count
+                        entry.node_ms += ms
             depths = record.get("depths", [None, None])[seat]  # format 3 on
             if depths is not None:
                 reached = [d for d in depths if d is not None]
@@ -386,12 +395,13 @@ def format_pair(summary: PairSummary) -> str:
 
 
 def format_agent_stats(stats: Sequence[AgentStats]) -> str:
-    """A table of per-move times, nodes and depths, then the failures of each agent."""
+    """A table of per-move times, nodes, depths and search rates (nodes per second of the
+    moves that counted nodes), then the failures of each agent."""
     width = max([len(s.spec) for s in stats] + [5])
     lines = [
         f"  {'agent':<{width}}  {'moves':>7}  {'mean ms':>9}  {'p99 ms':>9}  {'max ms':>9}  "
         f"{'limit ms':>8}  {'overruns':>8}  {'worst overrun ms':>16}  {'mean nodes':>10}  "
-        f"{'mean depth':>10}"
+        f"{'mean depth':>10}  {'nodes/s':>11}"
     ]
     for s in stats:
         d = s.as_dict()
@@ -404,7 +414,7 @@ def format_agent_stats(stats: Sequence[AgentStats]) -> str:
             f"{num(d['p99_ms']):>9}  {num(d['max_ms']):>9}  {num(s.limit_ms, 'g'):>8}  "
             f"{s.overruns if s.limit_ms is not None else '-':>8}  "
             f"{num(s.worst_overrun_ms):>16}  {num(d['mean_nodes'], '.0f'):>10}  "
-            f"{num(d['mean_depth']):>10}"
+            f"{num(d['mean_depth']):>10}  {num(d['nodes_per_s'], ',.0f'):>11}"
         )
     tolerances = {s.overrun_ms for s in stats if s.overrun_ms is not None}
     if tolerances:
@@ -413,6 +423,24 @@ def format_agent_stats(stats: Sequence[AgentStats]) -> str:
     for s in stats:
         for failure, count in s.failures.most_common():
             lines.append(f"  FAILED: {s.spec} forfeited {count} game(s): {failure}")
+    return "\n".join(lines)
+
+
+def format_engines(summaries: Sequence[PairSummary]) -> str | None:
+    """Lines flagging the games of one game played by more than one engine, with each pair's
+    counts (None if one engine played them all): their times, search rates and any result
+    under a time budget are not comparable."""
+    engines = sorted({engine for s in summaries for engine in s.engines})
+    if len(engines) < 2:
+        return None
+    lines = [
+        f"  MIXED ENGINES: these games were played by the {' and the '.join(engines)} engines; "
+        "times, nodes/s and results under time budgets are not comparable across them"
+    ]
+    for s in summaries:
+        counts = ", ".join(f"{n} {engine}" for engine, n in sorted(s.engines.items()))
+        mixed = "  <- mixed" if len(s.engines) > 1 else ""
+        lines.append(f"    {s.a} vs {s.b}: {counts or 'engine not recorded'}{mixed}")
     return "\n".join(lines)
 
 
@@ -571,6 +599,7 @@ def summarize(
             {
                 "game": game,
                 "records": len(game_records),
+                "engines": dict(sum((p.engines for p in pairs), Counter())),
                 "pairs": pair_dicts,
                 "agents": [a.as_dict() for a in agent_stats(game_records)],
                 "ratings": None
@@ -606,6 +635,9 @@ def format_report(
             if ratings is not None:
                 lines.append(format_ratings(ratings))
             lines += ["  " + format_self_play(s) for s in pairs if s.self_play]
+        mixed = format_engines(pairs)
+        if mixed is not None:
+            lines.append(mixed)
         if luck:
             lucks = pair_luck(game_records, value, corrections)
             for s in pairs:

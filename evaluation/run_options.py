@@ -8,14 +8,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from chancespiel import engine
+from chancespiel.agents import make_bot
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
     RecordFileError,
     RecordWriteError,
+    move_limit_ms,
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
 from chancespiel.evaluation.runner import RunConfig, RunResult, RunStoppedError, run
@@ -24,6 +28,7 @@ from chancespiel.evaluation.usage import (
     Bounded,
     RunInterruptedError,
     UsageError,
+    load_game,
     matches_arg,
     seed_arg,
     workers_arg,
@@ -86,6 +91,8 @@ def run_config(
     out = getattr(args, "out", None) if records else None
     if out is not None:
         check_record_path(out)
+    if engine.stale() and timed(game, [spec for pair in pairs for spec in pair]):
+        engine.warn_timed(f"this {extra.get('label', 'run')}")
     return RunConfig(
         game=game,
         pairs=pairs,
@@ -100,6 +107,19 @@ def run_config(
         progress=False if args.no_progress else None,
         **extra,
     )
+
+
+def timed(game: str, specs: Sequence[str]) -> bool:
+    """True if an agent of `specs` searches under a time budget (its default one included),
+    as the records' `limit_ms` says: what it finds depends on the engine's speed."""
+    loaded = load_game(game)
+    for spec in dict.fromkeys(specs):
+        try:
+            if move_limit_ms(spec, make_bot(spec, loaded, 0)) is not None:
+                return True
+        except ValueError:  # refused later, with its message
+            continue
+    return False
 
 
 def check_record_path(out: str) -> None:

@@ -162,27 +162,129 @@ def test_the_compiled_engine_runs_where_it_could_be_built():
     assert engine.name() == "compiled", engine.describe()
 
 
-def test_a_source_newer_than_its_extension_runs_pure_python(tmp_path, monkeypatch):
-    monkeypatch.delenv(engine.ENV_PURE, raising=False)
-    monkeypatch.setattr(engine.importlib.util, "find_spec", lambda name: object())
-    (tmp_path / "pyproject.toml").touch()
-    suffix = engine.importlib.machinery.EXTENSION_SUFFIXES[0]
+def _built_checkout(root: Path) -> Path:
+    """A checkout whose engine sources were all compiled: sources, extensions, manifest."""
+    root.mkdir(exist_ok=True)
+    (root / "pyproject.toml").touch()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    sources = {}
     for relative in engine.COMPILED:
-        source = tmp_path / relative
+        source = root / relative
         source.parent.mkdir(parents=True, exist_ok=True)
-        source.touch()
-        extension = source.with_suffix(suffix)
-        extension.touch()
-        os.utime(source, (1000.0, 1000.0))
-        os.utime(extension, (2000.0, 2000.0))
-    assert engine._decide(tmp_path) is None
-    edited = tmp_path / next(iter(engine.COMPILED))
-    os.utime(edited, (5000.0, 5000.0))
-    assert "changed since it was compiled" in str(engine._decide(tmp_path))
-    edited.with_suffix(suffix).unlink()
-    assert "has no compiled extension" in str(engine._decide(tmp_path))
+        source.write_text(f"# {relative}\n")
+        source.with_suffix(suffix).touch()
+        sources[relative] = engine.source_state(source)
+    manifest = root / "chancespiel" / engine.MANIFEST
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps({"sources": sources}))
+    return root
+
+
+def test_the_engine_runs_compiled_while_the_sources_are_those_compiled(tmp_path, monkeypatch):
+    monkeypatch.delenv(engine.ENV_PURE, raising=False)
+    root = _built_checkout(tmp_path)
+    assert engine._decide(root) == (None, False)
+    # git checkout or touch: the same content with a new time is still the source compiled
+    source = root / next(iter(engine.COMPILED))
+    source.write_bytes(source.read_bytes())
+    os.utime(source, ns=(10**18, 10**18))
+    assert engine._decide(root) == (None, False)
+    # an edit of the same size, then of another size: pure Python until the next build
+    for text in ("# edited\n", "# edited, longer\n"):
+        source.write_text(text)
+        reason, stale = engine._decide(root)
+        assert "changed since it was compiled (make build" in str(reason) and stale
     monkeypatch.setenv(engine.ENV_PURE, "1")
-    assert engine.ENV_PURE in str(engine._decide(tmp_path))
+    assert engine._decide(root) == (f"{engine.ENV_PURE} is set", False)
+
+
+def test_a_source_without_its_build_runs_pure_python(tmp_path, monkeypatch):
+    monkeypatch.delenv(engine.ENV_PURE, raising=False)
+    root = _built_checkout(tmp_path)
+    manifest = root / "chancespiel" / engine.MANIFEST
+    first, second = list(engine.COMPILED)[:2]
+    # a module added to the engine since the build (in the list, not in the manifest)
+    built = json.loads(manifest.read_text())
+    del built["sources"][second]
+    manifest.write_text(json.dumps(built))
+    assert engine._decide(root) == (f"{second} was not compiled ({engine.REBUILD})", True)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (root / first).with_suffix(suffix).unlink()
+    reason, stale = engine._decide(root)
+    assert reason == f"{first} has no compiled extension ({engine.REBUILD})" and stale
+    # extensions of an unfinished (or older) build: no manifest
+    manifest.write_text("{not json")
+    reason, stale = engine._decide(root)
+    assert "no manifest of their sources" in str(reason) and stale
+    for relative in list(engine.COMPILED)[1:]:
+        (root / relative).with_suffix(suffix).unlink()  # nothing was ever built
+    assert engine._decide(root) == ("no compiled extension was built", False)
+
+
+def _stale_process(root: Path, code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Runs `code` in a child Python whose engine was chosen for the checkout `root` (before
+    any engine module is imported, as the package does for its own folder), its stderr and
+    stdout in one stream, in the order written."""
+    prelude = (
+        "import sys; from pathlib import Path; from chancespiel import engine; "
+        f"engine.install(Path({str(root)!r}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in (engine.ENV_PURE, engine._ENV_NOTICE)}
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_edited_source_runs_pure_python_after_one_notice_first(tmp_path):
+    """The notice comes first, on stderr, once: not again from worker processes."""
+    root = _built_checkout(tmp_path / "checkout")
+    (root / "games" / "core.py").write_text("# edited\n")
+    worker = (
+        "from pathlib import Path; from chancespiel import engine; "
+        f"engine.install(Path({str(root)!r})); print(engine.describe())"
+    )
+    code = (
+        "import subprocess\n"
+        "from chancespiel.evaluation.cli import main\n"
+        "main(['games'])\n"
+        f"subprocess.run([sys.executable, '-c', {worker!r}], check=True)\n"
+    )
+    done = _stale_process(root, code, tmp_path)
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    notice = "chancespiel: running pure Python: games/core.py changed since it was compiled"
+    assert lines[0].startswith(notice)
+    assert sum(notice in line for line in lines) == 1
+    assert "python_pig" in done.stdout  # the command's output, after the notice
+    assert lines[-1].startswith("pure Python engine (games/core.py changed")  # the worker's
+
+
+def test_a_timed_run_on_a_stale_build_is_warned_before_it_starts(tmp_path):
+    root = _built_checkout(tmp_path / "checkout")
+    (root / "agents" / "star_core.py").write_text("# edited\n")
+    warning = "chancespiel: warning: this match has time budgets (time_ms)"
+    for spec, warned in (("star2(time_ms=5)", True), ("star2(max_depth=1)", False)):
+        out = tmp_path / f"{warned}.jsonl"
+        code = (
+            "from chancespiel.evaluation.cli import main\n"
+            f"main(['match', 'python_pig(winscore=10)', {spec!r}, 'hold', '--matches', '1', "
+            f"'--workers', '1', '--no-progress', '--out', {str(out)!r}])\n"
+        )
+        done = _stale_process(root, code, tmp_path)
+        assert done.returncode == 0, done.stdout
+        lines = done.stdout.splitlines()
+        assert lines[0].startswith("chancespiel: running pure Python: agents/star_core.py")
+        if warned:
+            assert lines[1].startswith(warning), done.stdout
+            assert "python_pig(winscore=10): star2" in lines[2]  # then the run
+        else:
+            assert warning not in done.stdout
 
 
 @pytest.mark.slow
@@ -199,6 +301,8 @@ def test_a_wheel_carries_the_compiled_engine_to_machines_without_a_compiler(tmp_
     names = set(zipfile.ZipFile(wheel).namelist())
     for module in engine.COMPILED.values():
         assert module.replace(".", "/") + suffix in names, module
+    manifest = json.loads(zipfile.ZipFile(wheel).read(f"chancespiel/{engine.MANIFEST}"))
+    assert set(manifest["sources"]) == set(engine.COMPILED)
     site = tmp_path / "site"
     subprocess.run([*pip, "install", "--no-deps", "--target", site, wheel], check=True)
     code = (

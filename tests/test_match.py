@@ -487,7 +487,61 @@ def test_the_report_gives_each_agents_mean_depth(tmp_path, capsys):
     text = capsys.readouterr().out
     moves = str(len(depths))
     row = next(ln.split() for ln in text.splitlines() if ln.split()[:2] == [spec, moves])
-    assert float(row[-1]) == pytest.approx(sum(depths) / len(depths), abs=0.005)
+    assert float(row[-2]) == pytest.approx(sum(depths) / len(depths), abs=0.005)
+
+
+def test_the_report_gives_each_agents_search_rate(tmp_path, capsys):
+    """Nodes per second over the moves that counted nodes, beside the depth."""
+    out = tmp_path / "rate.jsonl"
+    spec = "star2(max_depth=2)"
+    assert _match(out, 2, "--workers", "1", a=spec, b="hold(n=20)") == 0
+    records = read_records(out)
+    first = next(r for r in records if r["nodes"][r["seats"].index(spec)])
+    seat = first["seats"].index(spec)
+    first["nodes"][seat][0] = None  # a move without a count: its time is not the search's
+    first["move_ms"][seat][0] = 1e6
+    nodes = ms = 0.0
+    for r in records:
+        mine = r["seats"].index(spec)
+        for count, time_ms in zip(r["nodes"][mine] or [], r["move_ms"][mine], strict=False):
+            if count is not None:
+                nodes, ms = nodes + count, ms + time_ms
+    rates = {s.spec: s.as_dict()["nodes_per_s"] for s in agent_stats(records)}
+    assert rates[spec] == pytest.approx(1000 * nodes / ms) and rates["hold(n=20)"] is None
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert cli.main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if "mean depth" in line)
+    assert lines[header].split()[-3:] == ["mean", "depth", "nodes/s"]
+    rows = {line.split()[0]: line.split() for line in lines[header + 1 : header + 3]}
+    assert float(rows[spec][-1].replace(",", "")) == pytest.approx(1000 * nodes / ms, abs=0.5)
+    assert rows["hold(n=20)"][-1] == "-"
+
+
+def test_the_report_flags_a_pairing_whose_games_mix_engines(tmp_path, capsys):
+    out = tmp_path / "games.jsonl"
+    assert _match(out, 2, "--workers", "1") == 0
+    records = read_records(out)
+    assert len({r["engine"] for r in records}) == 1
+    capsys.readouterr()
+    assert cli.main(["report", str(out)]) == 0
+    assert "MIXED ENGINES" not in capsys.readouterr().out
+    # as if the file had been resumed on the other engine
+    other = "pure Python" if records[0]["engine"] == "compiled" else "compiled"
+    records[-1]["engine"] = other
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert cli.main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "MIXED ENGINES: these games were played by the compiled and the pure Python" in text
+    counts = {records[0]["engine"]: len(records) - 1, other: 1}
+    shown = ", ".join(f"{counts[engine]} {engine}" for engine in sorted(counts))
+    assert f"    {SEARCHER} vs hold(n=20): {shown}  <- mixed" in text.splitlines()
+    assert cli.main(["report", "--json", str(out)]) == 0
+    [game] = json.loads(capsys.readouterr().out)["games"]
+    assert game["engines"] == counts
+    assert game["pairs"][0]["engines"] == game["engines"]
 
 
 def test_star_bots_report_their_default_budget():

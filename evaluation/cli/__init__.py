@@ -192,6 +192,10 @@ def _main(argv: Sequence[str] | None) -> int:
         _warn(str(e))  # the version and the help need no plugin
     args = build_parser(rest).parse_args(rest)
     args.command_line = given  # for results' records
+    if args.command == "experiment" and getattr(args, "time_ms", None) is not None:
+        from chancespiel import engine
+
+        engine.warn_timed(f"experiment {args.experiment}")  # (match and the like: run_config)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

@@ -39,6 +39,7 @@ def cmd_match(args: argparse.Namespace) -> None:
     from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.report import (
         format_agent_stats,
+        format_engines,
         format_luck,
         format_pair,
         pair_luck,
@@ -63,6 +64,8 @@ def cmd_match(args: argparse.Namespace) -> None:
     summary = pairs[0] if pairs else None  # one pair; none before any game is scored
     if summary is not None:
         print("  " + format_pair(summary))
+        if (mixed := format_engines(pairs)) is not None:  # a file resumed on another engine
+            print(mixed)
     if result.sprt is not None:
         print("  " + result.sprt.describe())
         beyond = len(summary.match_scores) - result.sprt.pairs if summary is not None else 0
@@ -188,6 +191,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     from chancespiel.evaluation.report import (
         fit_ratings,
         format_agent_stats,
+        format_engines,
         format_ratings,
         format_table,
     )
@@ -221,6 +225,8 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     ratings = fit_ratings(summaries, names)
     if ratings is not None:
         print(format_ratings(ratings))
+    if (mixed := format_engines(summaries)) is not None:  # a file resumed on another engine
+        print(mixed)
     print("  per-move time and nodes:")
     print(format_agent_stats(result.tally.agents()))
 
