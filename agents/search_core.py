@@ -134,23 +134,7 @@ def sample_outcomes(
     With a `budget`, its clock is read every SAMPLE_CHUNK draws (a search's budget is
     checked per node, and one node may draw millions), raising SearchTimeout once spent.
     """
-    if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
-        _SAMPLE_TABLES.clear()
-    ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
-    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
-    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
-    draw = random.Random(key).random
-    counts: dict[int, int] = {}
-    left = samples
-    while left > 0:  # chunks: the loop over draws stays as it was, without a test per draw
-        chunk = left if left < SAMPLE_CHUNK else SAMPLE_CHUNK
-        for _ in range(chunk):
-            chosen = ids[sample_guided(cum, guide, draw())]
-            counts[chosen] = counts.get(chosen, 0) + 1
-        left -= chunk
-        if left and budget is not None:
-            budget.check()
-    return [(outcome, count / samples) for outcome, count in counts.items()]
+    return _draw_outcomes(outcomes, samples, key, budget, False)
 
 
 def systematic_outcomes(
@@ -165,16 +149,31 @@ def systematic_outcomes(
     give only in expectation. A pure function of `key`; weights count / samples; the
     `budget`'s clock is read as in `sample_outcomes`.
     """
+    return _draw_outcomes(outcomes, samples, key, budget, True)
+
+
+def _draw_outcomes(
+    outcomes: Sequence[tuple[int, float]],
+    samples: int,
+    key: int,
+    budget: Budget | None,
+    systematic: bool,
+) -> list[tuple[int, float]]:
+    """The draws of `sample_outcomes` (independent) or `systematic_outcomes`, counted."""
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
     ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
-    start = random.Random(key).random()
+    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
+    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
+    draw = random.Random(key).random
+    start = draw() if systematic else 0.0  # systematic: one uniform number for every point
     counts: dict[int, int] = {}
     done = 0
-    while done < samples:  # chunks, as in sample_outcomes
+    while done < samples:  # chunks: the loop over draws stays free of a clock test per draw
         end = done + SAMPLE_CHUNK if samples - done > SAMPLE_CHUNK else samples
         for i in range(done, end):
-            chosen = ids[sample_guided(cum, guide, (start + i) / samples)]
+            u = (start + i) / samples if systematic else draw()
+            chosen = ids[sample_guided(cum, guide, u)]
             counts[chosen] = counts.get(chosen, 0) + 1
         done = end
         if done < samples and budget is not None:
