@@ -68,29 +68,27 @@ def is_gzip(fd: int) -> bool:
 
 def read_chunks(fd: int, chunk: int = CHUNK) -> Iterator[bytes]:
     """The bytes of the file open at `fd` from its start, `chunk` at a time, inflated when it is
-    gzip: every member in turn; a member cut short ends the bytes where it was cut (as a torn
-    last line of a plain file does). No chunk is longer than `chunk`, whatever the ratio."""
+    gzip (every member in turn, by the standard library's reader); a member cut short ends the
+    bytes where it was cut (as a torn last line of a plain file does). No chunk is longer than
+    `chunk`, whatever the ratio.
+
+    Raises:
+      OSError: with strerror "not valid gzip (...)" for a gzip stream that is not one.
+    """
     offset = 0
     if not is_gzip(fd):
         while data := os.pread(fd, chunk, offset):
             offset += len(data)
             yield data
         return
-    inflater = zlib.decompressobj(wbits=31)
-    while data := os.pread(fd, chunk, offset):
-        offset += len(data)
-        while data:
-            try:
-                out = inflater.decompress(data, chunk)
-            except zlib.error as e:
-                raise OSError(errno.EINVAL, f"not valid gzip ({e})") from None
-            if out:
-                yield out
-            if inflater.eof:  # the next member, if any, starts in the unused bytes
-                data = inflater.unused_data
-                inflater = zlib.decompressobj(wbits=31)
-            else:
-                data = inflater.unconsumed_tail
+    with os.fdopen(os.dup(fd), "rb") as raw, gzip.GzipFile(fileobj=raw) as inflated:
+        try:  # read1: one inflation at a time, so a cut cannot drop what came before it
+            while data := inflated.read1(chunk):
+                yield data
+        except EOFError:  # the last member cut short: what came before it stands
+            return
+        except (gzip.BadGzipFile, zlib.error) as e:
+            raise OSError(errno.EINVAL, f"not valid gzip ({e})") from None
 
 
 def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
