@@ -208,6 +208,12 @@ class Budget:
         if not self.nodes & 255:
             self.check()
 
+    def affords(self, nodes: int, seconds: float) -> bool:
+        """Whether `nodes` more nodes and `seconds` more time fit in what is left."""
+        if self.max_nodes is not None and self.nodes + nodes > self.max_nodes:
+            return False
+        return self.deadline is None or self.clock() + seconds <= self.deadline
+
     def check(self) -> None:
         """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
         if self.max_nodes is not None and self.nodes > self.max_nodes:

@@ -123,6 +123,10 @@ class SampledOptions:
       count.
     exact_up_to: enumerate a chance node with at most this many outcomes instead of sampling.
     exact_plies: enumerate every chance node within this many decision plies of the root.
+    classic_first: under a budget, deepen with the classic search while the next depth's
+      cost (the last depth's, times its growth over the depth before) fits what is left;
+      sampling starts at the first depth the classic search cannot afford, so a sample never
+      replaces an exact search of the same depth.
     """
 
     resample: bool = False
@@ -132,6 +136,7 @@ class SampledOptions:
     systematic: bool = False
     exact_up_to: int = 0
     exact_plies: int = 0
+    classic_first: bool = False
 
 
 @dataclass(kw_only=True)
@@ -215,6 +220,7 @@ def search(
     systematic: bool = False,
     exact_up_to: int = 0,
     exact_plies: int = 0,
+    classic_first: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -242,8 +248,8 @@ def search(
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic,
-        exact_up_to, exact_plies: opt-in additions to the sampled search (SampledOptions);
-        refused without `samples`.
+        exact_up_to, exact_plies, classic_first: opt-in additions to the sampled search
+        (SampledOptions); refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -263,6 +269,7 @@ def search(
         systematic,
         exact_up_to,
         exact_plies,
+        classic_first,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -370,6 +377,13 @@ def _sampled_iterations(
     base_seed = context.seed
     average = _Average() if options.resample else None
     depth = max_depth - 1 if not iterative and max_depth is not None else 0
+    if options.classic_first and has_budget and iterative:
+        try:
+            depth, over = _classic_iterations(context, state, result, max_depth, forced)
+        except SearchTimeout:
+            return False
+        if over:
+            return True
     deeper = True
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
@@ -417,6 +431,49 @@ def _sampled_iterations(
                 return True
     except SearchTimeout:
         return False
+
+
+def _classic_iterations(
+    context: StarSearch,
+    state: Core,
+    result: StarResult,
+    max_depth: int | None,
+    forced: bool,
+) -> tuple[int, bool]:
+    """Iterative deepening of the classic search while the next depth is predicted to fit
+    the budget (`classic_first`): its cost is the last depth's times the growth from the
+    depth before, in nodes and in time.
+
+    Returns:
+      The deepest depth completed, and whether the search is over (the whole tree searched,
+      max_depth reached, or a forced move).
+
+    Raises:
+      SearchTimeout: if a depth ran out of budget; `result` keeps the depth before.
+    """
+    budget, samples = context.budget, context.samples
+    context.samples = None
+    depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
+    try:
+        while max_depth is None or depth < max_depth:
+            if depth >= 2:
+                (nodes, seconds), (before, _) = costs[-1], costs[-2]
+                growth = nodes / max(before, 1)
+                if not budget.affords(int(nodes * growth), seconds * growth):
+                    return depth, False
+            depth += 1
+            context.horizon_reached = False
+            context.probes.clear()
+            nodes, start = budget.nodes, budget.clock()
+            value, action, values, kinds = context.root_search(state, depth)
+            _store(result, depth, value, action, values, kinds)
+            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+            costs.append((budget.nodes - nodes, budget.clock() - start))
+            if not context.horizon_reached or forced:
+                return depth, True
+        return depth, True
+    finally:
+        context.samples = samples
 
 
 def _solve(context: StarSearch, state: Core, depth: int, result: StarResult) -> bool:
@@ -540,6 +597,9 @@ _SAMPLED = {
     "exact_plies": Param(
         0, "enumerate chance nodes within this many plies of the root", high=MAX_DEPTH
     ),
+    "classic_first": Param(
+        False, "deepen classically while the next depth fits the budget, then sample"
+    ),
 }
 
 
@@ -598,8 +658,8 @@ _HELP = {
 _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
 _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 # The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
-# those right after the root's move enumerated, and systematic draws elsewhere (docs/agents.md
-# gives the measurements behind each choice).
+# those right after the root's move enumerated, systematic draws elsewhere, and the classic
+# search for every depth it can afford (docs/agents.md gives the measurements behind each).
 HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
     "exact_up_to": Param(
@@ -609,6 +669,7 @@ HYBRID = {
         high=MAX_SAMPLES,
     ),
     "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
+    "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
 }
 
 

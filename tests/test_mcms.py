@@ -596,7 +596,7 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             seed = make_bot("random", game, 0, 4).rng.getrandbits(63)
             expected = search(
                 search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
-                systematic=True, exact_up_to=8, exact_plies=1,
+                systematic=True, exact_up_to=8, exact_plies=1, classic_first=True,
             )  # fmt: skip
             assert bot.last_result.action_values == expected.action_values
         # at a width of the roll's 21 outcomes nothing is sampled: the classic search
@@ -604,3 +604,33 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
         bot.step(state)
         classic = search(search_state(state), game, "star2", max_depth=3)
         assert bot.last_result.value == pytest.approx(classic.value, abs=1e-12)
+
+
+def _steps(result) -> list[tuple[int, float, int, int]]:
+    return [(it.depth, it.value, it.action, it.nodes) for it in result.iterations]
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_classic_first_deepens_classically_until_a_depth_does_not_fit(algorithm):
+    """With classic_first the first depths are the classic search's (same values, moves and
+    nodes), and sampling starts at the first depth predicted not to fit: the result is deeper
+    than the classic search's under the same budget, never a sample at a depth it completed."""
+    game = pyspiel.load_game("python_pig(winscore=60)")
+    for state in _contested_positions(game, 4, seed=3, max_moves=12):
+        root = search_state(state)
+        exact = _steps(search(root, game, algorithm, max_nodes=20_000))
+        found = search(
+            root, game, algorithm, max_nodes=20_000, samples=5, seed=4, classic_first=True
+        )
+        steps = _steps(found)
+        classic = next(
+            i for i, step in enumerate([*steps, None]) if i >= len(exact) or step != exact[i]
+        )
+        assert classic >= 2
+        sampled = [depth for depth, *_ in steps[classic:]]
+        assert sampled == list(range(classic + 1, classic + 1 + len(sampled)))
+        assert sampled and found.depth > len(exact)
+        # without a budget there is nothing to predict: the plain sampled search
+        assert _steps(
+            search(root, game, algorithm, max_depth=3, samples=5, seed=4, classic_first=True)
+        ) == _steps(search(root, game, algorithm, max_depth=3, samples=5, seed=4))

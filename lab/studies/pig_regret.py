@@ -27,11 +27,12 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 search's depth informs the move
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
-    resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic
+    resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic,
+    classic_first
                 an opt-in option of the sampled search (docs/agents.md)
-    hybrid      the hybrid sampled search (exphs, star1hs, star2hs) at the configuration's
-                widths: systematic draws, nodes of at most the width or right after the
-                root's move enumerated
+    hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
+                right after the root's move enumerated; with classic_first, the hybrid agents
+                (exphs, star1hs, star2hs)
     exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
     pliesN      the sampled search enumerates chance nodes within N plies of the root
                 (exact_plies)
@@ -68,7 +69,7 @@ from typing import Any, cast
 import pyspiel
 
 from chancespiel.agents.search_common import MAX_NODES
-from chancespiel.agents.star_minimax import hybrid_options, search
+from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
@@ -117,8 +118,13 @@ SAMPLED_OPTIONS = (
     "shared_samples",
     "systematic",
     "hybrid",
+    "classic_first",
 )
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
+# The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,
+# nodes of at most the width (exact_up_to) and those after the root's move enumerated. The
+# hybrid agents (hybrid_options in agents/star_minimax.py) are 'classic_first+hybrid'.
+HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (
     "base",
@@ -198,8 +204,8 @@ def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
         counted = _counted(token)
         if counted is not None:
             keywords[counted[0]] = counted[1]
-        elif token == "hybrid":
-            keywords.update(hybrid_options(width))
+        elif token == "hybrid":  # the hybrid agents' first three options (HYBRID_TOKEN)
+            keywords.update(HYBRID_TOKEN, exact_up_to=width)
         elif token != "shared_samples":
             keywords[token] = True
     return keywords

@@ -13,6 +13,7 @@ import statistics
 import pyspiel
 import pytest
 
+from chancespiel.agents.star_minimax import hybrid_options
 from chancespiel.evaluation import cli
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.studies import pig_regret
@@ -55,6 +56,8 @@ def test_configurations_name_their_factors():
         "exact_plies": 1,
         "exact_up_to": 18,
     }
+    # the agents exphs, star1hs, star2hs are the configuration classic_first+hybrid
+    assert search_keywords(parse_config("classic_first+hybrid").options, 18) == hybrid_options(18)
     for bad, message in (
         ("width0", "width must be >= 1"),
         ("pliesx", "unknown configuration token"),
