@@ -304,6 +304,18 @@ class MCTSBot(PolicyBot):
         self.last_result = result
         return result.action
 
+    def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+        """The root's visit distribution and the chosen action: each legal action with its
+        share of the root children's visits (0 for an action DPW never admitted), as
+        OpenSpiel's MCTS bot reports it. A forced move, played without search, has policy
+        [(action, 1.0)]."""
+        action = self.step(state)
+        result = self.last_result
+        if not isinstance(result, MCTSResult):
+            return [(action, 1.0)], action
+        total = sum(result.visits.values())
+        return [(a, result.visits.get(a, 0) / total) for a in state.legal_actions()], action
+
     def analyse(self, state: pyspiel.State) -> MCTSResult:
         """Runs the bot's search on `state` without playing (even with one legal action)."""
         result = mcts_search(
