@@ -556,6 +556,7 @@ def test_registry_lists_the_agents_with_the_shared_vocabulary():
             "clock",
             "max_nodes",
             "heuristic",
+            "ordering",
             "seed",
         },
         "dpw": {
@@ -568,6 +569,7 @@ def test_registry_lists_the_agents_with_the_shared_vocabulary():
             "pw_c",
             "pw_alpha",
             "heuristic",
+            "ordering",
             "seed",
         },
         "mc": {"rollout_depth", "max_simulations", "time_ms", "heuristic", "seed"},
