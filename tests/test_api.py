@@ -258,17 +258,6 @@ def test_unpicklable_agents_play_on_many_workers():
     assert math.isfinite(result.rate)
 
 
-def test_import_chancespiel_loads_the_api_when_first_used():
-    code = (
-        "import sys, chancespiel\n"
-        "light = not {'pyspiel', 'chancespiel.evaluation.api', 'chancespiel.agents'} "
-        "& set(sys.modules)\n"
-        "print(light, chancespiel.match.__module__, 'report' in dir(chancespiel))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["True", "chancespiel.evaluation.api", "True"]
-
-
 def test_the_notebook_example_runs():
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "notebook.py"), "--matches", "2"],
