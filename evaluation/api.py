@@ -57,6 +57,7 @@ from chancespiel.evaluation.match import (
     DEFAULT_OVERRUN_MS,
     Record,
     RecordFileError,
+    error_line,
     run_agent,
     unique_records,
 )
@@ -171,7 +172,11 @@ def _entrant(agent: AgentLike, name: str | None = None) -> _Entrant:
         label = name or str(getattr(agent, "__name__", type(agent).__name__))
 
         def made(game: pyspiel.Game, player: int, seed: int | None) -> pyspiel.Bot:
-            return _bot_of(f"agent {label}", factory(game, player, seed))
+            try:
+                bot = factory(game, player, seed)
+            except Exception as e:  # the user's code: one line, as a bad spec's
+                raise ValueError(f"agent {label}: {type(e).__name__}: {error_line(e)}") from e
+            return _bot_of(f"agent {label}", bot)
 
         return _Entrant(_check_name(label), made, agent)
     raise ValueError(
@@ -338,6 +343,21 @@ class MatchResult:
     def games(self) -> int:
         """Scored games."""
         return 0 if self.summary is None else self.summary.games
+
+    @property
+    def wins(self) -> int:
+        """A's wins (forfeits of B included)."""
+        return 0 if self.summary is None else self.summary.wins
+
+    @property
+    def draws(self) -> int:
+        """Drawn games."""
+        return 0 if self.summary is None else self.summary.draws
+
+    @property
+    def losses(self) -> int:
+        """A's losses (its forfeits included)."""
+        return 0 if self.summary is None else self.summary.losses
 
     @property
     def rate(self) -> float:

@@ -68,6 +68,7 @@ def test_a_match_writes_the_commands_records_and_prints_its_text(tmp_path, capsy
     summary = again.summary
     assert summary is not None and summary.wins + summary.draws + summary.losses == 6
     assert (again.games, again.rate, again.interval) == (6, summary.rate, summary.interval)
+    assert (again.wins, again.draws, again.losses) == (summary.wins, summary.draws, summary.losses)
 
 
 def test_luck_and_sprt_are_the_commands(tmp_path, capsys):
@@ -219,6 +220,9 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
     def g(game, player, seed):
         return None
 
+    def broken(game, player, seed):
+        return {}["no such key"]
+
     cases = [
         (dict(a="star2", b="hold", matches=0), "matches must be >= 1"),
         (dict(a="star2", b="nope"), "unknown agent 'nope'"),
@@ -227,6 +231,7 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a=chancespiel.named(f, "a(b)"), b="hold"), "is not a plain name"),
         (dict(a=chancespiel.named(f, "hold"), b="star2"), "is a registered agent's"),
         (dict(a=g, b="hold"), "returned None, not a pyspiel.Bot"),
+        (dict(a=broken, b="hold"), "agent broken: KeyError: 'no such key'"),
         (dict(a=f, b="hold", backend="ray"), "f is a Python object"),
         (dict(a=3, b="hold"), "an agent is a spec string"),
         (dict(a="hold", b="random", value="exact"), "--value needs --luck"),
