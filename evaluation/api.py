@@ -45,13 +45,14 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar, Union
+from typing import Any, TypeAlias, TypeVar
 
 import pyspiel
 
 from chancespiel.agents.configured import AgentConfig
-from chancespiel.agents.registry import AGENTS, SEED, AgentInfo
-from chancespiel.evaluation.luck import LuckError, LuckSummary, value_function
+from chancespiel.agents.registry import AGENTS, SEED, AgentInfo, canonical_spec
+from chancespiel.evaluation.cli.common import read_all, two_player_game
+from chancespiel.evaluation.luck import CachedCorrections, LuckError, LuckSummary, value_function
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
@@ -61,6 +62,7 @@ from chancespiel.evaluation.match import (
     run_agent,
     unique_records,
 )
+from chancespiel.evaluation.parallel import BACKENDS
 from chancespiel.evaluation.ratings import Ratings
 from chancespiel.evaluation.report import (
     AgentStats,
@@ -79,12 +81,21 @@ from chancespiel.evaluation.report import (
     records_by_game,
     specs_in_order,
 )
-from chancespiel.evaluation.runner import RunResult
+from chancespiel.evaluation.run_options import (
+    MOVE_TIMEOUT_S,
+    OVERRUN_MS,
+    run_config,
+    run_games,
+    speed_line,
+)
+from chancespiel.evaluation.runner import RunConfig, RunResult
 from chancespiel.evaluation.sprt import SprtParams, SprtResult
 from chancespiel.evaluation.stats import MatchInterval
 from chancespiel.evaluation.usage import (
+    Bounded,
     RunInterruptedError,
     UsageError,
+    checked_specs,
     matches_arg,
     seed_arg,
     workers_arg,
@@ -93,7 +104,7 @@ from chancespiel.games.registry import parse_parameters
 
 Factory = Callable[[pyspiel.Game, int, int | None], pyspiel.Bot]
 AgentLike = Any  # str | AgentConfig | pyspiel.Bot | Factory | Named
-GameLike = Union[str, pyspiel.Game]  # noqa: UP007 (a runtime alias: pyspiel's class has no |)
+GameLike: TypeAlias = "str | pyspiel.Game"
 T = TypeVar("T")
 
 
@@ -200,7 +211,7 @@ def _registered(entrants: Sequence[_Entrant], backend: str) -> Iterator[None]:
     try:
         for entrant in objects:
             if entrant.name in added or entrant.factory is None:
-                continue  # one agent in self-play
+                continue  # self-play: one agent in both seats
             # called as the registry calls factories: factory(game, player, seed=...)
             info = AgentInfo(entrant.name, entrant.factory, "made in Python", {"seed": SEED})
             AGENTS[entrant.name] = info
@@ -244,10 +255,12 @@ def _errors_as_values(function: Callable[..., T]) -> Callable[..., T]:
     return call
 
 
-def _number(option: str, value: Any, bounded: Any) -> Any:
-    """`value` checked as the command's option `option` (an argparse Bounded type)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{option} must be an integer, got {value!r}")
+def _number(option: str, value: Any, bounded: Bounded) -> Any:
+    """`value` checked as the command's option `option` (its argparse type)."""
+    kinds = (int, float) if bounded.kind is float else (int,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        kind = "a number" if bounded.kind is float else "an integer"
+        raise ValueError(f"{option} must be {kind}, got {value!r}")
     try:
         return bounded(str(value))
     except argparse.ArgumentTypeError as e:
@@ -277,10 +290,10 @@ def _run_options(
     progress: bool,
     label: str,
     **extra: Any,
-) -> Any:
+) -> RunConfig:
     """The RunConfig the commands make of the same options (run_options.run_config)."""
-    from chancespiel.evaluation.run_options import run_config
-
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     options = argparse.Namespace(
         matches=_number("matches", matches, matches_arg),
         seed=_number("seed", seed, seed_arg),
@@ -288,19 +301,13 @@ def _run_options(
         backend=backend,
         address=address,
         out=None if out is None else os.fspath(out),
-        overrun_ms=float(overrun_ms),
-        move_timeout_s=float(move_timeout_s or 0.0),
+        overrun_ms=_number("overrun_ms", overrun_ms, OVERRUN_MS),
+        move_timeout_s=_number("move_timeout_s", move_timeout_s or 0.0, MOVE_TIMEOUT_S),
         no_progress=not progress,
     )
     config = run_config(options, game, pairs, label=label, **extra)
     # with no file, the records are kept in memory (they are the result's)
     return dataclasses.replace(config, out=options.out, keep_records=True)
-
-
-def _play(config: Any) -> RunResult:
-    from chancespiel.evaluation.run_options import run_games
-
-    return run_games(config)
 
 
 # Match ----------------------------------------------------------------------------------------
@@ -386,8 +393,6 @@ class MatchResult:
 
     def body(self) -> str:
         """What `chancespiel match` prints after the games."""
-        from chancespiel.evaluation.run_options import speed_line
-
         lines = [speed_line(self.run)]
         summary = self.summary
         if summary is not None:
@@ -472,8 +477,6 @@ def match(
     Raises:
       ValueError: for bad input, in one line, before any game is played.
     """
-    from chancespiel.evaluation.cli.common import two_player_game
-    from chancespiel.evaluation.usage import checked_specs
 
     game_string = _game_string(game)
     loaded = two_player_game(game_string)
@@ -505,7 +508,7 @@ def match(
             luck=luck,
             value=value,
         )
-        run = _play(config)
+        run = run_games(config)
     result = MatchResult(
         game_string, names[0], names[1], config.seed, config.matches, config.out, run
     )
@@ -565,8 +568,6 @@ class TournamentResult:
 
     def body(self) -> str:
         """What `chancespiel tournament` prints after the games."""
-        from chancespiel.evaluation.run_options import speed_line
-
         summaries, names = self.pairs, self.names
         lines = [speed_line(self.run), format_table(summaries, names)]
         if (ratings := fit_ratings(summaries, names)) is not None:
@@ -606,9 +607,6 @@ def tournament(
     Raises:
       ValueError: for bad input, in one line, before any game is played.
     """
-    from chancespiel.agents.registry import canonical_spec
-    from chancespiel.evaluation.cli.common import two_player_game
-    from chancespiel.evaluation.usage import checked_specs
 
     game_string = _game_string(game)
     loaded = two_player_game(game_string)
@@ -644,7 +642,7 @@ def tournament(
             progress=progress,
             label="tournament",
         )
-        run = _play(config)
+        run = run_games(config)
     return TournamentResult(game_string, names, config.seed, config.matches, config.out, run)
 
 
@@ -695,8 +693,6 @@ def report(
     Raises:
       ValueError: for records that cannot be read or corrected, in one line.
     """
-    from chancespiel.evaluation.cli.common import read_all
-    from chancespiel.evaluation.luck import CachedCorrections
 
     if value is not None and not luck:
         raise UsageError("--value needs --luck")

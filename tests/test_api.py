@@ -235,6 +235,10 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a=f, b="hold", backend="ray"), "f is a Python object"),
         (dict(a=3, b="hold"), "an agent is a spec string"),
         (dict(a="hold", b="random", value="exact"), "--value needs --luck"),
+        (dict(a="hold", b="random", backend="cloud"), "backend must be one of local, ray"),
+        (dict(a="hold", b="random", overrun_ms=-1.0), "overrun_ms must be >= 0"),
+        (dict(a="hold", b="random", move_timeout_s=float("nan")), "move_timeout_s must be in"),
+        (dict(a="hold", b="random", seed=True), "seed must be an integer"),
     ]
     for arguments, message in cases:
         arguments = {"matches": 2, "out": out, **arguments}
