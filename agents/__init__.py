@@ -3,6 +3,10 @@
     from chancespiel.agents import make_bot
     bot = make_bot("star2(samples=15,time_ms=200)", game, player=0)
 
+    from chancespiel import agents
+    star2 = agents.star2(samples=15, heuristic=my_function)  # every agent, with keywords
+    bot = star2(game, player=0, seed=1)
+
 Importing this package registers every agent (and the games, which agents depend on). One
 import per line, so that branches adding agents merge without conflicts. Our MCTS and DPW are
 in `mcts`; OpenSpiel's own MCTS bots, wrapped for comparison, in `openspiel_mcts`.
