@@ -98,7 +98,7 @@ import pyspiel
 
 from chancespiel.agents.bab_core import BabSearch, Tolerance
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -112,8 +112,8 @@ from chancespiel.agents.search_common import (
     deepen,
 )
 from chancespiel.agents.search_core import Budget
-from chancespiel.games.core import Core, Heuristic
-from chancespiel.games.registry import evaluation_for, move_ordering_for
+from chancespiel.games.core import Core, Heuristic, Ordering
+from chancespiel.games.registry import DEFAULT_ORDERING, evaluation_for, move_ordering_for
 
 
 @dataclass(kw_only=True)
@@ -153,6 +153,7 @@ def bab_search(
     time_ms: float | None = None,
     max_nodes: int | None = None,
     evaluation: Heuristic | None = None,
+    ordering: str | Ordering = DEFAULT_ORDERING,
     iterative: bool = True,
     share_slack: bool = True,
     clock: str = "wall",
@@ -198,7 +199,7 @@ def bab_search(
         evaluation or evaluation_for(game),
         vmin,
         vmax,
-        move_ordering_for(game),
+        move_ordering_for(game, ordering),
         budget,
         share_slack,
     )
@@ -285,6 +286,7 @@ class BabBot(PolicyBot):
         "clock": CLOCK,
         "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
         "heuristic": HEURISTIC,
+        "ordering": ORDERING,
     },
 )
 def _make_bab(
@@ -297,13 +299,15 @@ def _make_bab(
     time_ms: float | None,
     clock: str,
     max_nodes: int | None,
-    heuristic: str,
+    heuristic: str | Heuristic,
+    ordering: str | Ordering,
 ) -> BabBot:
     if max_depth is None and time_ms is None and max_nodes is None:
         time_ms = 200.0  # as the star agents
     check_bab_params(epsilon, gamma, max_depth, time_ms, max_nodes, clock)
     check_two_player_zero_sum(game, "bab")
     evaluation = evaluation_for(game, heuristic)
+    move_ordering_for(game, ordering)  # checked now, not at the first move
     seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
     return BabBot(
         game,
@@ -316,4 +320,5 @@ def _make_bab(
         clock=clock,
         max_nodes=max_nodes,
         evaluation=evaluation,
+        ordering=ordering,
     )

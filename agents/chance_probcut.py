@@ -37,7 +37,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.protocol import search_state
-from chancespiel.agents.registry import HEURISTIC, Param, make_bot, register_agent
+from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, make_bot, register_agent
 from chancespiel.agents.search_common import (
     CLOCK,
     MAX_COEFFICIENT,
@@ -64,8 +64,8 @@ from chancespiel.files import (
     shown,
     write_output,
 )
-from chancespiel.games.core import TERMINAL, Core
-from chancespiel.games.registry import evaluation_for
+from chancespiel.games.core import TERMINAL, Core, Heuristic, Ordering
+from chancespiel.games.registry import evaluation_for, move_ordering_for
 
 MAX_REGRESSION_BYTES = 1 << 16  # a saved regression is a few hundred bytes
 
@@ -303,6 +303,7 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
             0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH
         ),
         "heuristic": HEURISTIC,
+        "ordering": ORDERING,
     },
 )
 def _make_star2cpc(
@@ -323,7 +324,8 @@ def _make_star2cpc(
     clock: str,
     max_nodes: int | None,
     prune_min_depth: int,
-    heuristic: str,
+    heuristic: str | Heuristic,
+    ordering: str | Ordering,
 ) -> StarMinimaxBot:
     model = (
         Regression.load(regression)
@@ -335,6 +337,7 @@ def _make_star2cpc(
         time_ms = 200.0
     check_search_params("star2", max_depth, time_ms, max_nodes, samples, prune_min_depth, clock)
     check_two_player_zero_sum(game, "star2cpc")
+    move_ordering_for(game, ordering)  # checked now, not at the first move
     return StarMinimaxBot(
         game,
         player,
@@ -348,6 +351,7 @@ def _make_star2cpc(
         shared_samples=shared_samples,
         prune_min_depth=prune_min_depth,
         evaluation=evaluation_for(game, heuristic),
+        ordering=ordering,
         search_class=ChanceProbCutSearch,
         search_options={"regression": model, "confidence": float(confidence)},
     )

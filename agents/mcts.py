@@ -70,7 +70,7 @@ from chancespiel.agents.mcts_core import (
     run_simulations,
 )
 from chancespiel.agents.protocol import search_state
-from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, register_agent
 from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -304,6 +304,18 @@ class MCTSBot(PolicyBot):
         self.last_result = result
         return result.action
 
+    def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+        """The root's visit distribution and the chosen action: each legal action with its
+        share of the root children's visits (0 for an action DPW never admitted), as
+        OpenSpiel's MCTS bot reports it. A forced move, played without search, has policy
+        [(action, 1.0)]."""
+        action = self.step(state)
+        result = self.last_result
+        if not isinstance(result, MCTSResult):
+            return [(action, 1.0)], action
+        total = sum(result.visits.values())
+        return [(a, result.visits.get(a, 0) / total) for a in state.legal_actions()], action
+
     def analyse(self, state: pyspiel.State) -> MCTSResult:
         """Runs the bot's search on `state` without playing (even with one legal action)."""
         result = mcts_search(
@@ -344,6 +356,7 @@ _MCTS_PARAMS = {
         None, "tree nodes per move (equal-work comparisons)", int, high=MAX_TREE_NODES
     ),
     "heuristic": HEURISTIC,
+    "ordering": ORDERING,
 }
 _DPW_PARAMS = {
     **_MCTS_PARAMS,
@@ -361,7 +374,8 @@ def _bot_options(
     agent: str,
     max_simulations: int | None,
     time_ms: float | None,
-    heuristic: str,
+    heuristic: str | Heuristic,
+    ordering: str | Ordering,
     **rest: Any,
 ) -> dict[str, Any]:
     """Checked search options for a bot; the default budget if none is given."""
@@ -370,7 +384,11 @@ def _bot_options(
     options = {"max_simulations": max_simulations, "time_ms": time_ms, **rest}
     check_mcts_params(**options)
     check_two_player_zero_sum(game, agent)
-    return {**options, "evaluation": evaluation_for(game, heuristic)}
+    return {
+        **options,
+        "evaluation": evaluation_for(game, heuristic),
+        "ordering": move_ordering_for(game, ordering),
+    }
 
 
 def fresh_seed(seed: int | None) -> int:
@@ -394,7 +412,8 @@ def _make_mcts(
     time_ms: float | None,
     clock: str,
     max_nodes: int | None,
-    heuristic: str,
+    heuristic: str | Heuristic,
+    ordering: str | Ordering,
 ) -> MCTSBot:
     options = _bot_options(
         game,
@@ -402,6 +421,7 @@ def _make_mcts(
         max_simulations,
         time_ms,
         heuristic,
+        ordering,
         uct_c=uct_c,
         rollout_depth=rollout_depth,
         max_nodes=max_nodes,
@@ -428,7 +448,8 @@ def _make_dpw(
     max_nodes: int | None,
     pw_c: float,
     pw_alpha: float,
-    heuristic: str,
+    heuristic: str | Heuristic,
+    ordering: str | Ordering,
 ) -> MCTSBot:
     options = _bot_options(
         game,
@@ -436,6 +457,7 @@ def _make_dpw(
         max_simulations,
         time_ms,
         heuristic,
+        ordering,
         uct_c=uct_c,
         rollout_depth=rollout_depth,
         pw_c=pw_c,

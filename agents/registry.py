@@ -40,6 +40,7 @@ class Param:
     allow_none: bool = False
     high: float | None = None
     low: float | None = None
+    hook: bool = False  # also takes a Python function (agents made in Python, not by specs)
 
     @property
     def numeric(self) -> bool:
@@ -56,6 +57,8 @@ class Param:
 
     def coerce(self, agent: str, name: str, value: Any) -> Any:
         """`value` converted to this parameter's type, or a ValueError naming the problem."""
+        if self.hook and callable(value):
+            return value
         if value is None or (isinstance(value, str) and value in _NONE_WORDS):
             if self.allow_none or self.default is None:
                 return None
@@ -85,6 +88,12 @@ HEURISTIC = Param(
     "default",
     "evaluation at the search horizon: the game's heuristic (default), zero (0 but at the "
     "end), or a variant the game registers (chancespiel games)",
+    hook=True,
+)
+ORDERING = Param(
+    "default",
+    "static move ordering: the game's (default); from Python, a function (docs/python.md)",
+    hook=True,
 )
 
 Factory = Callable[..., pyspiel.Bot]
@@ -136,7 +145,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def resolve_spec(spec: str) -> tuple[AgentInfo, dict[str, Any]]:
     """The agent and its full parameters (defaults filled in) for `spec`, all checked."""
-    name, given = parse_spec(spec)
+    return resolve(*parse_spec(spec))
+
+
+def resolve(name: str, given: Mapping[str, Any]) -> tuple[AgentInfo, dict[str, Any]]:
+    """The agent `name` and its full parameters (defaults filled in) from the `given` ones,
+    all checked: what a spec string's parameters, or the keywords of an agent made in Python
+    (agents.configured), become."""
     info = AGENTS.get(name)
     if info is None:
         close = difflib.get_close_matches(name, AGENTS, n=3, cutoff=0.6)
@@ -189,6 +204,18 @@ def make_bot(
       ValueError: for an unknown agent or parameter, a value of the wrong type or range, or a
         game the agent does not support.
     """
+    if not isinstance(spec, str):
+        raise ValueError(f"spec must be an agent spec string such as 'hold(n=25)', got {spec!r}")
+    game = seat_game(game, player, seed)
+    return build_bot(*resolve_spec(spec), game, player, seed)
+
+
+def seat_game(game: pyspiel.Game | str, player: int, seed: int | None) -> pyspiel.Game:
+    """`game` (loaded if a string), once it, the player and the seed are checked for a bot.
+
+    Raises:
+      ValueError: naming what is wrong.
+    """
     if isinstance(game, str):
         try:
             game = pyspiel.load_game(game)
@@ -197,8 +224,6 @@ def make_bot(
             raise ValueError(f"game {game!r} does not load: {reason}") from None
     if not isinstance(game, pyspiel.Game):
         raise ValueError(f"game must be a pyspiel.Game or a game string, got {game!r}")
-    if not isinstance(spec, str):
-        raise ValueError(f"spec must be an agent spec string such as 'hold(n=25)', got {spec!r}")
     check_game(game)
     if isinstance(player, bool) or not isinstance(player, int):
         raise ValueError(f"player must be an integer, got {player!r}")
@@ -206,9 +231,16 @@ def make_bot(
         raise ValueError(f"player must be in [0, {game.num_players()}), got {player}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise ValueError(f"seed must be an integer >= 0 or None, got {seed!r}")
-    info, params = resolve_spec(spec)
+    return game
+
+
+def build_bot(
+    info: AgentInfo, params: dict[str, Any], game: pyspiel.Game, player: int, seed: int | None
+) -> pyspiel.Bot:
+    """The bot of agent `info` with its full, checked `params` (resolve) for a seat checked by
+    seat_game; `seed` seeds it unless the parameters set their own."""
     if params["seed"] is None:
-        params["seed"] = seed
+        params = {**params, "seed": seed}
     return info.factory(game, player, **params)
 
 

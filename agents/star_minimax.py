@@ -74,7 +74,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.bot import PolicyBot
-from chancespiel.agents.registry import HEURISTIC, Param, register_agent
+from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
@@ -96,8 +96,8 @@ from chancespiel.agents.star_core import (
     UPPER,
     StarSearch,
 )
-from chancespiel.games.core import Core, Heuristic
-from chancespiel.games.registry import evaluation_for, move_ordering_for
+from chancespiel.games.core import Core, Heuristic, Ordering
+from chancespiel.games.registry import DEFAULT_ORDERING, evaluation_for, move_ordering_for
 from chancespiel.games.tree_hash import MASK64, mix64
 
 __all__ = ["EXACT", "LOWER", "UPPER", "StarMinimaxBot", "StarResult", "StarSearch", "search"]
@@ -208,6 +208,7 @@ def search(
     seed: int = 0,
     prune_min_depth: int = 0,
     evaluation: Heuristic | None = None,
+    ordering: str | Ordering = DEFAULT_ORDERING,
     iterative: bool = True,
     search_class: type[StarSearch] | None = None,
     search_options: dict[str, Any] | None = None,
@@ -240,6 +241,7 @@ def search(
       prune_min_depth: chance nodes with at most this remaining depth are averaged without
         pruning (the MCMS paper uses 2).
       evaluation: h(state, player) in [vmin, vmax]; default: the game's registered heuristic.
+      ordering: the static move ordering, as games.registry.move_ordering_for takes it.
       iterative: deepen from depth 1 (best moves of each depth order the next); False searches
         max_depth only, for node counts of the bare algorithm.
       search_class, search_options: a subclass of the search context and its extra keyword
@@ -286,7 +288,7 @@ def search(
         samples,
         mix64(seed & MASK64),
         prune_min_depth,
-        move_ordering_for(game),
+        move_ordering_for(game, ordering),
         budget,
         shared_samples and samples is not None,
         table,
@@ -574,6 +576,7 @@ _COMMON = {
         False, "siblings share chance samples (common random numbers; with samples only)"
     ),
     "heuristic": HEURISTIC,
+    "ordering": ORDERING,
     "table": Param("state", "key of the best-move table: state (transpositions) or path"),
 }
 # Opt-in additions to the paper's sampled search (SampledOptions; with samples only).
@@ -615,7 +618,8 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         max_nodes: int | None,
         prune_min_depth: int,
         shared_samples: bool,
-        heuristic: str,
+        heuristic: str | Heuristic,
+        ordering: str | Ordering,
         table: str,
         **sampled: Any,
     ) -> StarMinimaxBot:
@@ -629,6 +633,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
         check_two_player_zero_sum(game, algorithm)
         check_sampled_options(samples, SampledOptions(**sampled))
         evaluation = evaluation_for(game, heuristic)
+        move_ordering_for(game, ordering)  # checked now, not at the first move
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)
         return StarMinimaxBot(
             game,
@@ -643,6 +648,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             shared_samples=shared_samples,
             prune_min_depth=prune_min_depth,
             evaluation=evaluation,
+            ordering=ordering,
             table=table,
             **sampled,
         )

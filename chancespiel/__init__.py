@@ -18,7 +18,9 @@ The lab, apart from it (the library never imports it):
     lab/plugins/       plugins that make a stored value model the learned value again.
 """
 
+import importlib
 from pathlib import Path
+from typing import Any
 
 from chancespiel import engine as _engine
 
@@ -26,3 +28,20 @@ __version__ = "0.2.0"
 
 # Before any game or agent module is imported: compiled engine or pure Python.
 _engine.install(Path(__file__).resolve().parent.parent)
+
+# The Python API (chancespiel.evaluation.api, docs/python.md), loaded when first used: `import
+# chancespiel` and the command's start-up import no game, agent or evaluation module.
+_API = ("match", "tournament", "report", "named", "MatchResult", "TournamentResult", "ReportResult")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        # By name, at first use: the package's modules import `chancespiel` itself (its
+        # version), so an import statement here would close a cycle of the import graph
+        # (tests/test_game_registry.py), although never one at run time.
+        return getattr(importlib.import_module("chancespiel.evaluation.api"), name)
+    raise AttributeError(f"module 'chancespiel' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

@@ -43,6 +43,7 @@ MoveNote = Callable[[Any, int, int], "str | None"]
 
 DEFAULT_HEURISTIC = "default"  # the game's declared heuristic (0 if it has none)
 ZERO_HEURISTIC = "zero"  # 0 everywhere but at terminal states, for every game
+DEFAULT_ORDERING = "default"  # the game's declared move ordering (none if it has none)
 
 
 @dataclass(frozen=True)
@@ -375,18 +376,22 @@ def _on_own_states(hook: Callable[..., Any]) -> Callable[..., Any]:
     return on_own_state
 
 
-def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heuristic:
+def evaluation_for(game: pyspiel.Game, name: str | Heuristic = DEFAULT_HEURISTIC) -> Heuristic:
     """The heuristic `name` of `game`: by default the declared one, or 0 at non-terminal
     states if it has none; 'zero' for 0 in every game; one made by a factory (`learned`); or
     a variant declared under `name`. On a game without one of our cores (a user's pyspiel
     game, or OpenSpiel's), a declared heuristic is called with the game's own state objects,
     as its author wrote it for; it, and a plugin's heuristic on any game, is checked at every
-    call (`_checked_heuristic`).
+    call (`_checked_heuristic`). `name` may also be a function h(state, player) (an agent
+    made in Python, `chancespiel.agents.star2(heuristic=h)`): called and checked as a
+    plugin's.
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones, or what a
         factory's game lacks.
     """
+    if callable(name):
+        return _checked_heuristic(name, game)
     short_name = game.get_type().short_name
     spec = _SPECS.get(short_name)
     if name == DEFAULT_HEURISTIC:
@@ -424,16 +429,30 @@ def _warn_no_heuristic(short_name: str) -> None:
     )
 
 
-def move_ordering_for(game: pyspiel.Game) -> Ordering | None:
+def move_ordering_for(
+    game: pyspiel.Game, ordering: str | Ordering = DEFAULT_ORDERING
+) -> Ordering | None:
     """The declared static move ordering of `game`, if any (on a game without one of our
     cores, or a plugin's, called with the game's own state objects and checked, as
-    evaluation_for's heuristics)."""
+    evaluation_for's heuristics); or `ordering`, a function ordering(state, actions) (an agent
+    made in Python, `chancespiel.agents.star2(ordering=f)`), called and checked as a plugin's.
+
+    Raises:
+      ValueError: for a name other than 'default'.
+    """
     short_name = game.get_type().short_name
+    if callable(ordering):
+        return _checked_ordering(ordering, short_name)
+    if ordering != DEFAULT_ORDERING:
+        raise ValueError(
+            f"no move ordering {ordering!r} for {short_name}: 'default' (the game's) or, from "
+            "Python, a function ordering(state, actions)"
+        )
     spec = _SPECS.get(short_name)
-    ordering = None if spec is None else spec.ordering
-    if ordering is None or (_is_ours(ordering) and _has_core(spec)):
-        return ordering
-    return _checked_ordering(ordering, short_name)
+    declared = None if spec is None else spec.ordering
+    if declared is None or (_is_ours(declared) and _has_core(spec)):
+        return declared
+    return _checked_ordering(declared, short_name)
 
 
 def move_note(state: pyspiel.State, player: int, action: int) -> str | None:

@@ -556,6 +556,7 @@ def test_registry_lists_the_agents_with_the_shared_vocabulary():
             "clock",
             "max_nodes",
             "heuristic",
+            "ordering",
             "seed",
         },
         "dpw": {
@@ -568,6 +569,7 @@ def test_registry_lists_the_agents_with_the_shared_vocabulary():
             "pw_c",
             "pw_alpha",
             "heuristic",
+            "ordering",
             "seed",
         },
         "mc": {"rollout_depth", "max_simulations", "time_ms", "heuristic", "seed"},
@@ -751,3 +753,43 @@ def test_dpw_without_a_move_ordering_admits_actions_in_the_games_order():
         ]
         assert all(sorted(order) == sorted(legal) for order in shuffled)
         assert any(order != legal for order in shuffled)
+
+
+@pytest.mark.parametrize("spec", ["mcts(max_simulations=300)", "dpw(max_simulations=300)"])
+def test_step_with_policy_is_the_roots_visit_distribution(spec):
+    """The policy is each legal action's share of the root's visits in the search tree that
+    chose the move (the same search, kept by `analyse` from a bot with the same seed)."""
+    game = pyspiel.load_game("python_cant_stop")
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    while state.is_chance_node() or len(state.legal_actions()) < 3:
+        state.apply_action(
+            rng.choice([o for o, _ in state.chance_outcomes()])
+            if state.is_chance_node()
+            else rng.choice(state.legal_actions())
+        )
+    player = state.current_player()
+    tree = make_bot(spec, game, player, seed=5).analyse(state).root
+    assert tree is not None
+    visits = {a: c.visits for a, c in zip(tree.actions, tree.children, strict=False) if c}
+    policy, action = make_bot(spec, game, player, seed=5).step_with_policy(state)
+    assert [a for a, _ in policy] == state.legal_actions()
+    total = sum(visits.values())
+    assert total == 300
+    assert policy == [(a, visits.get(a, 0) / total) for a in state.legal_actions()]
+    assert math.isclose(sum(p for _, p in policy), 1.0)
+    assert len({p for _, p in policy}) > 1  # a distribution, not one action's certainty
+    assert action == max(visits, key=lambda a: visits[a])
+
+
+def test_step_with_policy_of_a_forced_move_is_certain():
+    game = pyspiel.load_game("python_cant_stop")
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) > 1:
+        state.apply_action(
+            state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[0]
+        )
+    bot = make_bot("mcts(max_simulations=50)", game, state.current_player(), 1)
+    policy, action = bot.step_with_policy(state)
+    assert policy == [(action, 1.0)]
+    assert bot.last_result is None  # played without search

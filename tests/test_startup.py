@@ -56,3 +56,19 @@ def test_an_experiment_imports_its_own_study_only():
     loaded = imported_by(["experiment", "node-counts", "--help"])
     studies = {m for m in loaded if m.startswith("chancespiel.studies.")}
     assert studies == {"chancespiel.studies.node_counts"}
+
+
+def test_import_chancespiel_loads_the_api_when_first_used():
+    code = (
+        "import sys, chancespiel\n"
+        "light = not {'pyspiel', 'chancespiel.evaluation.api', 'chancespiel.agents'} "
+        "& set(sys.modules)\n"
+        "print(light, chancespiel.match.__module__, 'report' in dir(chancespiel))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "chancespiel.evaluation.api", "True"]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["match", "--help"], ["agents"]], ids=" ".join)
+def test_the_commands_start_without_the_python_api(argv):
+    assert "chancespiel.evaluation.api" not in imported_by(argv)

@@ -12,7 +12,7 @@ from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import out_or_fresh, read_all, two_player_game
-from chancespiel.evaluation.match import RecordFileError, read_records, record_seats, run_agent
+from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
 from chancespiel.evaluation.run_options import (
     add_running_options,
     run_config,
@@ -36,14 +36,7 @@ MAX_LINES = 1_000_000_000  # a record file's lines: far more than any run writes
 
 def cmd_match(args: argparse.Namespace) -> None:
     """Plays N seat-swapped matches of A against B, appending one JSON line per game."""
-    from chancespiel.evaluation.luck import LuckError
-    from chancespiel.evaluation.report import (
-        format_agent_stats,
-        format_engines,
-        format_luck,
-        format_pair,
-        pair_luck,
-    )
+    from chancespiel.evaluation.api import MatchResult, match_header, match_luck
 
     game = two_player_game(args.game)
     checked_specs(game, [args.spec_a, args.spec_b], unattended=True)
@@ -54,41 +47,17 @@ def cmd_match(args: argparse.Namespace) -> None:
     # the tally is enough here: memory stays bounded by the workers however many matches
     config = dataclasses.replace(config, luck=luck, value=args.value, keep_records=False)
     print(
-        f"{args.game}: {args.spec_a} (A) vs {args.spec_b} (B), seed {args.seed}, "
-        f"{args.matches} matches of two games, seats swapped, same dice; records in {args.out}",
+        match_header(args.game, args.spec_a, args.spec_b, args.seed, args.matches, args.out),
         flush=True,
     )
-    result = run_games(config)
-    print(speed_line(result))
-    pairs = result.tally.pairs()
-    summary = pairs[0] if pairs else None  # one pair; none before any game is scored
-    if summary is not None:
-        print("  " + format_pair(summary))
-        if (mixed := format_engines(pairs)) is not None:  # a file resumed on another engine
-            print(mixed)
-    if result.sprt is not None:
-        print("  " + result.sprt.describe())
-        beyond = len(summary.match_scores) - result.sprt.pairs if summary is not None else 0
-        if result.sprt.decision is not None and beyond > 0:
-            print(
-                f"  ({beyond} more whole match(es) were under way when the test decided: "
-                "recorded and counted in the rates above, not in the test)"
-            )
-    if luck and summary is not None:  # the corrected rate over the run, as report --luck's
+    run = run_games(config)
+    result = MatchResult(
+        args.game, args.spec_a, args.spec_b, args.seed, args.matches, args.out, run
+    )
+    if luck and result.summary is not None:  # the corrected rate over the run, as report's
         records = [r for r in read_all([args.out]) if r["match"] < args.matches]
-        try:
-            for pair, lucky in pair_luck(records, args.value).items():
-                if pair == summary.key:  # the file holds this run's pair only
-                    print("  " + format_luck(summary.a, summary.b, lucky))
-        except LuckError as e:
-            raise UsageError(f"--luck: {e}") from None
-    print("  per-move time and nodes:")
-    print(format_agent_stats(result.tally.agents()))
-    if result.extra:
-        print(
-            f"  ({len(result.extra)} games of matches beyond {args.matches} in the file "
-            "are not counted)"
-        )
+        result.luck = match_luck(records, result.summary, args.value)
+    print(result.body())
 
 
 def cmd_replay(args: argparse.Namespace) -> None:
@@ -188,13 +157,7 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 def cmd_tournament(args: argparse.Namespace) -> None:
     """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
-    from chancespiel.evaluation.report import (
-        fit_ratings,
-        format_agent_stats,
-        format_engines,
-        format_ratings,
-        format_table,
-    )
+    from chancespiel.evaluation.api import TournamentResult, tournament_header
 
     game = two_player_game(args.game)
     if len(args.specs) < 2:
@@ -212,23 +175,12 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     config = run_config(args, args.game, pairs, label="tournament")
     config = dataclasses.replace(config, keep_records=False)
     print(
-        f"{args.game}: round robin of {len(args.specs)} agents, {args.matches} matches "
-        f"(two games, seats swapped, same dice) per pair, seed {args.seed}; records in {args.out}",
+        tournament_header(args.game, len(args.specs), args.seed, args.matches, args.out),
         flush=True,
     )
-    result = run_games(config)
-    print(speed_line(result))
-    summaries = result.tally.pairs()
-    # the agents in the order given, named as the tally names them (with their models)
-    names = [result.tally.name(run_agent(args.game, spec)) for spec in args.specs]
-    print(format_table(summaries, names))
-    ratings = fit_ratings(summaries, names)
-    if ratings is not None:
-        print(format_ratings(ratings))
-    if (mixed := format_engines(summaries)) is not None:  # a file resumed on another engine
-        print(mixed)
-    print("  per-move time and nodes:")
-    print(format_agent_stats(result.tally.agents()))
+    run = run_games(config)
+    result = TournamentResult(args.game, args.specs, args.seed, args.matches, args.out, run)
+    print(result.body())
 
 
 def cmd_report(args: argparse.Namespace) -> None:
