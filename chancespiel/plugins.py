@@ -3,8 +3,9 @@ any command runs and in every worker that plays a game.
 
 Three ways to name them, all loaded by `load_plugins` (each module once per process):
 
-- `chancespiel --import MODULE` (repeatable): a module on the Python path (`my_lab.agents`) or
-  the path of a .py file (`./my_agent.py`);
+- `chancespiel --import MODULE` (repeatable): a module on the Python path or in the current
+  directory (`my_lab.agents`, `my_game`) or the path of a .py file (`./my_agent.py`), whose
+  folder is then on the path too, for the modules beside it that it imports;
 - the environment variable CHANCESPIEL_IMPORT, the same names separated by commas;
 - an installed package's entry point in the group `chancespiel.plugins`, so that
   `pip install my-lab` is enough (`[project.entry-points."chancespiel.plugins"]` in its
@@ -19,6 +20,9 @@ A plugin that fails while it is imported (an error, a SyntaxError, sys.exit) is 
 naming its file and line; what it prints goes to stderr, so that stdout holds only the
 command's output (`--json`). CHANCESPIEL_NO_ENTRY_POINTS=1 skips the entry points, for an
 installed package whose plugin is broken.
+
+A folder put on the path for a plugin brings the rules cores compiled in it by `chancespiel
+compile` (chancespiel.plugin_build) when they can run: see `use_folder`.
 """
 
 from __future__ import annotations
@@ -95,11 +99,26 @@ def _import(name: str, given: str) -> None:
         _import_quietly(name, given)
 
 
+def use_folder(folder: Path) -> None:
+    """Puts `folder` on the Python path (last: it shadows no installed module), and before
+    everything the cores compiled in it (`plugin_build.usable_build`), which are then
+    imported instead of their sources."""
+    from chancespiel import plugin_build
+
+    text = str(folder)
+    if text not in sys.path:
+        sys.path.append(text)
+    compiled = plugin_build.usable_build(folder)
+    if compiled is not None and str(compiled) not in sys.path:
+        sys.path.insert(0, str(compiled))
+
+
 def _import_quietly(name: str, given: str) -> None:
     if _is_path(name):
         path = Path(name)
         if not path.is_file():
             raise PluginError(f"--import {given}: no such file")
+        use_folder(path.parent)
         module_name = _module_name_of_path(path)
         if module_name in sys.modules:
             return
@@ -115,6 +134,7 @@ def _import_quietly(name: str, given: str) -> None:
             raise PluginError(f"--import {given}: {_failure(e, str(path))}") from None
         return
     module_name = name.split(":")[0]  # an entry point's "module:attribute"
+    use_folder(Path.cwd())  # as `python -m` finds them, but after the installed modules
     try:
         importlib.import_module(module_name)
     except ModuleNotFoundError as e:

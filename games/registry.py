@@ -70,6 +70,10 @@ class GameSpec:
       openspiel_versions: specs of OpenSpiel's versions of this game, each with a reader,
         declared with it.
       value_model: a model file for the learned value, instead of the one the package ships.
+      trusted_core: for a plugin's game built on a core (`CoreGame`), agents search the core
+        directly and call its hooks unchecked, as they do chancespiel's own games, instead of
+        through the adapter that checks the game's contract at every node (several times
+        slower). Declare it once the game is tested; played moves are checked anyway.
     """
 
     short_name: str
@@ -87,6 +91,7 @@ class GameSpec:
     reader: CoreReader | None = None
     openspiel_versions: tuple[GameSpec, ...] = ()
     value_model: str | None = None
+    trusted_core: bool = False
 
     def __post_init__(self) -> None:
         # copies, so that the caller's list or dict cannot change a declared game
@@ -108,6 +113,10 @@ class GameSpec:
                 )
         for name in self.variants:
             _check_variant_name(name)
+        if self.trusted_core and not (
+            self.game_class is not None and issubclass(self.game_class, CoreGame)
+        ):
+            raise ValueError(f"{self.short_name}: a trusted core needs a game class on a CoreGame")
 
 
 @dataclass(frozen=True)
@@ -317,6 +326,18 @@ def _is_ours(hook: Any) -> bool:
     return str(getattr(hook, "__module__", None) or "").startswith("chancespiel.")
 
 
+def has_trusted_core(short_name: str) -> bool:
+    """True for a game whose core agents search directly (`GameSpec.trusted_core`)."""
+    spec = _SPECS.get(short_name)
+    return spec is not None and spec.trusted_core
+
+
+def _unchecked(hook: Any, spec: GameSpec | None) -> bool:
+    """True for a hook called as it is: chancespiel's own on one of its cores, or any hook of
+    a game with a trusted core."""
+    return (_is_ours(hook) and _has_core(spec)) or (spec is not None and spec.trusted_core)
+
+
 def _checked_heuristic(hook: Heuristic, game: pyspiel.Game) -> Heuristic:
     """A plugin's heuristic, called with the game's own states, whose every value must be a
     number within the game's utilities (a NaN would make every comparison of a search false).
@@ -404,8 +425,8 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
             known = ", ".join(heuristic_names(game))
             raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}")
         found = variant
-    if _is_ours(found) and _has_core(spec):
-        return found  # compiled, on our core: tested, and not slowed down
+    if _unchecked(found, spec):
+        return found  # compiled, on a tested core: not slowed down
     return _checked_heuristic(found, game)
 
 
@@ -431,7 +452,7 @@ def move_ordering_for(game: pyspiel.Game) -> Ordering | None:
     short_name = game.get_type().short_name
     spec = _SPECS.get(short_name)
     ordering = None if spec is None else spec.ordering
-    if ordering is None or (_is_ours(ordering) and _has_core(spec)):
+    if ordering is None or _unchecked(ordering, spec):
         return ordering
     return _checked_ordering(ordering, short_name)
 
