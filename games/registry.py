@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -73,7 +74,7 @@ class GameSpec:
       trusted_core: for a plugin's game built on a core (`CoreGame`), agents search the core
         directly and call its hooks unchecked, as they do chancespiel's own games, instead of
         through the adapter that checks the game's contract at every node (several times
-        slower). Declare it once the game is tested; played moves are checked anyway.
+        slower). Declare it once `chancespiel check` passes; played moves are checked anyway.
     """
 
     short_name: str
@@ -202,6 +203,36 @@ def listed_games() -> list[GameSpec]:
     """The games `chancespiel games` lists (those declared with a description), in the order
     they were declared."""
     return [spec for spec in _SPECS.values() if spec.description is not None]
+
+
+def is_declared(short_name: str) -> bool:
+    """True for a game with a spec (declared, or given a heuristic or a model)."""
+    return short_name in _SPECS
+
+
+def plugin_games() -> list[GameSpec]:
+    """The games plugins declared with a game class (`register_game`), in the order they were
+    declared: `chancespiel games` lists them too, with their modules."""
+    return [
+        spec
+        for spec in _SPECS.values()
+        if spec.game_class is not None and not _is_ours(spec.game_class)
+    ]
+
+
+def plugin_module(spec: GameSpec) -> str | None:
+    """Where a plugin's game comes from: the file of its class's module (relative to the
+    current directory when under it), or the module's name; None for chancespiel's own."""
+    if spec.game_class is None or _is_ours(spec.game_class):
+        return None
+    name = spec.game_class.__module__
+    file = getattr(sys.modules.get(name), "__file__", None)
+    if file is None:
+        return name
+    path = Path(file).resolve()
+    with contextlib.suppress(ValueError):
+        path = path.relative_to(Path.cwd())
+    return str(path)
 
 
 def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
