@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ENV = "CHANCESPIEL_IMPORT"
+DEBUG_ENV = "CHANCESPIEL_DEBUG"  # set (to 1) by --debug, so that workers inherit it
 NO_ENTRY_POINTS = "CHANCESPIEL_NO_ENTRY_POINTS"  # set (to 1): the entry points are not loaded
 ENTRY_POINT_GROUP = "chancespiel.plugins"
 
@@ -90,6 +91,74 @@ def error_line(error: BaseException) -> str:
     """The first line of an exception's message (its class without one)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+_OURS = ("chancespiel", "chancespiel.games", "chancespiel.agents", "chancespiel.evaluation")
+
+
+def _library_folders() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(chancespiel's folders and the standard library's, installed packages' folders): where
+    a user's own code is not."""
+    import sysconfig
+
+    ours = [p for name in _OURS if name in sys.modules for p in sys.modules[name].__path__]
+    ours += [sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")]
+    installed = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    norm = lambda paths: tuple(str(Path(p).resolve()) + os.sep for p in paths if p)  # noqa: E731
+    return norm(ours), norm(installed)
+
+
+def where_raised(error: BaseException) -> str | None:
+    """`file:line` of the innermost frame of `error`'s traceback in the user's own code (not
+    chancespiel's, the standard library's or an installed package's; else an installed
+    package's, else the innermost), relative to the current directory when under it; None
+    for an error without a traceback."""
+    ours, installed = _library_folders()
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith("<") and not str(Path(f.filename).resolve()).startswith(ours)
+    ]
+    own = [f for f in frames if not str(Path(f.filename).resolve()).startswith(installed)]
+    every = [f for f in traceback.extract_tb(error.__traceback__) if f.filename[:1] != "<"]
+    chosen = (own or frames or every)[-1:]  # chancespiel's own frame if that is all
+    if not chosen:
+        return None
+    path = Path(chosen[0].filename)
+    with contextlib.suppress(ValueError):
+        path = path.resolve().relative_to(Path.cwd())
+    return f"{path}:{chosen[0].lineno}"
+
+
+def located(error: BaseException) -> str:
+    """`str(error)` with where it was raised (`where_raised`) at the end of its first line,
+    for an error raised outside chancespiel (a plugin's bug, not one of our own errors, which
+    name their place themselves)."""
+    text = str(error)
+    place = None if type(error).__module__.startswith("chancespiel.") else where_raised(error)
+    if place is None:
+        return text
+    first, newline, rest = text.partition("\n")
+    return f"{first} (at {place}){newline}{rest}"
+
+
+def debugging() -> bool:
+    """True under `chancespiel --debug` (CHANCESPIEL_DEBUG set, and not 0)."""
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def print_traceback(error: BaseException, what: str) -> None:
+    """Under --debug, the full traceback of `error` on stderr, after a line naming `what`
+    failed; a one-line error raised `from None` in place of another shows that one's too."""
+    if not debugging():
+        return
+    print(f"chancespiel: --debug: traceback of {what}:", file=sys.stderr)
+    context = error.__context__ if error.__suppress_context__ else None
+    if context is not None:
+        traceback.print_exception(context, file=sys.stderr)
+        print("which was reported as:", file=sys.stderr)
+    traceback.print_exception(error, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _import(name: str, given: str) -> None:
