@@ -433,7 +433,7 @@ def evaluation_for(game: pyspiel.Game, name: str = DEFAULT_HEURISTIC) -> Heurist
     a variant declared under `name`. On a game without one of our cores (a user's pyspiel
     game, or OpenSpiel's), a declared heuristic is called with the game's own state objects,
     as its author wrote it for; it, and a plugin's heuristic on any game, is checked at every
-    call (`_checked_heuristic`).
+    call (`_checked_heuristic`), unless the game's core is trusted (`GameSpec.trusted_core`).
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones, or what a
