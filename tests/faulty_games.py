@@ -3,7 +3,7 @@
 `test_faulty_game(fault=NAME,at=K)` is a tiny dice game, correct for its first K moves (chance
 included; 0: faulty at once): players alternate a choice of 0 or 1, a coin (outcomes 0, 1)
 follows every choice, and after MOVES choices the higher total wins. From move K on it does
-what `fault` names (FAULTS); with K even, the state after K moves is a decision.
+what `fault` names (FAULTS, or CHECK_FAULTS); with K even, the state after K moves is a decision.
 `test_faulty_core(fault=NAME)` is the same game on a search-protocol core, for the faults only
 a core can have (CORE_FAULTS). Importing this module registers both (once per process); a
 `chancespiel` subprocess loads them with `--import tests/faulty_games.py`.
@@ -43,6 +43,10 @@ FAULTS = {
     "no_actions": "a decision node without legal actions",
     "bad_player": "a current player out of range",
     "raises": "applying a move raises",
+}
+# fault -> what the game does wrong within its contract, which only the conformance checks
+# (chancespiel.evaluation.conformance) see
+CHECK_FAULTS = {
     "unsorted": "legal actions out of order",
     "shared_clone": "clones share the totals with their original",
     "forgets": "a state pickled (how OpenSpiel serializes a Python game's) loses its totals",
@@ -71,7 +75,7 @@ class FaultyGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None):
         params = params or {}
         self.fault = str(params.get("fault", "none"))
-        if self.fault not in FAULTS and self.fault != "none":
+        if self.fault not in (*FAULTS, *CHECK_FAULTS, "none"):
             raise ValueError(f"unknown fault {self.fault!r}")
         self.at = int(params.get("at", 0))
         low = math.nan if params.get("bad_info", False) else -1.0
