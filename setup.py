@@ -29,25 +29,13 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 ENGINE = runpy.run_path(str(ROOT / "chancespiel" / "engine.py"))
-# mypyc names a module after its path: a tree of links gives the sources their import names
-# (pyproject's package-dir installs games/ as chancespiel.games).
+# mypyc names a module after its path: a tree of links gives the sources their import names.
 TREE = ROOT / "build" / "mypyc-src"
 CACHE = ROOT / "build" / "mypyc-cache"  # mypy's incremental cache: what an edit leaves alone
 
 
 def notice(text: str) -> None:
     print(f"chancespiel: {text}; installing the pure Python engine", file=sys.stderr)
-
-
-def link_tree() -> list[str]:
-    package = TREE / "chancespiel"
-    package.mkdir(parents=True, exist_ok=True)
-    (package / "__init__.py").touch()
-    for folder in ("games", "agents"):
-        link = package / folder
-        if not link.is_symlink():
-            link.symlink_to(ROOT / folder, target_is_directory=True)
-    return [str(TREE / "chancespiel" / relative) for relative in ENGINE["COMPILED"]]
 
 
 def can_compile() -> bool:
@@ -78,19 +66,12 @@ def generate() -> list:
     GENERATED["states"] = {
         relative: ENGINE["source_state"](ROOT / relative) for relative in ENGINE["COMPILED"]
     }
-    # --no-site-packages: the C does not depend on what the environment holds. pip builds
-    # before it installs the dependencies, so with numpy's stubs seen only by a reinstall the
-    # second install would compile its uses differently, and again.
-    options = [
-        "--ignore-missing-imports",
-        "--follow-imports=silent",
-        "--no-site-packages",
-        f"--cache-dir={CACHE}",
-    ]
+    options = [*ENGINE["MYPYC_OPTIONS"], f"--cache-dir={CACHE}"]
     try:
         from mypyc.build import mypycify
 
-        return mypycify(options + link_tree(), separate=True, opt_level="3")
+        sources = ENGINE["link_tree"](ROOT, TREE)
+        return mypycify(options + sources, separate=True, opt_level="3")
     except (Exception, SystemExit) as error:  # mypyc exits on a type error
         notice(f"mypyc refused the engine's sources ({error})")
         return []

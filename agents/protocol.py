@@ -13,7 +13,7 @@ import pyspiel
 
 from chancespiel.games.contract import Contract, moves_made
 from chancespiel.games.core import CHANCE, TERMINAL, Core
-from chancespiel.games.registry import read_core
+from chancespiel.games.registry import has_trusted_core, read_core
 
 
 class PyspielAdapter(Core):
@@ -127,7 +127,8 @@ class PyspielAdapter(Core):
 
 def is_ours(core: Any) -> bool:
     """True for a core of chancespiel's own games, tested against oracles and searched
-    unchecked; a plugin's core is searched through the checked adapter instead."""
+    unchecked; a plugin's core is searched through the checked adapter instead, unless its
+    game declares it trusted (GameSpec.trusted_core)."""
     return type(core).__module__.startswith("chancespiel.games.")
 
 
@@ -136,7 +137,11 @@ def search_state(state: Any) -> Core:
     our cores read from a foreign state whose game equals ours (OpenSpiel's
     einstein_wurfelt_nicht), else the adapter, which checks the game at every node."""
     core = getattr(state, "core", None)
-    if core is not None and (is_ours(core) or not isinstance(state, pyspiel.State)):
+    if core is not None and (
+        is_ours(core)
+        or not isinstance(state, pyspiel.State)
+        or has_trusted_core(state.get_game().get_type().short_name)
+    ):
         return core.clone()
     if isinstance(state, pyspiel.State):
         core = read_core(state)

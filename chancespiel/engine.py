@@ -56,6 +56,13 @@ REBUILD = "make build compiles it again"
 # Names that cannot be imported compiled without the others (see the module docstring).
 _MODULES = frozenset(COMPILED.values())
 
+# mypy's options for compiling the engine (and plugin cores against it), besides the cache.
+# --no-site-packages: the C does not depend on what the environment holds. pip builds before
+# it installs the dependencies, so with numpy's stubs seen only by a reinstall the second
+# install would compile its uses differently, and again.
+MYPYC_OPTIONS = ("--ignore-missing-imports", "--follow-imports=silent", "--no-site-packages")
+
+_root: Path | None = None  # the folder `install` was given
 _reason: str | None = None  # why pure Python runs, once decided
 _stale = False  # a compiled build exists, of other sources than these
 _timing_warned = False
@@ -95,7 +102,7 @@ def source_state(source: Path) -> dict[str, Any]:
     return {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "mtime_ns": mtime_ns}
 
 
-def _unchanged(source: Path, built: Any) -> bool:
+def unchanged(source: Path, built: Any) -> bool:
     """True if `source` has the content recorded in `built` (a manifest entry): by size and
     time when both are as recorded, else by its digest (read only then)."""
     if not isinstance(built, dict):
@@ -116,6 +123,37 @@ def _manifest(root: Path) -> dict[str, Any] | None:
         return None
     sources = data.get("sources") if isinstance(data, dict) else None
     return sources if isinstance(sources, dict) else None
+
+
+def link_tree(root: Path, tree: Path) -> list[str]:
+    """The engine's sources under `tree`, in a tree of links that gives them their import
+    names (mypyc names a module after its path; pyproject's package-dir installs games/ as
+    chancespiel.games)."""
+    package = tree / "chancespiel"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").touch()
+    for folder in ("games", "agents"):
+        link = package / folder
+        if not link.is_symlink():
+            link.symlink_to(root / folder, target_is_directory=True)
+    return [str(tree / "chancespiel" / relative) for relative in COMPILED]
+
+
+def build_id() -> str | None:
+    """The SHA-256 of the manifest of the compiled engine this process runs (None if it runs
+    pure Python): what a plugin core compiled against it records, so that a rebuilt engine
+    is never linked with a core compiled for another."""
+    if _reason is not None or _root is None:
+        return None
+    try:
+        return hashlib.sha256((_root / "chancespiel" / MANIFEST).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def root() -> Path | None:
+    """The folder that holds the engine's sources (`install`'s), once chosen."""
+    return _root
 
 
 def pure_requested() -> bool:
@@ -153,7 +191,7 @@ def _decide(root: Path) -> tuple[str | None, bool]:
             continue
         if _extension(source) is None:
             return f"{relative} has no compiled extension ({REBUILD})", True
-        if not _unchanged(source, built[relative]):
+        if not unchanged(source, built[relative]):
             return f"{relative} changed since it was compiled ({REBUILD})", True
     return None, False
 
@@ -161,9 +199,10 @@ def _decide(root: Path) -> tuple[str | None, bool]:
 def install(root: Path) -> None:
     """Chooses the engine before any of its modules is imported; `root` is the folder that
     holds `games/` and `agents/` (the project root in a source checkout)."""
-    global _reason, _stale
+    global _reason, _stale, _root
     if any(name in sys.modules for name in _MODULES):
         return  # already chosen by this process (or a parent before a fork)
+    _root = root
     _reason, _stale = _decide(root)
     if _reason is not None:
         sys.meta_path.insert(0, _SourceFinder())

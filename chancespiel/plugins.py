@@ -3,8 +3,9 @@ any command runs and in every worker that plays a game.
 
 Three ways to name them, all loaded by `load_plugins` (each module once per process):
 
-- `chancespiel --import MODULE` (repeatable): a module on the Python path (`my_lab.agents`) or
-  the path of a .py file (`./my_agent.py`);
+- `chancespiel --import MODULE` (repeatable): a module on the Python path or in the current
+  directory (`my_lab.agents`, `my_game`) or the path of a .py file (`./my_agent.py`), whose
+  folder is then on the path too, for the modules beside it that it imports;
 - the environment variable CHANCESPIEL_IMPORT, the same names separated by commas;
 - an installed package's entry point in the group `chancespiel.plugins`, so that
   `pip install my-lab` is enough (`[project.entry-points."chancespiel.plugins"]` in its
@@ -19,6 +20,9 @@ A plugin that fails while it is imported (an error, a SyntaxError, sys.exit) is 
 naming its file and line; what it prints goes to stderr, so that stdout holds only the
 command's output (`--json`). CHANCESPIEL_NO_ENTRY_POINTS=1 skips the entry points, for an
 installed package whose plugin is broken.
+
+A folder put on the path for a plugin brings the rules cores compiled in it by `chancespiel
+compile` (chancespiel.plugin_build) when they can run: see `use_folder`.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ENV = "CHANCESPIEL_IMPORT"
+DEBUG_ENV = "CHANCESPIEL_DEBUG"  # set (to 1) by --debug, so that workers inherit it
 NO_ENTRY_POINTS = "CHANCESPIEL_NO_ENTRY_POINTS"  # set (to 1): the entry points are not loaded
 ENTRY_POINT_GROUP = "chancespiel.plugins"
 
@@ -88,6 +93,74 @@ def error_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+_OURS = ("chancespiel", "chancespiel.games", "chancespiel.agents", "chancespiel.evaluation")
+
+
+def _library_folders() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(chancespiel's folders and the standard library's, installed packages' folders): where
+    a user's own code is not."""
+    import sysconfig
+
+    ours = [p for name in _OURS if name in sys.modules for p in sys.modules[name].__path__]
+    ours += [sysconfig.get_path("stdlib"), sysconfig.get_path("platstdlib")]
+    installed = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    norm = lambda paths: tuple(str(Path(p).resolve()) + os.sep for p in paths if p)  # noqa: E731
+    return norm(ours), norm(installed)
+
+
+def where_raised(error: BaseException) -> str | None:
+    """`file:line` of the innermost frame of `error`'s traceback in the user's own code (not
+    chancespiel's, the standard library's or an installed package's; else an installed
+    package's, else the innermost), relative to the current directory when under it; None
+    for an error without a traceback."""
+    ours, installed = _library_folders()
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith("<") and not str(Path(f.filename).resolve()).startswith(ours)
+    ]
+    own = [f for f in frames if not str(Path(f.filename).resolve()).startswith(installed)]
+    every = [f for f in traceback.extract_tb(error.__traceback__) if f.filename[:1] != "<"]
+    chosen = (own or frames or every)[-1:]  # chancespiel's own frame if that is all
+    if not chosen:
+        return None
+    path = Path(chosen[0].filename)
+    with contextlib.suppress(ValueError):
+        path = path.resolve().relative_to(Path.cwd())
+    return f"{path}:{chosen[0].lineno}"
+
+
+def located(error: BaseException) -> str:
+    """`str(error)` with where it was raised (`where_raised`) at the end of its first line,
+    for an error raised outside chancespiel (a plugin's bug, not one of our own errors, which
+    name their place themselves)."""
+    text = str(error)
+    place = None if type(error).__module__.startswith("chancespiel.") else where_raised(error)
+    if place is None:
+        return text
+    first, newline, rest = text.partition("\n")
+    return f"{first} (at {place}){newline}{rest}"
+
+
+def debugging() -> bool:
+    """True under `chancespiel --debug` (CHANCESPIEL_DEBUG set, and not 0)."""
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def print_traceback(error: BaseException, what: str) -> None:
+    """Under --debug, the full traceback of `error` on stderr, after a line naming `what`
+    failed; a one-line error raised `from None` in place of another shows that one's too."""
+    if not debugging():
+        return
+    print(f"chancespiel: --debug: traceback of {what}:", file=sys.stderr)
+    context = error.__context__ if error.__suppress_context__ else None
+    if context is not None:
+        traceback.print_exception(context, file=sys.stderr)
+        print("which was reported as:", file=sys.stderr)
+    traceback.print_exception(error, file=sys.stderr)
+    sys.stderr.flush()
+
+
 def _import(name: str, given: str) -> None:
     """Imports the plugin `name` (canonical), naming it `given` (as the user wrote it) in
     errors; what it prints goes to stderr."""
@@ -95,11 +168,26 @@ def _import(name: str, given: str) -> None:
         _import_quietly(name, given)
 
 
+def use_folder(folder: Path) -> None:
+    """Puts `folder` on the Python path (last: it shadows no installed module), and before
+    everything the cores compiled in it (`plugin_build.usable_build`), which are then
+    imported instead of their sources."""
+    from chancespiel import plugin_build
+
+    text = str(folder)
+    if text not in sys.path:
+        sys.path.append(text)
+    compiled = plugin_build.usable_build(folder)
+    if compiled is not None and str(compiled) not in sys.path:
+        sys.path.insert(0, str(compiled))
+
+
 def _import_quietly(name: str, given: str) -> None:
     if _is_path(name):
         path = Path(name)
         if not path.is_file():
             raise PluginError(f"--import {given}: no such file")
+        use_folder(path.parent)
         module_name = _module_name_of_path(path)
         if module_name in sys.modules:
             return
@@ -115,6 +203,7 @@ def _import_quietly(name: str, given: str) -> None:
             raise PluginError(f"--import {given}: {_failure(e, str(path))}") from None
         return
     module_name = name.split(":")[0]  # an entry point's "module:attribute"
+    use_folder(Path.cwd())  # as `python -m` finds them, but after the installed modules
     try:
         importlib.import_module(module_name)
     except ModuleNotFoundError as e:

@@ -86,7 +86,7 @@ from chancespiel.files import is_gzip, open_regular, read_chunks, shown
 from chancespiel.games.contract import GameContractError
 from chancespiel.games.learned import LEARNED_HEURISTIC, ModelError, game_model
 from chancespiel.games.registry import parse_parameters
-from chancespiel.plugins import PluginError, load_plugins, loaded
+from chancespiel.plugins import PluginError, load_plugins, loaded, located, print_traceback
 
 # 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load"; 4 adds "key". Older
 # records read the same otherwise.
@@ -438,7 +438,9 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
         try:
             bots.append(make_bot(spec, game, player, bot_seed(match_seed, side)))
         except Exception as e:
-            return crash_record(task, f"building the bot failed: {type(e).__name__}: {e}", player)
+            print_traceback(e, f"building the bot {spec}")
+            message = f"building the bot failed: {type(e).__name__}: {located(e)}"
+            return crash_record(task, message, player)
     limits = [move_limit_ms(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
     try:
         played = play_game(
@@ -450,6 +452,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             watch=watch,
         )
     except GameContractError as e:  # no result of the agents: the run stops, nothing written
+        print_traceback(e, f"game {task.game}")
         return crash_record(task, str(e), kind=GAME_FAULT)
     move_ms: list[list[float]] = [[], []]
     nodes: list[list[int | None]] = [[], []]

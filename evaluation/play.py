@@ -24,6 +24,7 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.result import SearchResult
 from chancespiel.games.contract import GameContractError, Referee
 from chancespiel.games.core import CHANCE
+from chancespiel.plugins import located, print_traceback
 
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
@@ -227,7 +228,8 @@ def play_game(
     except Exception as e:
         if not catch_errors or culprit < 0:
             raise
-        record.failure = BotFailure(culprit, type(e).__name__, str(e))
+        print_traceback(e, f"the forfeit of player {culprit}")
+        record.failure = BotFailure(culprit, type(e).__name__, located(e))
         record.returns = forfeit_returns(culprit, len(bots))
     else:
         record.returns = referee.returns()

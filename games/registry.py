@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -71,6 +72,10 @@ class GameSpec:
       openspiel_versions: specs of OpenSpiel's versions of this game, each with a reader,
         declared with it.
       value_model: a model file for the learned value, instead of the one the package ships.
+      trusted_core: for a plugin's game built on a core (`CoreGame`), agents search the core
+        directly and call its hooks unchecked, as they do chancespiel's own games, instead of
+        through the adapter that checks the game's contract at every node (several times
+        slower). Declare it once `chancespiel check` passes; played moves are checked anyway.
     """
 
     short_name: str
@@ -88,6 +93,7 @@ class GameSpec:
     reader: CoreReader | None = None
     openspiel_versions: tuple[GameSpec, ...] = ()
     value_model: str | None = None
+    trusted_core: bool = False
 
     def __post_init__(self) -> None:
         # copies, so that the caller's list or dict cannot change a declared game
@@ -109,6 +115,10 @@ class GameSpec:
                 )
         for name in self.variants:
             _check_variant_name(name)
+        if self.trusted_core and not (
+            self.game_class is not None and issubclass(self.game_class, CoreGame)
+        ):
+            raise ValueError(f"{self.short_name}: a trusted core needs a game class on a CoreGame")
 
 
 @dataclass(frozen=True)
@@ -194,6 +204,36 @@ def listed_games() -> list[GameSpec]:
     """The games `chancespiel games` lists (those declared with a description), in the order
     they were declared."""
     return [spec for spec in _SPECS.values() if spec.description is not None]
+
+
+def is_declared(short_name: str) -> bool:
+    """True for a game with a spec (declared, or given a heuristic or a model)."""
+    return short_name in _SPECS
+
+
+def plugin_games() -> list[GameSpec]:
+    """The games plugins declared with a game class (`register_game`), in the order they were
+    declared: `chancespiel games` lists them too, with their modules."""
+    return [
+        spec
+        for spec in _SPECS.values()
+        if spec.game_class is not None and not _is_ours(spec.game_class)
+    ]
+
+
+def plugin_module(spec: GameSpec) -> str | None:
+    """Where a plugin's game comes from: the file of its class's module (relative to the
+    current directory when under it), or the module's name; None for chancespiel's own."""
+    if spec.game_class is None or _is_ours(spec.game_class):
+        return None
+    name = spec.game_class.__module__
+    file = getattr(sys.modules.get(name), "__file__", None)
+    if file is None:
+        return name
+    path = Path(file).resolve()
+    with contextlib.suppress(ValueError):
+        path = path.relative_to(Path.cwd())
+    return str(path)
 
 
 def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
@@ -318,6 +358,18 @@ def _is_ours(hook: Any) -> bool:
     return str(getattr(hook, "__module__", None) or "").startswith("chancespiel.")
 
 
+def has_trusted_core(short_name: str) -> bool:
+    """True for a game whose core agents search directly (`GameSpec.trusted_core`)."""
+    spec = _SPECS.get(short_name)
+    return spec is not None and spec.trusted_core
+
+
+def _unchecked(hook: Any, spec: GameSpec | None) -> bool:
+    """True for a hook called as it is: chancespiel's own on one of its cores, or any hook of
+    a game with a trusted core."""
+    return (_is_ours(hook) and _has_core(spec)) or (spec is not None and spec.trusted_core)
+
+
 def _checked_heuristic(hook: Heuristic, game: pyspiel.Game) -> Heuristic:
     """A plugin's heuristic, called with the game's own states, whose every value must be a
     number within the game's utilities (a NaN would make every comparison of a search false).
@@ -382,9 +434,9 @@ def evaluation_for(game: pyspiel.Game, name: str | Heuristic = DEFAULT_HEURISTIC
     a variant declared under `name`. On a game without one of our cores (a user's pyspiel
     game, or OpenSpiel's), a declared heuristic is called with the game's own state objects,
     as its author wrote it for; it, and a plugin's heuristic on any game, is checked at every
-    call (`_checked_heuristic`). `name` may also be a function h(state, player) (an agent
-    made in Python, `chancespiel.agents.star2(heuristic=h)`): called and checked as a
-    plugin's.
+    call (`_checked_heuristic`), unless the game's core is trusted (`GameSpec.trusted_core`).
+    `name` may also be a function h(state, player) (an agent made in Python,
+    `chancespiel.agents.star2(heuristic=h)`): called and checked as a plugin's.
 
     Raises:
       ValueError: for a name the game does not know, listing the known ones, or what a
@@ -409,8 +461,8 @@ def evaluation_for(game: pyspiel.Game, name: str | Heuristic = DEFAULT_HEURISTIC
             known = ", ".join(heuristic_names(game))
             raise ValueError(f"no heuristic {name!r} for {short_name}; known: {known}")
         found = variant
-    if _is_ours(found) and _has_core(spec):
-        return found  # compiled, on our core: tested, and not slowed down
+    if _unchecked(found, spec):
+        return found  # compiled, on a tested core: not slowed down
     return _checked_heuristic(found, game)
 
 
@@ -450,7 +502,7 @@ def move_ordering_for(
         )
     spec = _SPECS.get(short_name)
     declared = None if spec is None else spec.ordering
-    if declared is None or (_is_ours(declared) and _has_core(spec)):
+    if declared is None or _unchecked(declared, spec):
         return declared
     return _checked_ordering(declared, short_name)
 

@@ -3,17 +3,26 @@
 `test_faulty_game(fault=NAME,at=K)` is a tiny dice game, correct for its first K moves (chance
 included; 0: faulty at once): players alternate a choice of 0 or 1, a coin (outcomes 0, 1)
 follows every choice, and after MOVES choices the higher total wins. From move K on it does
-what `fault` names (FAULTS); with K even, the state after K moves is a decision.
-Importing this module registers it (once per process); a `chancespiel` subprocess loads it
-with `--import tests/faulty_games.py`.
+what `fault` names (FAULTS, or CHECK_FAULTS); with K even, the state after K moves is a decision.
+`test_faulty_core(fault=NAME)` is the same game on a search-protocol core, for the faults only
+a core can have (CORE_FAULTS). Importing this module registers both (once per process); a
+`chancespiel` subprocess loads them with `--import tests/faulty_games.py`.
 """
 
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pyspiel
+
+from chancespiel.games import GameSpec, register_game
+from chancespiel.games._adapter import CoreGame, chance_game_type
+from chancespiel.games.core import CHANCE, TERMINAL, Core, SharedRules
+from chancespiel.games.registry import is_declared
 
 NAME = "test_faulty_game"
 MOVES = 6
@@ -34,6 +43,14 @@ FAULTS = {
     "no_actions": "a decision node without legal actions",
     "bad_player": "a current player out of range",
     "raises": "applying a move raises",
+}
+# fault -> what the game does wrong within its contract, which only the conformance checks
+# (chancespiel.evaluation.conformance) see
+CHECK_FAULTS = {
+    "unsorted": "legal actions out of order",
+    "shared_clone": "clones share the totals with their original",
+    "forgets": "a state pickled (how OpenSpiel serializes a Python game's) loses its totals",
+    "unseeded": "each new game starts from a total no seed determines",
 }
 
 _GAME_TYPE = pyspiel.GameType(
@@ -58,7 +75,7 @@ class FaultyGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None):
         params = params or {}
         self.fault = str(params.get("fault", "none"))
-        if self.fault not in FAULTS and self.fault != "none":
+        if self.fault not in (*FAULTS, *CHECK_FAULTS, "none"):
             raise ValueError(f"unknown fault {self.fault!r}")
         self.at = int(params.get("at", 0))
         low = math.nan if params.get("bad_info", False) else -1.0
@@ -74,14 +91,23 @@ class FaultyGame(pyspiel.Game):
         super().__init__(_GAME_TYPE, info, params)
 
     def new_initial_state(self) -> FaultyState:
-        return FaultyState(self)
+        return ForgetfulState(self) if self.fault == "forgets" else FaultyState(self)
+
+
+class _Shared(list):
+    """A list that copies share ("shared_clone")."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
+        return self
 
 
 class FaultyState(pyspiel.State):
     def __init__(self, game: FaultyGame):
         super().__init__(game)
         self.fault, self.at = game.fault, game.at
-        self.totals = [0, 0]
+        self.totals = _Shared([0, 0]) if self.fault == "shared_clone" else [0, 0]
+        if self.fault == "unseeded":
+            self.totals[0] = random.SystemRandom().randrange(10**9)
         self.decisions = 0
         self.moves = 0
         self.coin = False  # a coin follows the last choice
@@ -99,6 +125,8 @@ class FaultyState(pyspiel.State):
         return self.decisions % 2
 
     def _legal_actions(self, player: int) -> list[int]:
+        if self._faulty("unsorted"):
+            return [1, 0]
         return [] if self._faulty("no_actions") else [0, 1]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -153,5 +181,141 @@ class FaultyState(pyspiel.State):
         return f"totals {self.totals[0]} {self.totals[1]}, move {self.decisions}"
 
 
+_HIDDEN: dict[int, list[int]] = {}
+
+
+class ForgetfulState(FaultyState):
+    """Keeps its totals outside its __dict__, which is what OpenSpiel serializes of a Python
+    game's state ("forgets")."""
+
+    @property  # type: ignore[override]
+    def totals(self) -> list[int]:
+        return _HIDDEN.setdefault(id(self), [0, 0])
+
+    @totals.setter
+    def totals(self, value: list[int]) -> None:
+        _HIDDEN[id(self)] = value
+
+
 if NAME not in pyspiel.registered_names():
     pyspiel.register_game(_GAME_TYPE, FaultyGame)
+
+
+# A game on a core, for the faults of what only a core has: `test_faulty_core(fault=NAME)`,
+# the same choices and coins as test_faulty_game, faulty from the start.
+CORE_NAME = "test_faulty_core"
+CORE_FAULTS = {
+    "key": "equal states get different state_keys",
+    "child": "child(action) is not clone() then apply(action)",
+    "observation": "observation tensors hold NaN",
+    "heuristic": "the heuristic returns values outside the utilities",
+}
+
+
+class FaultyRules(SharedRules):
+    def __init__(self, fault: str = "none"):
+        if fault not in CORE_FAULTS and fault != "none":
+            raise ValueError(f"unknown fault {fault!r}")
+        self.fault = fault
+
+    def params(self) -> dict[str, Any]:
+        return {"fault": self.fault}
+
+    def initial_core(self) -> FaultyCore:
+        return FaultyCore(self, (0, 0), 0, False)
+
+    def game_info(self) -> pyspiel.GameInfo:
+        return pyspiel.GameInfo(
+            num_distinct_actions=2,
+            max_chance_outcomes=2,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=MOVES,
+        )
+
+    def observation_pieces(self) -> list[tuple[str, tuple[int, ...]]]:
+        return [("totals", (2,))]
+
+    def fill_observation(self, core: FaultyCore, player: int, views: dict[str, Any]) -> None:
+        views["totals"][:] = core.totals
+        if self.fault == "observation":
+            views["totals"][0] = np.nan
+
+    def observation_string(self, core: FaultyCore, player: int) -> str:
+        return str(core)
+
+
+class FaultyCore(Core):
+    __slots__ = ("coin", "decisions", "rules", "totals")
+
+    def __init__(self, rules: FaultyRules, totals: tuple[int, int], decisions: int, coin: bool):
+        self.rules, self.totals, self.decisions, self.coin = rules, totals, decisions, coin
+
+    def current_player(self) -> int:
+        if self.decisions >= MOVES and not self.coin:
+            return TERMINAL
+        return CHANCE if self.coin else self.decisions % 2
+
+    def legal_actions(self) -> Sequence[int]:
+        return (0, 1) if self.current_player() >= 0 else ()
+
+    def chance_outcomes(self) -> Sequence[tuple[int, float]]:
+        return ((0, 0.5), (1, 0.5))
+
+    def apply(self, action: int) -> None:
+        mover = (self.decisions - 1) % 2 if self.coin else self.decisions % 2
+        totals = list(self.totals)
+        totals[mover] += action
+        self.totals = (totals[0], totals[1])
+        if not self.coin:
+            self.decisions += 1
+        self.coin = not self.coin
+
+    def returns(self) -> Sequence[float]:
+        if not self.is_terminal():
+            return (0.0, 0.0)
+        diff = self.totals[0] - self.totals[1]
+        sign = float((diff > 0) - (diff < 0))
+        return (sign, -sign)
+
+    def clone(self) -> FaultyCore:
+        return FaultyCore(self.rules, self.totals, self.decisions, self.coin)
+
+    def child(self, action: int) -> FaultyCore:
+        child = self.clone()
+        child.apply(1 - action if self.rules.fault == "child" else action)
+        return child
+
+    def state_key(self) -> int:
+        if self.rules.fault == "key":
+            return id(self)
+        return hash((self.totals, self.decisions, self.coin))
+
+    def __str__(self) -> str:
+        return f"totals {self.totals[0]} {self.totals[1]}, move {self.decisions}"
+
+
+class FaultyCoreGame(CoreGame):
+    game_type = chance_game_type(
+        CORE_NAME, "Faulty core game (chancespiel tests)", {"fault": "none"}
+    )
+    rules_class = FaultyRules
+
+
+def _core_heuristic(core: FaultyCore, player: int) -> float:
+    if core.is_terminal():
+        return core.returns()[player]
+    return 5.0 if core.rules.fault == "heuristic" else 0.0
+
+
+if not is_declared(CORE_NAME):
+    register_game(
+        GameSpec(
+            CORE_NAME,
+            game_type=FaultyCoreGame.game_type,
+            game_class=FaultyCoreGame,
+            heuristic=_core_heuristic,
+        )
+    )

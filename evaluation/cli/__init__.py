@@ -108,6 +108,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         "points of group chancespiel.plugins), here and in every worker",
     )
     parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the full traceback of any failure (a plugin's error, a forfeit, a game's "
+        "fault), here and in every worker",
+    )
+    parser.add_argument(
         "--version",
         action="version",
         version=f"chancespiel {chancespiel.__version__}, {engine.describe()}",
@@ -130,10 +136,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 def _split_imports(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """(--import values, the other arguments): plugins are loaded before the parser is built,
-    since they may register experiments (subcommands) as well as games and agents."""
+    since they may register experiments (subcommands) as well as games and agents. --debug is
+    read now too (and kept in the arguments), for what fails while plugins load."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--import", dest="imports", action="append", default=[])
+    pre.add_argument("--debug", action="store_true")
     known, rest = pre.parse_known_args(argv)
+    if known.debug:
+        from chancespiel.plugins import DEBUG_ENV
+
+        os.environ[DEBUG_ENV] = "1"  # workers inherit it
+        rest = ["--debug", *rest]
     return known.imports, rest
 
 
@@ -167,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(f"cannot write the output: {e.strerror}")
         return 1
     except OSError as e:  # a file the command reads or writes, past its own checks
+        _traceback(e)
         where = f"{e.filename}: " if e.filename else ""
         _error(f"{where}{e.strerror or e}")
         return 1
@@ -179,13 +193,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     from chancespiel.evaluation.usage import UsageError
     from chancespiel.games.contract import GameContractError
-    from chancespiel.plugins import PluginError, load_plugins
+    from chancespiel.plugins import PluginError, load_plugins, print_traceback
 
     given = list(sys.argv[1:] if argv is None else argv)
     imports, rest = _split_imports(given)
     try:
         load_plugins(imports)
     except PluginError as e:
+        print_traceback(e, "loading the plugin")
         if not {"--version", "-h", "--help"} & set(rest):
             _error(str(e))
             return 2
@@ -202,10 +217,12 @@ def _main(argv: Sequence[str] | None) -> int:
             args.func(args)
         except UsageError as e:
             sys.stdout.flush()  # what the command printed before, then the error
+            print_traceback(e, "the error")
             _error(str(e))
             return e.status
         except GameContractError as e:  # a game broke its contract where it was played
             sys.stdout.flush()
+            print_traceback(e, "the game's fault")
             _error(str(e))
             return UsageError.status
     return 0
@@ -275,6 +292,13 @@ def _mute_stdout() -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, sys.stdout.fileno())
     os.close(null)
+
+
+def _traceback(error: BaseException) -> None:
+    """Under --debug, the traceback of an error that ends the command."""
+    from chancespiel.plugins import print_traceback
+
+    print_traceback(error, "the error")
 
 
 def _error(message: str) -> None:

@@ -31,7 +31,16 @@ from chancespiel.games import has_heuristic, listed_games
 from chancespiel.games.contract import Referee
 from chancespiel.games.core import CHANCE
 from chancespiel.games.pig_core import PIG_BOUNDS
-from chancespiel.games.registry import heuristic_names, heuristic_variants, move_note
+from chancespiel.games.registry import (
+    heuristic_names,
+    heuristic_variants,
+    is_declared,
+    move_note,
+    plugin_games,
+    plugin_module,
+    spiel_errors_quiet,
+)
+from chancespiel.plugins import error_line
 
 
 def searchable_games() -> list[pyspiel.GameType]:
@@ -58,39 +67,58 @@ def _chance_word(game_type: pyspiel.GameType) -> str:
     }[game_type.chance_mode]
 
 
+def _heuristics(name: str) -> list[str]:
+    """The heuristic= names a game accepts (those of factories, `learned`, where they fit its
+    default parameters); the default marked where none is registered."""
+    names = ["default", "zero", *heuristic_variants(name)]
+    if is_declared(name):  # factories make heuristics from what a game declares
+        try:
+            with spiel_errors_quiet():
+                names = heuristic_names(pyspiel.load_game(name))
+        except Exception:  # a game that needs parameters: the names every game has
+            pass
+    if not has_heuristic(name):
+        names[0] += " (none registered: 0)"
+    return names
+
+
 def cmd_games(args: argparse.Namespace) -> None:
-    """Lists chancespiel's games with their parameters (--all: every registered game the
-    search agents can play, ours and OpenSpiel's, with the heuristic each uses)."""
+    """Lists chancespiel's games and the plugins' (with their modules) and their parameters
+    (--all: every registered game the search agents can play, ours, the plugins' and
+    OpenSpiel's, with the heuristics each accepts)."""
+    entries = [s for s in listed_games() if plugin_module(s) is None] + plugin_games()
     if args.all:
         print("games the search agents can play (2 players, sequential, zero-sum, perfect "
               "information); heuristic= names each one accepts:")  # fmt: skip
-        listed = {spec.short_name for spec in listed_games()}
+        origins = {spec.short_name: plugin_module(spec) for spec in entries}
         for game_type in searchable_games():
             name = game_type.short_name
-            heuristics = [
-                "default" if has_heuristic(name) else "default (none registered: 0)",
-                "zero",
-                *heuristic_variants(name),
-            ]
-            ours = " [chancespiel]" if name in listed else ""
-            print(f"  {name}{ours}: chance {_chance_word(game_type)}; {', '.join(heuristics)}")
+            origin = origins.get(name, False)
+            ours = "" if origin is False else f" [plugin: {origin}]" if origin else " [chancespiel]"
+            heuristics = ", ".join(_heuristics(name))
+            print(f"  {name}{ours}: chance {_chance_word(game_type)}; {heuristics}")
         return
-    for entry in listed_games():
-        game = pyspiel.load_game(entry.short_name)
+    for entry in entries:
+        origin = plugin_module(entry)
+        try:
+            with spiel_errors_quiet():
+                game = pyspiel.load_game(entry.short_name)
+        except Exception as e:  # a plugin's game may not load with its defaults
+            print(f"{entry.short_name}  [plugin: {origin}]")
+            print(f"    does not load with its default parameters: {error_line(e)}")
+            continue
         bounds = getattr(game, "bounds", {})
         shown = ", ".join(
             f"{k}={v}"
             + (f" [{bound_text(bounds[k][0])}..{bound_text(bounds[k][1])}]" if k in bounds else "")
             for k, v in sorted(game.get_parameters().items())
         )
-        names = heuristic_names(pyspiel.load_game(entry.short_name))
-        if not has_heuristic(entry.short_name):
-            names[0] += " (none registered: 0)"
-        print(f"{entry.short_name}  [{entry.status}]")
-        print(f"    {entry.description}")
-        print(f"    parameters (range): {shown}")
-        print(f"    chance: {entry.chance}")
-        print(f"    heuristics (agents' heuristic=): {', '.join(names)}")
+        status = f"plugin: {origin}" if origin else entry.status
+        print(f"{entry.short_name}  [{status}]")
+        print(f"    {entry.description or game.get_type().long_name}")
+        print(f"    parameters (range): {shown or 'none'}")
+        print(f"    chance: {entry.chance or _chance_word(game.get_type())}")
+        print(f"    heuristics (agents' heuristic=): {', '.join(_heuristics(entry.short_name))}")
 
 
 def cmd_agents(args: argparse.Namespace) -> None:

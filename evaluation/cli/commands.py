@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyse": ("basics", "search one position and show the agent's values"),
     "solve": ("basics", "solve a game exactly"),
     "demo": ("basics", "a short match: optimal Pig vs hold at 20"),
+    "check": ("plugins", "run the conformance checks on a game (a plugin's too)"),
+    "compile": ("plugins", "compile a plugin's typed rules core with mypyc"),
     "match": ("runs", "N seat-swapped matches of A against B"),
     "tournament": ("runs", "round robin: every pair of agents, Elo ratings"),
     "tune": ("runs", "elimination tournament over parameter values"),
