@@ -50,6 +50,8 @@ SETUPS: dict[str, GameSetup] = {
 
 # The paper's names of the agents, in the order of its Table 1.
 AGENT_NAMES = ("mcts", "dpw", "exp", "star1", "star2", "expss", "star1ss", "star2ss")
+# Beyond the paper: the hybrid sampled searches at the paper's widths.
+HYBRID_NAMES = ("exphs", "star1hs", "star2hs")
 
 
 def setup_for(key: str) -> GameSetup:
@@ -71,7 +73,8 @@ def paper_specs(
     clock: str = "wall",
     max_nodes: int | None = None,
 ) -> dict[str, str]:
-    """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES; all of them
+    """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES (and the
+    hybrid searches at the same widths, keyed by HYBRID_NAMES); all of them
     evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for) and
     measure time_ms on `clock` (agents.search_common.CLOCKS). With `max_nodes` the six
     *-Minimax players search that many nodes per move instead, with no time limit: a budget
@@ -96,6 +99,9 @@ def paper_specs(
         "expss": f"expss(samples={exp_w},{star})",
         "star1ss": f"star1ss(samples={star1_w},{star})",
         "star2ss": f"star2ss(samples={star2_w},{star})",
+        "exphs": f"exphs(samples={exp_w},{star})",
+        "star1hs": f"star1hs(samples={star1_w},{star})",
+        "star2hs": f"star2hs(samples={star2_w},{star})",
     }
 
 

@@ -31,7 +31,7 @@ def test_every_spec_is_valid_for_its_game(key):
     setup = mcms_setup.SETUPS[key]
     game = pyspiel.load_game(setup.game)
     specs = mcms_setup.paper_specs(setup, 200)
-    assert list(specs) == list(mcms_setup.AGENT_NAMES)
+    assert list(specs) == [*mcms_setup.AGENT_NAMES, *mcms_setup.HYBRID_NAMES]
     for spec in specs.values():
         check_spec(spec, game)
 
@@ -43,9 +43,10 @@ def test_pairings_use_the_papers_best_mcts_variant():
     ra = plan.pairings(mcms_setup.SETUPS["ra"], ["Star1SS-MCTS", "ExpSS-Exp"])
     assert [p.label for p in ra] == ["ExpSS-Exp", "Star1SS-DPW"]  # the paper's order
     assert ra[1].b.startswith("dpw(")
+
     forced = plan.pairings(mcms_setup.SETUPS["ra"], ["Star1-MCTS"], mcts="mcts")
     assert forced[0].label == "Star1-MCTS" and forced[0].b.startswith("mcts(")
-    assert len(plan.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9
+    assert len(plan.file_pairings(mcms_setup.SETUPS["ra"], 200)) == 9 + 6  # and the hybrid's
     with pytest.raises(ValueError, match="unknown pairing"):
         plan.pairings(mcms_setup.SETUPS["ra"], ["Star3-Exp"])
     with pytest.raises(ValueError, match="unknown game"):
@@ -432,3 +433,15 @@ def test_answers_say_when_the_raw_interval_stands_for_the_corrected_one():
     assert f"{100 * raw.mean:.1f}% ({100 * raw.low:.1f}-{100 * raw.high:.1f}) = raw |" in kept
     assert '"= raw": the luck correction would not have lowered' in kept
     assert "= raw" not in render.answers_markdown([one(True)], rule)
+
+
+def test_the_hybrid_pairings_are_chosen_by_name_and_labelled():
+    """Beyond the paper: the hybrid search against its classic counterpart and the paper's
+    sampled search of the same base, at the paper's widths; not in the default set."""
+    cant_stop = mcms_setup.SETUPS["cant_stop"]
+    chosen = plan.pairings(cant_stop, ["Star2HS-Star2SS", "Star2HS-Star2"], 200, clock="cpu")
+    assert [p.label for p in chosen] == ["Star2HS-Star2", "Star2HS-Star2SS"]
+    assert chosen[0].a.startswith("star2hs(samples=15,") and chosen[0].b.startswith("star2(")
+    assert chosen[1].b.startswith("star2ss(samples=15,")
+    assert all(plan.pairing_label(p.a, p.b) == p.label for p in chosen)
+    assert not set(plan.PAIRING_LABELS) & {label for label, _, _ in plan.HYBRID_PAIRINGS}

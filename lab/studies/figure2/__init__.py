@@ -36,6 +36,7 @@ from chancespiel.studies import Experiment, mcms_setup
 from chancespiel.studies.figure2.plan import (
     MCTS,
     MCTS_CHOICES,
+    ALL_LABELS,
     PAIRING_LABELS,
     game_plans,
     load_records,
@@ -70,7 +71,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--games", help="comma-separated subset of pig,ewn,cant_stop,ra (default all)"
     )
     parser.add_argument(
-        "--pairings", help="comma-separated subset, e.g. Star2SS-Star2,Star1SS-MCTS (default all)"
+        "--pairings",
+        help="comma-separated pairings, e.g. Star2SS-Star2,Star1SS-MCTS (default: the paper's "
+        "seven); beyond the paper, the hybrid searches: ExpHS-Exp, Star1HS-Star1, Star2HS-Star2, "
+        "ExpHS-ExpSS, Star1HS-Star1SS, Star2HS-Star2SS",
     )
     parser.add_argument("--time-ms", type=time_ms_arg, default=200.0, help="search time per move")
     parser.add_argument(
@@ -167,7 +171,11 @@ def _holds_records(out: Path) -> bool:
 
 def _run(args: argparse.Namespace) -> None:
     keys = choices("--games", args.games, list(mcms_setup.SETUPS))
-    labels = choices("--pairings", args.pairings, PAIRING_LABELS)
+    labels = (
+        PAIRING_LABELS
+        if args.pairings is None
+        else choices("--pairings", args.pairings, ALL_LABELS)
+    )
     timed = [label for label in labels if label.endswith(MCTS)]
     if args.max_nodes is not None and timed:
         raise UsageError(

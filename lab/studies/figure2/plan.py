@@ -32,6 +32,18 @@ PAIRINGS: tuple[tuple[str, str, str], ...] = (
     ("Star1SS-MCTS", "star1ss", MCTS),
 )
 PAIRING_LABELS = tuple(label for label, _, _ in PAIRINGS)
+# Beyond the paper: the hybrid sampled search against its classic counterpart and against the
+# paper's sampled search of the same base (chosen with --pairings; not in the default set).
+HYBRID_PAIRINGS: tuple[tuple[str, str, str], ...] = (
+    ("ExpHS-Exp", "exphs", "exp"),
+    ("Star1HS-Star1", "star1hs", "star1"),
+    ("Star2HS-Star2", "star2hs", "star2"),
+    ("ExpHS-ExpSS", "exphs", "expss"),
+    ("Star1HS-Star1SS", "star1hs", "star1ss"),
+    ("Star2HS-Star2SS", "star2hs", "star2ss"),
+)
+ALL_PAIRINGS = PAIRINGS + HYBRID_PAIRINGS
+ALL_LABELS = tuple(label for label, _, _ in ALL_PAIRINGS)
 MCTS_CHOICES = ("paper", "mcts", "dpw")
 
 
@@ -60,13 +72,13 @@ def pairing_names(
     Raises:
       ValueError: for an unknown label or `mcts` choice.
     """
-    unknown = [label for label in labels if label not in PAIRING_LABELS]
+    unknown = [label for label in labels if label not in ALL_LABELS]
     if unknown:
-        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(PAIRING_LABELS)}")
+        raise ValueError(f"unknown pairing(s) {unknown}; known: {', '.join(ALL_LABELS)}")
     variant = _variant(setup, mcts)
     return [
         (label.replace(MCTS, variant.upper()), a, variant if b == MCTS else b)
-        for label, a, b in PAIRINGS
+        for label, a, b in ALL_PAIRINGS
         if label in labels
     ]
 
@@ -98,11 +110,12 @@ def file_pairings(
     clock: str = "wall",
     max_nodes: int | None = None,
 ) -> list[Pairing]:
-    """Every pairing a game's record file may hold: all seven, against MCTS and DPW alike."""
+    """Every pairing a game's record file may hold: the paper's seven against MCTS and DPW
+    alike, and the hybrid ones."""
     both = [
         p
         for mcts in ("mcts", "dpw")
-        for p in pairings(setup, PAIRING_LABELS, time_ms, mcts, heuristic, clock, max_nodes)
+        for p in pairings(setup, ALL_LABELS, time_ms, mcts, heuristic, clock, max_nodes)
     ]
     return list({(p.a, p.b): p for p in both}.values())
 
@@ -136,6 +149,9 @@ PAPER_NAMES = {
     "expss": "ExpSS",
     "star1ss": "Star1SS",
     "star2ss": "Star2SS",
+    "exphs": "ExpHS",
+    "star1hs": "Star1HS",
+    "star2hs": "Star2HS",
     "mcts": "MCTS",
     "dpw": "DPW",
 }

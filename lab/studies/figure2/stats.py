@@ -14,6 +14,7 @@ from chancespiel.evaluation.sequential import Decision, SequentialRule, decide, 
 from chancespiel.evaluation.stats import MatchInterval, wilson_interval
 from chancespiel.studies import mcms_setup
 from chancespiel.studies.figure2.plan import (
+    ALL_LABELS,
     MCTS,
     PAIRING_LABELS,
     GamePlan,
@@ -48,7 +49,7 @@ def summarise(
     setups: Mapping[str, mcms_setup.GameSetup] = mcms_setup.SETUPS,
 ) -> list[Row]:
     """One row per (game, pairing) found in the records, in the paper's order of both."""
-    order = {label: i for i, label in enumerate(PAIRING_LABELS)}
+    order = {label: i for i, label in enumerate(ALL_LABELS)}
     for label in PAIRING_LABELS:  # the DPW names sort with their MCTS twins
         order[label.replace(MCTS, "DPW")] = order[label]
     rows = []
