@@ -220,7 +220,8 @@ def seat_problems(game: pyspiel.Game) -> list[str]:
     simultaneous moves (each as 'what it has (what is needed)')."""
     problems = []
     if game.num_players() != 2:
-        problems.append(f"{game.num_players()} players (needs 2)")
+        count = game.num_players()
+        problems.append(f"{count} player{'' if count == 1 else 's'} (needs 2)")
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         problems.append("simultaneous moves (needs sequential)")
     return problems

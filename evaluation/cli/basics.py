@@ -12,6 +12,7 @@ from chancespiel.agents import AGENTS, make_bot, parse_spec
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.agents.registry import bound_text
+from chancespiel.agents.search_common import search_problems
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
@@ -157,6 +158,11 @@ def cmd_play(args: argparse.Namespace) -> None:
 def cmd_analyse(args: argparse.Namespace) -> None:
     """Searches one position with one agent and prints what it found."""
     game = load_game(args.game)
+    if problems := search_problems(game):  # before the history: its first node may be chance
+        raise UsageError(
+            f"{args.game}: {'; '.join(problems)}: analyse searches sequential two-player "
+            "zero-sum games of perfect information"
+        )
     state = apply_history(game, args.history)
     player = Referee(game, state).player()  # (a foreign game's search is checked throughout)
     if player < 0:
