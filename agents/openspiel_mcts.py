@@ -18,9 +18,10 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts as open_spiel_mcts
 
-from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TIME_MS, MAX_TREE_NODES, Limits
 from chancespiel.games.contract import CheckedGame, is_plugin_game
 
@@ -79,6 +80,10 @@ class _OpenSpielBot(PolicyBot):
     def search(self, state: pyspiel.State) -> Any:
         """The root of a search from `state`, with at least one child."""
         raise NotImplementedError
+
+    def analyse(self, state: pyspiel.State) -> SearchResult:
+        """Refused: OpenSpiel's search reports no values or nodes here."""
+        raise NotSearchingError("OpenSpiel's MCTS does not report its search here")
 
     def step(self, state: pyspiel.State) -> int:
         """OpenSpiel's MCTS move in `state` (which must be the bot's turn); a single legal

@@ -147,6 +147,8 @@ CASES = [
     (["analyse", "matrix_rps"], 2, "simultaneous moves"),
     (["analyse", "coop_box_pushing"], 2, "identical utility (needs zero-sum)"),
     (["analyse", PIG, "--history", "0"], 2, "after the history is a chance node"),
+    (["analyse", PIG, "--agent", "hold"], 2, "'hold' has no search to show (it plays without"),
+    (["analyse", PIG, "--agent", "openspiel_mcts"], 2, "OpenSpiel's MCTS does not report its"),
     (["tournament", PIG, "hold", "hold(n=20)", "--matches", "1"], 2, "are the same agent"),
     # seeds: random.Random(-n) draws what random.Random(n) draws
     (["match", PIG, "random", "random", "--matches", "1", "--seed", "-5"], 2, "--seed: must"),

@@ -32,6 +32,7 @@ from chancespiel.agents.mcts_core import (
     widening_limit,
 )
 from chancespiel.agents.search_core import guide_table, sample_guided, sample_index
+from chancespiel.evaluation import cli
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.exact import expectimax_value
@@ -486,6 +487,21 @@ def test_greedy_averages_over_the_chance_nodes_before_the_next_decision():
     state = game.new_initial_state()
     state.core = core
     assert bot.step(state) == max(values, key=values.__getitem__)
+
+
+def test_greedy_analyses_with_its_one_ply_values(capsys):
+    game = pyspiel.load_game("python_pig")
+    state = game.new_initial_state()
+    state.core.scores, state.core.turn_total = (40, 50), 5
+    expected = greedy_values(state.core, pig_heuristic)
+    result = make_bot("greedy", game, 0, seed=1).analyse(state)
+    assert result.action_values == expected and result.depth == 1
+    assert result.action == max(expected, key=expected.__getitem__)
+    assert result.value == expected[result.action] and result.evaluations > len(expected)
+    history = " ".join(map(str, [ROLL, 3, ROLL, 4]))
+    assert cli.main(["analyse", "python_pig", "--history", history, "--agent", "greedy"]) == 0
+    shown = capsys.readouterr().out
+    assert "greedy for player 0" in shown and "roll (0):" in shown and "stop (1):" in shown
 
 
 # Bad input ------------------------------------------------------------------------------------

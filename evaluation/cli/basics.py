@@ -9,7 +9,7 @@ import time
 import pyspiel
 
 from chancespiel.agents import AGENTS, make_bot, parse_spec
-from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.agents.registry import bound_text
 from chancespiel.agents.search_common import search_problems
@@ -170,15 +170,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         raise UsageError(f"the position after the history is {kind}, not a decision")
     checked_specs(game, [args.agent])
     bot = make_bot(args.agent, game, player, args.seed)
-    not_searching = UsageError(f"agent {args.agent!r} does not search; it cannot analyse")
+    searchers = "analyse needs a search agent, e.g. star2, mcts, bab or greedy"
     if not isinstance(bot, PolicyBot):
-        raise not_searching
+        raise UsageError(f"agent {args.agent!r} has no search to show: {searchers}")
     try:
         result = bot.analyse(state)
-    except ValueError as e:
-        if bot.last_result is None:
-            raise not_searching from e
-        raise
+    except NotSearchingError as e:
+        raise UsageError(f"agent {args.agent!r} has no search to show ({e}): {searchers}") from None
     report = {
         "game": str(game),
         "history": list(state.history()),  # as ids, however they were given
