@@ -577,6 +577,17 @@ def format_luck(a: str, b: str, luck: Any) -> str:
     return text
 
 
+def format_lucks(
+    pairs: Sequence[PairSummary],
+    game_records: Sequence[Record],
+    value: str | None = None,
+    corrections: Correction | None = None,
+) -> list[str]:
+    """`format_luck` of each of `pairs` (one game's) from its records in `game_records`."""
+    lucks = pair_luck(game_records, value, corrections)
+    return ["  " + format_luck(s.a, s.b, lucks[s.key]) for s in pairs]
+
+
 def summarize(
     records: Sequence[Record],
     luck: bool = False,
@@ -639,9 +650,7 @@ def format_report(
         if mixed is not None:
             lines.append(mixed)
         if luck:
-            lucks = pair_luck(game_records, value, corrections)
-            for s in pairs:
-                lines.append("  " + format_luck(s.a, s.b, lucks[s.key]))
+            lines += format_lucks(pairs, game_records, value, corrections)
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))

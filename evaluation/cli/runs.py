@@ -40,9 +40,8 @@ def cmd_match(args: argparse.Namespace) -> None:
     from chancespiel.evaluation.report import (
         format_agent_stats,
         format_engines,
-        format_luck,
+        format_lucks,
         format_pair,
-        pair_luck,
     )
 
     game = two_player_game(args.game)
@@ -77,9 +76,7 @@ def cmd_match(args: argparse.Namespace) -> None:
     if luck and summary is not None:  # the corrected rate over the run, as report --luck's
         records = [r for r in read_all([args.out]) if r["match"] < args.matches]
         try:
-            for pair, lucky in pair_luck(records, args.value).items():
-                if pair == summary.key:  # the file holds this run's pair only
-                    print("  " + format_luck(summary.a, summary.b, lucky))
+            print("\n".join(format_lucks([summary], records, args.value)))
         except LuckError as e:
             raise UsageError(f"--luck: {e}") from None
     print("  per-move time and nodes:")
@@ -187,11 +184,14 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> None:
-    """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
+    """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings;
+    with --luck each pairing's luck-corrected rate, as `report --luck` gives it."""
+    from chancespiel.evaluation.luck import LuckError
     from chancespiel.evaluation.report import (
         fit_ratings,
         format_agent_stats,
         format_engines,
+        format_lucks,
         format_ratings,
         format_table,
     )
@@ -200,6 +200,7 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     if len(args.specs) < 2:
         raise UsageError("a tournament needs at least two distinct agent specs")
     checked_specs(game, args.specs, unattended=True)
+    luck = _luck_options(args, game)
     agents = [canonical_spec(spec) for spec in args.specs]
     for i, agent in enumerate(agents):
         if (first := agents.index(agent)) != i:
@@ -227,6 +228,12 @@ def cmd_tournament(args: argparse.Namespace) -> None:
         print(format_ratings(ratings))
     if (mixed := format_engines(summaries)) is not None:  # a file resumed on another engine
         print(mixed)
+    if luck and summaries:  # the records of this run's matches, as report --luck reads them
+        records = [r for r in read_all([args.out]) if r["match"] < args.matches]
+        try:
+            print("\n".join(format_lucks(summaries, records, args.value)))
+        except LuckError as e:
+            raise UsageError(f"--luck: {e}") from None
     print("  per-move time and nodes:")
     print(format_agent_stats(result.tally.agents()))
 
@@ -416,6 +423,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tournament.add_argument("specs", nargs="+", help="agent specs (the first is the Elo anchor)")
     add_running_options(tournament)
     tournament.add_argument("--out", help=out_help)
+    _add_luck_options(tournament, "also")
     tournament.set_defaults(func=cmd_tournament)
 
     tune = add_parser(sub, "tune")
