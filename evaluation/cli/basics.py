@@ -11,7 +11,7 @@ import pyspiel
 from chancespiel.agents import AGENTS, make_bot, parse_spec
 from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
-from chancespiel.agents.registry import bound_text
+from chancespiel.agents.registry import bound_text, resolve_spec
 from chancespiel.agents.search_common import search_problems
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
@@ -95,9 +95,15 @@ def cmd_games(args: argparse.Namespace) -> None:
 
 
 def cmd_agents(args: argparse.Namespace) -> None:
-    """Lists the agents and their parameters."""
-    del args
-    for info in sorted(AGENTS.values(), key=lambda i: i.name):
+    """Lists the agents (or the one named) with their parameters: default, description, range."""
+    if args.agent is None:
+        shown = sorted(AGENTS.values(), key=lambda i: i.name)
+    else:
+        try:  # a spec names its agent too
+            shown = [resolve_spec(parse_spec(args.agent)[0])[0]]
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    for info in shown:
         print(f"{info.name}: {info.help}")
         for name, param in info.params.items():
             bound = f" ({param.range_text()})" if param.range_text() else ""
@@ -274,7 +280,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="every registered game the search agents can play, OpenSpiel's included",
     )
     games.set_defaults(func=cmd_games)
-    add_parser(sub, "agents").set_defaults(func=cmd_agents)
+    agents = add_parser(sub, "agents")
+    agents.add_argument("agent", nargs="?", help="show only this agent (a name or a spec)")
+    agents.set_defaults(func=cmd_agents)
 
     play = add_parser(sub, "play")
     play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
