@@ -311,6 +311,7 @@ def _run(args: argparse.Namespace) -> None:
         raise usage.UsageError(f"--epsilons/--gammas: {e}") from None
     out = usage.output_dir(args.out, "bab_nodes")
     rows = run(games, args.trees, epsilons, gammas, out)
+    print(markdown_table(rows))
     print(f"wrote {out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 
 

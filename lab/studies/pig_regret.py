@@ -809,6 +809,7 @@ def write_summaries(
         "",
     ]
     write_text(out / "README.md", "\n".join(readme))
+    print(markdown(summary))
     print(f"written to {out}: regret.csv, regret_real.csv, README.md, regret.png, paired.png")
 
 

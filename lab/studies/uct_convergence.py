@@ -659,7 +659,7 @@ def _run(args: argparse.Namespace) -> None:
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )
     out = usage.output_dir(args.out, "uct_convergence")
-    run(scale, out, studies)
+    print(run(scale, out, studies), end="")
     print(f"wrote the tables (uct_*.md), CSV files and plots into {out}")
 
 
