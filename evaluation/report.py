@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from chancespiel import files
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import (
     Agent,
     GameKey,
@@ -768,10 +769,7 @@ def write_report_files(
     ax.set_ylim(0, 1)
     if ax.lines[1:]:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    with files.written(out / "score.png", overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "score.png", dpi=110)
     written.append("score.png")
 
     rated = [g for g in summary["games"] if g["ratings"] and len(g["ratings"]["elo"]) >= 3]
@@ -787,9 +785,6 @@ def write_report_files(
             ax.axvline(0.0, color="grey", linewidth=0.8)
             ax.set_xlabel("Elo, 95% interval (0: the first agent of the file, the anchor)")
             ax.set_title(g["game"], fontsize=7, loc="left")
-        fig.tight_layout()
-        with files.written(out / "elo.png", overwrite=True) as tmp:
-            fig.savefig(tmp, dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / "elo.png", dpi=110)
         written.append("elo.png")
     return written

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.luck import (
     LuckError,
     cross_fitted,
@@ -78,7 +79,6 @@ from chancespiel.files import (
     file_digest,
     map_of,
     open_output,
-    written,
 )
 from chancespiel.studies import Experiment
 
@@ -631,10 +631,7 @@ def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
     ax.set_xticklabels(games)
     ax.set_ylabel("matches for a +-3-point 95% interval")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    with written(path, overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 EXPERIMENT = Experiment.listed(

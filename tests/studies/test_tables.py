@@ -1,5 +1,7 @@
-"""Every experiment prints its main table, not only where it wrote its files: each runs here
-with tiny settings and its standard output must hold a Markdown table with a row under it."""
+"""Every experiment prints its main table, not only where it wrote its files, and draws
+readable figures: each runs here with tiny settings; its standard output must hold a Markdown
+table with a row under it, and no figure it saves may have text cut off or drawn over other
+text (`layout_problems`, on the layout as drawn)."""
 
 from __future__ import annotations
 
@@ -78,8 +80,11 @@ def test_the_table_reader_needs_a_rule_and_a_row():
 
 
 @pytest.mark.parametrize("name", sorted(studies.STUDIES))
-def test_every_experiment_prints_its_main_table(name, inputs, tmp_path, capsys):
+def test_every_experiment_prints_its_main_table_and_draws_readable_figures(
+    name, inputs, tmp_path, capsys, figure_problems
+):
     capsys.readouterr()
     assert cli.main(_argv(name, inputs, tmp_path / "out")) == 0
     printed = capsys.readouterr().out
     assert _has_table(printed), printed
+    assert [(path, problems) for path, problems in figure_problems if problems] == []
