@@ -268,22 +268,31 @@ class BabBot(PolicyBot):
     "bounded alpha-beta (Atzmon et al.): interval [L, U] within epsilon (additive) or "
     "gamma*|V| (multiplicative), chance nodes weighted (WeightedAB); plays the highest L",
     {
-        "epsilon": Param(0.0, "additive bound: U - L <= epsilon", high=MAX_COEFFICIENT),
-        "gamma": Param(0.0, "multiplicative bound in [0, 1): L, U within gamma*|V| of V", high=1.0),
+        "epsilon": Param(0.0, "additive bound: U - L <= epsilon", high=MAX_COEFFICIENT, low=0.0),
+        "gamma": Param(
+            0.0,
+            "multiplicative bound: L, U within gamma*|V| of V",
+            high=1.0,
+            low=0.0,
+            open_high=True,
+        ),
         "max_depth": Param(
             None,
             "deepest iteration in decision plies (none: until the budget)",
             int,
             high=MAX_DEPTH,
+            low=1,
         ),
         "time_ms": Param(
             None,
             "time budget per move in ms (default 200 if no budget)",
             float,
             high=MAX_TIME_MS,
+            low=0.0,
+            open_low=True,
         ),
         "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
+        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
         "heuristic": HEURISTIC,
     },
 )

@@ -218,19 +218,25 @@ def _openspiel_budget(
 def _openspiel_params() -> dict[str, Param]:
     return {
         "uct_c": Param(
-            OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)", high=MAX_CONSTANT
+            OPENSPIEL_UCT_C,
+            "UCT exploration constant (OpenSpiel's default 2)",
+            high=MAX_CONSTANT,
+            low=0.0,
         ),
         "max_simulations": Param(
             None,
             f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)",
             int,
             high=MAX_TREE_NODES,
+            low=1,
         ),
         "time_ms": Param(
             None,
             "wall-clock budget per move in ms (ours: checked after each simulation)",
             float,
             high=MAX_TIME_MS,
+            low=0.0,
+            open_low=True,
         ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }
@@ -260,7 +266,9 @@ def _make_openspiel_mcts(
     "game, Python games included)",
     {
         **_openspiel_params(),
-        "max_memory_mb": Param(1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB),
+        "max_memory_mb": Param(
+            1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB, low=1
+        ),
     },
 )
 def _make_openspiel_mcts_cpp(
