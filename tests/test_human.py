@@ -98,6 +98,7 @@ def test_the_position_is_printed_once_per_move_of_the_person():
         ("python_pig(dice=2,ordered_dice=true)", "roll;Roll 4+3", "Roll 4+3"),  # both exist
         ("python_pig(dice=2,ordered_dice=true)", "roll;Roll 3+4", "Roll 3+4"),
         ("python_cant_stop", "Roll 6-5-1-4;use 5 and 11", "Roll 1-4-5-6"),
+        ("python_cant_stop", "Roll 6-5-1-4;", "Roll 1-4-5-6"),  # one move with spaces
     ],
 )
 def test_a_history_names_a_roll_with_its_dice_in_any_order(game_string, typed, printed):
