@@ -33,6 +33,7 @@ from chancespiel.agents.mcts import (
 from chancespiel.agents.mcts_core import TO_THE_END, Node, rollout
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, register_agent
+from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import Limits, check_two_player_zero_sum
 from chancespiel.agents.search_core import OutcomeTable
 from chancespiel.games.core import CHANCE, Core, Heuristic
@@ -224,7 +225,9 @@ def greedy_values(state: Core, evaluate: Heuristic) -> dict[int, float]:
 
 
 class GreedyBot(PolicyBot):
-    """Plays the action with the best one-ply heuristic value; ties broken at random."""
+    """Plays the action with the best one-ply heuristic value; ties broken at random. Its
+    search is that one ply: `last_result` holds every legal action's value (`greedy_values`),
+    its nodes the positions evaluated, so `chancespiel analyse` shows them."""
 
     def __init__(
         self,
@@ -237,13 +240,42 @@ class GreedyBot(PolicyBot):
         self.evaluate = evaluation or evaluation_for(game)
 
     def choose(self, state: Core) -> int:
-        """A best action by `greedy_values`."""
+        """A best action by `greedy_values` (a forced move without search)."""
         actions = state.legal_actions()
         if len(actions) == 1:
+            self.last_result = None
             return actions[0]
-        values = greedy_values(state, self.evaluate)
+        return self.analyse_state(state).action
+
+    def analyse_state(self, state: Core) -> SearchResult:
+        """The one-ply search of a search-protocol state: every action's value, a best one."""
+        start = time.perf_counter()
+        evaluations = 0
+
+        def counted(position: Core, player: int) -> float:
+            nonlocal evaluations
+            evaluations += 1
+            return self.evaluate(position, player)
+
+        values = greedy_values(state, counted)
         best = max(values.values())
-        return self.rng.choice([a for a, v in values.items() if v >= best - 1e-12])
+        action = self.rng.choice([a for a, v in values.items() if v >= best - 1e-12])
+        value = values[action]
+        self.last_result = SearchResult(
+            value=value,
+            action=action,
+            action_values=values,
+            nodes=evaluations,
+            depth=1,
+            time_s=time.perf_counter() - start,
+            evaluations=evaluations,
+            iterations=[Iteration(1, value, action, evaluations)],
+        )
+        return self.last_result
+
+    def analyse(self, state: pyspiel.State) -> SearchResult:
+        """The one-ply search of `state`, a forced move included, without playing."""
+        return self.analyse_state(search_state(state))
 
 
 @register_agent(

@@ -13,6 +13,11 @@ from chancespiel.agents.search_common import Limits
 from chancespiel.games.core import Core
 
 
+class NotSearchingError(ValueError):
+    """The bot plays without a search it can report (a fixed rule, a table, a person, a search
+    that keeps its tree to itself): there is nothing to analyse."""
+
+
 class PolicyBot(pyspiel.Bot):
     """A bot that picks an action from a private search-protocol copy of the state.
 
@@ -42,12 +47,12 @@ class PolicyBot(pyspiel.Bot):
         """Runs the bot's search on `state` without playing; what `choose` found.
 
         Raises:
-          ValueError: if the bot does not search.
+          NotSearchingError: if the bot does not search.
         """
         self.last_result = None
         self.choose(search_state(state))
         if self.last_result is None:
-            raise ValueError(f"{type(self).__name__} does not search; it cannot analyse")
+            raise NotSearchingError("it plays without searching")
         return self.last_result
 
     def check_turn(self, state: pyspiel.State) -> None:

@@ -120,7 +120,7 @@ class RuleOf28Bot(PolicyBot):
 @register_agent(
     "rule_of_28",
     "Can't Stop: Keller's Rule of 28 (progress count, stop at the threshold)",
-    {"threshold": Param(28, "progress count at which to stop", high=MAX_THRESHOLD)},
+    {"threshold": Param(28, "progress count at which to stop", high=MAX_THRESHOLD, low=1)},
 )
 def _make_rule_of_28(
     game: pyspiel.Game, player: int, seed: int | None, threshold: int

@@ -276,31 +276,41 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
     "shallow searches predict a cut are pruned; regression=FILE from `fit_regression`",
     {
         "regression": Param(None, "JSON file of a fitted regression (overrides depth..sigma)", str),
-        "depth": Param(3, "deep depth d of the regression's depth pair", high=MAX_DEPTH),
-        "shallow": Param(1, "shallow depth d' < d", high=MAX_DEPTH),
-        "a": Param(1.0, "regression slope", high=MAX_COEFFICIENT),
-        "b": Param(0.0, "regression intercept", high=MAX_COEFFICIENT),
-        "sigma": Param(0.1, "regression residual deviation", high=MAX_COEFFICIENT),
+        "depth": Param(3, "deep depth d of the regression's depth pair", high=MAX_DEPTH, low=1),
+        "shallow": Param(1, "shallow depth d' < d", high=MAX_DEPTH, low=0),
+        "a": Param(1.0, "regression slope", high=MAX_COEFFICIENT, low=-MAX_COEFFICIENT),
+        "b": Param(0.0, "regression intercept", high=MAX_COEFFICIENT, low=-MAX_COEFFICIENT),
+        "sigma": Param(0.1, "regression residual deviation", high=MAX_COEFFICIENT, low=0.0),
         "confidence": Param(
-            DEFAULT_CONFIDENCE, "probability of a predicted cut (1: no pruning)", high=1.0
+            DEFAULT_CONFIDENCE,
+            "probability of a predicted cut (1: no pruning)",
+            high=1.0,
+            low=0.5,
+            open_low=True,
         ),
         "samples": Param(
-            None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES
+            None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES, low=1
         ),
         "shared_samples": Param(False, "siblings share chance samples (with samples only)"),
         "max_depth": Param(
-            None, "deepest iteration in decision plies (none: until budget)", int, high=MAX_DEPTH
+            None,
+            "deepest iteration in decision plies (none: until budget)",
+            int,
+            high=MAX_DEPTH,
+            low=1,
         ),
         "time_ms": Param(
             None,
             "time budget per move in ms (default 200 if no budget)",
             float,
             high=MAX_TIME_MS,
+            low=0.0,
+            open_low=True,
         ),
         "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
+        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
         "prune_min_depth": Param(
-            0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH
+            0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH, low=0
         ),
         "heuristic": HEURISTIC,
         "ordering": ORDERING,

@@ -5,13 +5,16 @@ OpenSpiel's own evaluators (`evaluate_bots`).
 
 The bot prints the position and the legal moves, numbered from 0 in legal-action order, and
 reads a line from standard input: a menu number, or a move's name as the game prints it
-(numbers are read as menu numbers first). A line that is neither is refused and asked again.
-The end of input raises `InputEndedError`, which `chancespiel play` reports as an abandoned game.
+(numbers are read as menu numbers first; names as `action_named` reads them). A line that is
+neither is refused and asked again. The end of input raises `InputEndedError`, which
+`chancespiel play` reports as an abandoned game.
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Iterable
 
 import pyspiel
 
@@ -22,6 +25,45 @@ HUMAN = "human"
 
 MAX_LINE = 1000  # characters of one answer; a longer line is not a person typing a move
 MAX_TRIES = 100  # answers in a row that are not moves before the seat is abandoned
+
+
+# A roll's name: "Roll" and the dice, joined by one separator ("Roll 3+4", "Roll 1-4-5-6").
+_ROLL = re.compile(r"(roll) (\d+)((?: ?([-+]) ?\d+)+)")
+
+
+def _normal(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def _dice_key(name: str) -> tuple[str, str, tuple[int, ...]] | None:
+    """A roll's name without the order of its dice (None for a name that is no roll)."""
+    found = _ROLL.fullmatch(name)
+    if found is None:
+        return None
+    separator = found.group(4)
+    rest = found.group(3).replace(" ", "").split(separator)[1:]
+    if any(not part.isdigit() for part in rest):  # two separators mixed: no roll
+        return None
+    return found.group(1), separator, tuple(sorted(int(d) for d in [found.group(2), *rest]))
+
+
+def action_named(named: Iterable[tuple[int, str]], text: str) -> int | None:
+    """The action whose printed name is `text` (case and spaces aside), or None.
+
+    A roll may give its dice in any order ("Roll 4+3" for "Roll 3+4") where that names one
+    outcome only: a name printed exactly as given wins (ordered dice print both orders), and
+    a text that fits two outcomes in some order names neither.
+    """
+    wanted = _normal(text)
+    names = [(action, _normal(name)) for action, name in named]
+    exact = [action for action, name in names if name == wanted]
+    if exact:
+        return exact[0] if len(exact) == 1 else None
+    key = _dice_key(wanted)
+    if key is None:
+        return None
+    reordered = [action for action, name in names if _dice_key(name) == key]
+    return reordered[0] if len(reordered) == 1 else None
 
 
 class InputEndedError(EOFError):
@@ -60,9 +102,9 @@ class HumanBot(pyspiel.Bot):
             text = line.strip()
             if text.isdigit() and int(text) < len(actions):
                 return actions[int(text)]
-            for action, name in zip(actions, names, strict=True):
-                if text and text.casefold() == name.strip().casefold():
-                    return action
+            named = action_named(zip(actions, names, strict=True), text) if text else None
+            if named is not None:
+                return named
             print(f"  {text!r} is not a legal move here; type its number or its name")
         raise InputEndedError(f"{MAX_TRIES} answers in a row were not moves (is stdin a person?)")
 

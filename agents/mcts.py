@@ -328,12 +328,14 @@ class MCTSBot(PolicyBot):
 def budget_params(time_ms: float | None) -> dict[str, Param]:
     """The budget parameters, with `time_ms` defaulting to `time_ms` if no budget is given."""
     return {
-        "max_simulations": Param(None, "simulations per move", int, high=MAX_TREE_NODES),
+        "max_simulations": Param(None, "simulations per move", int, high=MAX_TREE_NODES, low=1),
         "time_ms": Param(
             None,
             f"time budget per move in ms (default {time_ms:g} if no budget)",
             float,
             high=MAX_TIME_MS,
+            low=0.0,
+            open_low=True,
         ),
     }
 
@@ -344,16 +346,17 @@ ROLLOUT_DEPTH = Param(
     "(UCT-H), none or -1 = random games to the end",
     int,
     high=MAX_GAME_LENGTH,
+    low=-1,
 )
 _MCTS_PARAMS = {
     "uct_c": Param(
-        DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])", high=MAX_CONSTANT
+        DEFAULT_UCT_C, "UCT exploration constant (values in [-1, 1])", high=MAX_CONSTANT, low=0.0
     ),
     "rollout_depth": ROLLOUT_DEPTH,
     **budget_params(DEFAULT_TIME_MS),
     "clock": CLOCK,
     "max_nodes": Param(
-        None, "tree nodes per move (equal-work comparisons)", int, high=MAX_TREE_NODES
+        None, "tree nodes per move (equal-work comparisons)", int, high=MAX_TREE_NODES, low=1
     ),
     "heuristic": HEURISTIC,
     "ordering": ORDERING,
@@ -364,8 +367,10 @@ _DPW_PARAMS = {
         DEFAULT_PW_C,
         "widening: ceil(pw_c * visits^pw_alpha) children admitted",
         high=MAX_CONSTANT,
+        low=0.0,
+        open_low=True,
     ),
-    "pw_alpha": Param(DEFAULT_PW_ALPHA, "widening exponent, in (0, 1]", high=1.0),
+    "pw_alpha": Param(DEFAULT_PW_ALPHA, "widening exponent", high=1.0, low=0.0, open_low=True),
 }
 
 

@@ -18,9 +18,10 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts as open_spiel_mcts
 
-from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
+from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TIME_MS, MAX_TREE_NODES, Limits
 from chancespiel.games.contract import CheckedGame, is_plugin_game
 
@@ -79,6 +80,10 @@ class _OpenSpielBot(PolicyBot):
     def search(self, state: pyspiel.State) -> Any:
         """The root of a search from `state`, with at least one child."""
         raise NotImplementedError
+
+    def analyse(self, state: pyspiel.State) -> SearchResult:
+        """Refused: OpenSpiel's search reports no values or nodes here."""
+        raise NotSearchingError("OpenSpiel's MCTS does not report its search here")
 
     def step(self, state: pyspiel.State) -> int:
         """OpenSpiel's MCTS move in `state` (which must be the bot's turn); a single legal
@@ -213,19 +218,25 @@ def _openspiel_budget(
 def _openspiel_params() -> dict[str, Param]:
     return {
         "uct_c": Param(
-            OPENSPIEL_UCT_C, "UCT exploration constant (OpenSpiel's default 2)", high=MAX_CONSTANT
+            OPENSPIEL_UCT_C,
+            "UCT exploration constant (OpenSpiel's default 2)",
+            high=MAX_CONSTANT,
+            low=0.0,
         ),
         "max_simulations": Param(
             None,
             f"simulations per move (default {OPENSPIEL_MAX_SIMULATIONS} if no budget)",
             int,
             high=MAX_TREE_NODES,
+            low=1,
         ),
         "time_ms": Param(
             None,
             "wall-clock budget per move in ms (ours: checked after each simulation)",
             float,
             high=MAX_TIME_MS,
+            low=0.0,
+            open_low=True,
         ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }
@@ -255,7 +266,9 @@ def _make_openspiel_mcts(
     "game, Python games included)",
     {
         **_openspiel_params(),
-        "max_memory_mb": Param(1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB),
+        "max_memory_mb": Param(
+            1000, "memory limit of the C++ search tree", high=MAX_MEMORY_MB, low=1
+        ),
     },
 )
 def _make_openspiel_mcts_cpp(

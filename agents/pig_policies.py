@@ -63,7 +63,7 @@ class PigOptimalBot(PolicyBot):
 @register_agent(
     "hold",
     "Pig: roll until the turn total reaches n or stopping wins",
-    {"n": Param(20, "turn total at which to stop", high=MAX_WINSCORE)},
+    {"n": Param(20, "turn total at which to stop", high=MAX_WINSCORE, low=1)},
 )
 def _make_hold(game: pyspiel.Game, player: int, seed: int | None, n: int) -> HoldBot:
     _require_pig(game, "hold")

@@ -32,7 +32,8 @@ def bound_text(value: float) -> str:
 class Param:
     """A parameter of an agent: its default, its type, a one-line description, and for a
     number its range: `high`, the largest value that keeps one move bounded in time and
-    memory (every numeric parameter of chancespiel's agents has one), and `low`."""
+    memory (every numeric parameter of chancespiel's agents has one), and `low`; a bound
+    itself is excluded where `open_low` (`open_high`) says so."""
 
     default: Any
     help: str
@@ -40,6 +41,8 @@ class Param:
     allow_none: bool = False
     high: float | None = None
     low: float | None = None
+    open_low: bool = False
+    open_high: bool = False
     hook: bool = False  # also takes a Python function (agents made in Python, not by specs)
 
     @property
@@ -50,10 +53,13 @@ class Param:
     def range_text(self) -> str:
         """The range as `chancespiel agents` shows it ('' without one)."""
         if self.low is not None and self.high is not None:
-            return f"in [{bound_text(self.low)}, {bound_text(self.high)}]"
+            left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
+            return f"in {left}{bound_text(self.low)}, {bound_text(self.high)}{right}"
         if self.high is not None:
-            return f"at most {bound_text(self.high)}"
-        return "" if self.low is None else f"at least {bound_text(self.low)}"
+            return f"{'below' if self.open_high else 'at most'} {bound_text(self.high)}"
+        if self.low is None:
+            return ""
+        return f"{'above' if self.open_low else 'at least'} {bound_text(self.low)}"
 
     def coerce(self, agent: str, name: str, value: Any) -> Any:
         """`value` converted to this parameter's type, or a ValueError naming the problem."""
@@ -75,14 +81,23 @@ class Param:
         if kind is int and isinstance(value, bool):
             raise ValueError(f"{agent}: parameter {name} must be an integer, got {value!r}")
         if isinstance(value, (int, float)) and not (
-            (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+            (self.low is None or value > self.low or (value == self.low and not self.open_low))
+            and (
+                self.high is None
+                or value < self.high
+                or (value == self.high and not self.open_high)
+            )
         ):
             raise ValueError(f"{agent}: parameter {name} must be {self.range_text()}, got {value}")
         return value
 
 
 SEED = Param(
-    None, "seed of the agent's own random generator (none: fresh entropy)", int, high=MAX_INT_PARAM
+    None,
+    "seed of the agent's own random generator (none: fresh entropy)",
+    int,
+    high=MAX_INT_PARAM,
+    low=0,
 )
 HEURISTIC = Param(
     "default",
@@ -252,7 +267,8 @@ def seat_problems(game: pyspiel.Game) -> list[str]:
     simultaneous moves (each as 'what it has (what is needed)')."""
     problems = []
     if game.num_players() != 2:
-        problems.append(f"{game.num_players()} players (needs 2)")
+        count = game.num_players()
+        problems.append(f"{count} player{'' if count == 1 else 's'} (needs 2)")
     if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         problems.append("simultaneous moves (needs sequential)")
     return problems

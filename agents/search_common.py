@@ -177,15 +177,22 @@ def deepen(
     return True
 
 
-def check_two_player_zero_sum(game: pyspiel.Game, agent: str) -> None:
-    """Raises ValueError unless `game` is a sequential 2-player zero-sum perfect-info game."""
+def search_problems(game: pyspiel.Game) -> list[str]:
+    """What keeps the search agents from `game` (each as 'what it has (what is needed)'):
+    none for a sequential two-player zero-sum game of perfect information."""
     game_type = game.get_type()
     problems = seat_problems(game)
     if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
-        problems.append(f"utility {game_type.utility} (needs zero-sum)")
+        problems.append(f"{game_type.utility.name.lower()} utility (needs zero-sum)")
     if game_type.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
         problems.append("imperfect information (needs perfect information)")
-    if problems:
+    return problems
+
+
+def check_two_player_zero_sum(game: pyspiel.Game, agent: str) -> None:
+    """Raises ValueError unless `game` is a sequential 2-player zero-sum perfect-info game."""
+    game_type = game.get_type()
+    if problems := search_problems(game):
         raise ValueError(
             f"agent {agent} does not support {game_type.short_name}: {'; '.join(problems)}"
         )

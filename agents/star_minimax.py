@@ -563,14 +563,20 @@ _COMMON = {
         "deepest iteration in decision plies (none: until the budget)",
         int,
         high=MAX_DEPTH,
+        low=1,
     ),
     "time_ms": Param(
-        None, "time budget per move in ms (default 200 if no budget)", float, high=MAX_TIME_MS
+        None,
+        "time budget per move in ms (default 200 if no budget)",
+        float,
+        high=MAX_TIME_MS,
+        low=0.0,
+        open_low=True,
     ),
     "clock": CLOCK,
-    "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES),
+    "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
     "prune_min_depth": Param(
-        0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH
+        0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH, low=0
     ),
     "shared_samples": Param(
         False, "siblings share chance samples (common random numbers; with samples only)"
@@ -595,10 +601,10 @@ _SAMPLED = {
     ),
     "systematic": Param(False, "draw samples systematically (evenly spaced), not independently"),
     "exact_up_to": Param(
-        0, "enumerate chance nodes with at most this many outcomes", high=MAX_SAMPLES
+        0, "enumerate chance nodes with at most this many outcomes", high=MAX_SAMPLES, low=0
     ),
     "exact_plies": Param(
-        0, "enumerate chance nodes within this many plies of the root", high=MAX_DEPTH
+        0, "enumerate chance nodes within this many plies of the root", high=MAX_DEPTH, low=0
     ),
     "classic_first": Param(
         False, "deepen classically while the next depth fits the budget, then sample"
@@ -673,6 +679,7 @@ HYBRID = {
         "enumerate chance nodes with at most this many outcomes (none: the width)",
         int,
         high=MAX_SAMPLES,
+        low=0,
     ),
     "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
@@ -691,7 +698,7 @@ for _algorithm in ALGORITHMS:
         _HELP[_algorithm] + "; samples=c samples c outcomes per chance node (MCMS)",
         {
             "samples": Param(
-                None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES
+                None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES, low=1
             ),
             **_COMMON,
             **_SAMPLED,
@@ -702,7 +709,7 @@ for _algorithm in ALGORITHMS:
         f"MCMS: {_algorithm} with samples=10 outcomes per chance node by default",
         {
             "samples": Param(
-                10, "outcomes sampled with replacement per chance node", high=MAX_SAMPLES
+                10, "outcomes sampled with replacement per chance node", high=MAX_SAMPLES, low=1
             ),
             **_COMMON,
             **_SAMPLED,
@@ -714,7 +721,7 @@ for _algorithm in ALGORITHMS:
         "enumerated when small (at most the width) or right after the root's move",
         {
             "samples": Param(
-                10, "outcomes sampled systematically per chance node", high=MAX_SAMPLES
+                10, "outcomes sampled systematically per chance node", high=MAX_SAMPLES, low=1
             ),
             **_COMMON,
             **_SAMPLED,

@@ -431,6 +431,17 @@ def match_luck(records: Sequence[Record], summary: PairSummary, value: str | Non
         raise UsageError(f"--luck: {e}") from None
 
 
+def tournament_luck(
+    records: Sequence[Record], pairs: Sequence[PairSummary], value: str | None
+) -> list[LuckSummary]:
+    """The luck summary of each of `pairs` over `records` (report --luck's)."""
+    try:
+        lucks = pair_luck(records, value)
+    except LuckError as e:
+        raise UsageError(f"--luck: {e}") from None
+    return [lucks[pair.key] for pair in pairs]
+
+
 def check_luck(game: str, luck: bool, value: str | None) -> None:
     """UsageError for a value without luck, or a value function the game lacks."""
     if value is not None and not luck:
@@ -539,6 +550,7 @@ class TournamentResult:
     matches: int
     out: str | None
     run: RunResult
+    luck: list[LuckSummary] | None = None  # with luck=True: one per pair, as `pairs`
 
     @property
     def records(self) -> list[Record]:
@@ -574,6 +586,9 @@ class TournamentResult:
             lines.append(format_ratings(ratings))
         if (mixed := format_engines(summaries)) is not None:  # resumed on another engine
             lines.append(mixed)
+        if self.luck is not None:
+            pairs = zip(summaries, self.luck, strict=True)
+            lines += ["  " + format_luck(s.a, s.b, luck) for s, luck in pairs]
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(self.agent_stats))
         return "\n".join(lines)
@@ -592,6 +607,8 @@ def tournament(
     seed: int = 0,
     workers: int | None = None,
     out: str | os.PathLike[str] | None = None,
+    luck: bool = False,
+    value: str | None = None,
     backend: str = "local",
     address: str | None = None,
     overrun_ms: float = DEFAULT_OVERRUN_MS,
@@ -602,7 +619,7 @@ def tournament(
 
     `agents` is a list, or a dict of name -> agent (its keys name the agents that are not
     specs; a spec's key is the spec itself). The first agent is the Elo anchor; the other
-    arguments are match's.
+    arguments are match's (luck, value: each pair's luck-corrected rate).
 
     Raises:
       ValueError: for bad input, in one line, before any game is played.
@@ -617,6 +634,7 @@ def tournament(
     if len(entrants) < 2:
         raise UsageError("a tournament needs at least two distinct agents")
     _distinct(entrants)
+    check_luck(str(loaded), luck, value)
     with _registered(entrants, backend):
         names = [e.name for e in entrants]
         checked_specs(loaded, names, unattended=True)
@@ -643,7 +661,10 @@ def tournament(
             label="tournament",
         )
         run = run_games(config)
-    return TournamentResult(game_string, names, config.seed, config.matches, config.out, run)
+    result = TournamentResult(game_string, names, config.seed, config.matches, config.out, run)
+    if luck and result.pairs:
+        result.luck = tournament_luck(run.records, result.pairs, value)
+    return result
 
 
 # Report -------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import PairKey, Record, canonical_game
 from chancespiel.evaluation.report import (
     PairSummary,
@@ -20,7 +21,6 @@ from chancespiel.evaluation.report import (
     records_by_game,
 )
 from chancespiel.evaluation.stats import MatchInterval
-from chancespiel.files import written
 
 
 def _wrap(text: str, width: int) -> str:
@@ -84,7 +84,10 @@ def plot_pairs(
         raise ValueError("no scored games to plot")
     corrected = _corrected(records, value) if luck else {}
     most = max(len(pairs) for pairs in games.values())  # bars in the fullest panel
-    widths = [max(2.5, 1.3 * len(pairs) + 1.0) for pairs in games.values()]
+    # room for each bar's label, level: about 0.07 inch a character at 8 points
+    longest = max(len(line) for ps in games.values() for p in ps for line in _label(p).split("\n"))
+    per_bar = max(1.3, 0.07 * longest + 0.2)
+    widths = [max(2.5, per_bar * len(pairs) + 1.0) for pairs in games.values()]
     label_lines = max(_label(p).count("\n") + 1 for pairs in games.values() for p in pairs)
     height = 4.0 + 0.18 * label_lines
     if columns is None or columns >= len(games):  # one row, panels as wide as their bars
@@ -135,10 +138,7 @@ def plot_pairs(
             )
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    with written(out, overwrite=True) as tmp:  # whole, or nothing
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, out, dpi=120)  # whole, or nothing
 
 
 def _corrected(records: Sequence[Record], value: str | None) -> dict[PairKey, MatchInterval]:

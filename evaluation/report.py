@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from chancespiel import files
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import (
     Agent,
     GameKey,
@@ -577,6 +578,17 @@ def format_luck(a: str, b: str, luck: Any) -> str:
     return text
 
 
+def format_lucks(
+    pairs: Sequence[PairSummary],
+    game_records: Sequence[Record],
+    value: str | None = None,
+    corrections: Correction | None = None,
+) -> list[str]:
+    """`format_luck` of each of `pairs` (one game's) from its records in `game_records`."""
+    lucks = pair_luck(game_records, value, corrections)
+    return ["  " + format_luck(s.a, s.b, lucks[s.key]) for s in pairs]
+
+
 def summarize(
     records: Sequence[Record],
     luck: bool = False,
@@ -639,9 +651,7 @@ def format_report(
         if mixed is not None:
             lines.append(mixed)
         if luck:
-            lucks = pair_luck(game_records, value, corrections)
-            for s in pairs:
-                lines.append("  " + format_luck(s.a, s.b, lucks[s.key]))
+            lines += format_lucks(pairs, game_records, value, corrections)
         lines.append("  per-move time and nodes:")
         lines.append(format_agent_stats(agent_stats(game_records)))
         blocks.append("\n".join(lines))
@@ -759,10 +769,7 @@ def write_report_files(
     ax.set_ylim(0, 1)
     if ax.lines[1:]:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    with files.written(out / "score.png", overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "score.png", dpi=110)
     written.append("score.png")
 
     rated = [g for g in summary["games"] if g["ratings"] and len(g["ratings"]["elo"]) >= 3]
@@ -778,9 +785,6 @@ def write_report_files(
             ax.axvline(0.0, color="grey", linewidth=0.8)
             ax.set_xlabel("Elo, 95% interval (0: the first agent of the file, the anchor)")
             ax.set_title(g["game"], fontsize=7, loc="left")
-        fig.tight_layout()
-        with files.written(out / "elo.png", overwrite=True) as tmp:
-            fig.savefig(tmp, dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / "elo.png", dpi=110)
         written.append("elo.png")
     return written

@@ -164,7 +164,7 @@ class SprtResult:
     params: SprtParams
     counts: list[int]
     llr: float
-    decision: str | None  # 'H1' (A is stronger by elo1), 'H0' (not stronger than elo0), None
+    decision: str | None  # 'H1' (the matches favour elo1 over elo0), 'H0' (elo0), None
     pairs: int  # pairs used when the decision was reached, or all pairs so far
     model: str = "pentanomial"
 
@@ -176,10 +176,20 @@ class SprtResult:
             f"({self.model}): LLR {self.llr:.3f} in [{p.lower:.3f}, {p.upper:.3f}] "
             f"after {self.pairs} matches ({2 * self.pairs} games)"
         )
+        # What the test decided, no more: which of the two elos the matches favour, with the
+        # error rate that guards it; it does not say A's elo is at least elo1 (or at most elo0).
         if self.decision == "H1":
-            return head + f": H1 accepted, A is stronger (elo >= {p.elo1:g})"
+            return head + (
+                f": H1 accepted: A's elo is more likely elo1={p.elo1:g} than elo0={p.elo0:g} "
+                f"(at alpha={p.alpha:g}: a test of elo {p.elo0:g} or lower ends so at most about "
+                "that often); no estimate of the elo"
+            )
         if self.decision == "H0":
-            return head + f": H0 accepted, A is not stronger (elo <= {p.elo0:g})"
+            return head + (
+                f": H0 accepted: A's elo is more likely elo0={p.elo0:g} than elo1={p.elo1:g} "
+                f"(at beta={p.beta:g}: a test of elo {p.elo1:g} or higher ends so at most about "
+                "that often); no estimate of the elo"
+            )
         return head + ": no decision yet"
 
 

@@ -100,6 +100,9 @@ def test_a_tournament_prints_the_commands_text(tmp_path, capsys):
     assert result.run.played == 0 and str(result) == _cli(command, capsys).rstrip("\n")
     assert result.names == specs and len(result.pairs) == 3
     assert result.ratings is not None and result.ratings.anchor == specs[0]
+    lucky = chancespiel.tournament(GAME, specs, matches=2, out=out, luck=True)
+    assert lucky.luck is not None and len(lucky.luck) == 3
+    assert str(lucky) == _cli([*command, "--luck"], capsys).rstrip("\n")
 
 
 def test_python_agents_play_under_the_names_their_records_give_them(tmp_path):

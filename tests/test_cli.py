@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from chancespiel.agents import AGENTS
 from chancespiel.evaluation import cli
 
 
@@ -154,3 +155,18 @@ def test_replay_prints_a_recorded_game_with_times_and_nodes(tmp_path, capsys):
 def test_play_announces_busts_and_forced_moves(capsys, game, agents, words):
     assert cli.main(["play", game, *agents, "--seed", "2"]) == 0
     assert words in capsys.readouterr().out
+
+
+def test_agents_with_a_name_shows_that_agents_parameters(capsys):
+    assert cli.main(["agents", "star2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("star2: Star2 (Star1 plus probing")
+    assert all(line.startswith("    ") for line in lines[1:])  # its parameters only
+    shown = {line.split("=")[0].strip() for line in lines[1:]}
+    assert shown == set(AGENTS["star2"].params)
+    assert any(line.startswith("    max_depth=None  deepest iteration") and "(in [1, 100])" in line
+               for line in lines)  # fmt: skip
+    assert cli.main(["agents", "hold(n=25)"]) == 0  # a spec names its agent
+    assert capsys.readouterr().out.startswith("hold: Pig: roll until")
+    assert cli.main(["agents", "stra2"]) == 2
+    assert "unknown agent 'stra2' (did you mean star2" in capsys.readouterr().err

@@ -266,7 +266,7 @@ def _numeric(info_params):
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
-def test_every_numeric_agent_parameter_has_a_bound_that_is_enforced(name):
+def test_every_numeric_agent_parameter_has_bounds_that_are_enforced(name):
     info = AGENTS[name]
     for key, param in _numeric(info.params):
         if not info.factory.__module__.startswith("chancespiel."):
@@ -281,6 +281,12 @@ def test_every_numeric_agent_parameter_has_a_bound_that_is_enforced(name):
         with pytest.raises(ValueError, match=bound) as e:
             make_bot(f"{name}({key}={text})", pyspiel.load_game("python_pig"), 0)
         assert "\n" not in str(e.value)
+        # and a lower one, shown with the upper (`chancespiel agents NAME`) and enforced alike
+        assert param.low is not None, f"{name}.{key} has no lower bound"
+        below = param.low if param.open_low else param.low - 1
+        text = str(int(below)) if kind is int else repr(float(below))
+        with pytest.raises(ValueError, match=re.escape(f"must be {param.range_text()}, got")):
+            make_bot(f"{name}({key}={text})", pyspiel.load_game("python_pig"), 0)
 
 
 def test_the_bounds_are_listed(capsys):

@@ -392,6 +392,22 @@ def test_match_luck_without_sprt_prints_the_corrected_rate(tmp_path, capsys):
     assert line.strip() in capsys.readouterr().out
 
 
+def test_tournament_luck_prints_each_pairings_corrected_rate_as_report_does(tmp_path, capsys):
+    from chancespiel.evaluation import cli
+
+    out = tmp_path / "t.jsonl"
+    argv = ["tournament", "python_pig(winscore=30)", "pig_optimal", "hold(n=10)", "random"]
+    argv += ["--matches", "6", "--luck", "--workers", "1", "--no-progress", "--out", str(out)]
+    assert cli.main(argv) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "luck-corrected" in line]
+    assert len(lines) == 3 and "value exact, 6 whole matches" in lines[0]
+    assert cli.main(["report", "--luck", str(out)]) == 0
+    reported = [line for line in capsys.readouterr().out.splitlines() if "luck-corrected" in line]
+    assert lines == reported
+    assert cli.main([*argv[:-2], "--value", "nosuch", "--out", str(tmp_path / "u")]) == 2
+    assert "--luck" in capsys.readouterr().err and not (tmp_path / "u").exists()
+
+
 def test_a_sampled_mean_is_unbiased_and_exact_with_a_perfect_control() -> None:
     game = pyspiel.load_game("python_cant_stop")
     state = search_state(game.new_initial_state())

@@ -32,6 +32,7 @@ from chancespiel.agents.mcts_core import (
     widening_limit,
 )
 from chancespiel.agents.search_core import guide_table, sample_guided, sample_index
+from chancespiel.evaluation import cli
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.core import CHANCE, Core
 from chancespiel.games.exact import expectimax_value
@@ -488,30 +489,45 @@ def test_greedy_averages_over_the_chance_nodes_before_the_next_decision():
     assert bot.step(state) == max(values, key=values.__getitem__)
 
 
+def test_greedy_analyses_with_its_one_ply_values(capsys):
+    game = pyspiel.load_game("python_pig")
+    state = game.new_initial_state()
+    state.core.scores, state.core.turn_total = (40, 50), 5
+    expected = greedy_values(state.core, pig_heuristic)
+    result = make_bot("greedy", game, 0, seed=1).analyse(state)
+    assert result.action_values == expected and result.depth == 1
+    assert result.action == max(expected, key=expected.__getitem__)
+    assert result.value == expected[result.action] and result.evaluations > len(expected)
+    history = " ".join(map(str, [ROLL, 3, ROLL, 4]))
+    assert cli.main(["analyse", "python_pig", "--history", history, "--agent", "greedy"]) == 0
+    shown = capsys.readouterr().out
+    assert "greedy for player 0" in shown and "roll (0):" in shown and "stop (1):" in shown
+
+
 # Bad input ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("mcts(uct_c=-0.5)", "uct_c must be >= 0"),
-        ("dpw(uct_c=-1)", "uct_c must be >= 0"),
+        ("mcts(uct_c=-0.5)", r"uct_c must be in \[0, "),
+        ("dpw(uct_c=-1)", r"uct_c must be in \[0, "),
         ("dpw(pw_alpha=0)", r"pw_alpha must be in \(0, 1\]"),
-        ("dpw(pw_alpha=1.5)", "pw_alpha must be at most 1"),
+        ("dpw(pw_alpha=1.5)", r"pw_alpha must be in \(0, 1\]"),
         ("dpw(pw_alpha=-0.2)", r"pw_alpha must be in \(0, 1\]"),
-        ("dpw(pw_c=0)", "pw_c must be > 0"),
-        ("mcts(max_simulations=0)", "max_simulations must be >= 1"),
-        ("dpw(max_simulations=-3)", "max_simulations must be >= 1"),
-        ("mcts(time_ms=0)", "time_ms must be > 0"),
-        ("mc(time_ms=-5)", "time_ms must be > 0"),
-        ("mc(max_simulations=0)", "max_simulations must be >= 1"),
-        ("mcts(rollout_depth=-2)", "rollout_depth must be >= 0"),
+        ("dpw(pw_c=0)", r"pw_c must be in \(0, "),
+        ("mcts(max_simulations=0)", r"max_simulations must be in \[1, "),
+        ("dpw(max_simulations=-3)", r"max_simulations must be in \[1, "),
+        ("mcts(time_ms=0)", r"time_ms must be in \(0, "),
+        ("mc(time_ms=-5)", r"time_ms must be in \(0, "),
+        ("mc(max_simulations=0)", r"max_simulations must be in \[1, "),
+        ("mcts(rollout_depth=-2)", r"rollout_depth must be in \[-1, "),
         ("mcts(uct_c=abc)", "uct_c must be of type float"),
         ("mcts(pw_c=2)", "unknown parameter"),
-        ("openspiel_mcts(uct_c=-1)", "uct_c must be >= 0"),
-        ("openspiel_mcts(max_simulations=0)", "max_simulations must be >= 1"),
-        ("openspiel_mcts_cpp(time_ms=0)", "time_ms must be > 0"),
-        ("openspiel_mcts_cpp(max_memory_mb=0)", "max_memory_mb must be >= 1"),
+        ("openspiel_mcts(uct_c=-1)", r"uct_c must be in \[0, "),
+        ("openspiel_mcts(max_simulations=0)", r"max_simulations must be in \[1, "),
+        ("openspiel_mcts_cpp(time_ms=0)", r"time_ms must be in \(0, "),
+        ("openspiel_mcts_cpp(max_memory_mb=0)", r"max_memory_mb must be in \[1, "),
     ],
 )
 def test_bad_parameters_raise_clear_errors(spec, message):

@@ -14,6 +14,7 @@ from chancespiel.evaluation.sprt import (
     PAIR_SCORES,
     Sprt,
     SprtParams,
+    SprtResult,
     logistic_score,
     pair_index,
     pentanomial_llr,
@@ -115,6 +116,16 @@ def test_a_clearly_stronger_agent_is_accepted_quickly():
     assert test.decision == "H1" and test.decided_at < 150
     assert test.add(0.0) == "H1" and test.pairs == test.decided_at  # no more pairs counted
     assert "H1 accepted" in test.result().describe()
+
+
+def test_a_decision_is_worded_as_what_the_test_decided():
+    params = SprtParams(0.0, 20.0, 0.05, 0.1)
+    h1 = SprtResult(params, [0, 0, 0, 0, 40], 3.1, "H1", 40).describe()
+    assert "H1 accepted: A's elo is more likely elo1=20 than elo0=0 (at alpha=0.05:" in h1
+    h0 = SprtResult(params, [40, 0, 0, 0, 0], -3.1, "H0", 40).describe()
+    assert "H0 accepted: A's elo is more likely elo0=0 than elo1=20 (at beta=0.1:" in h0
+    for text in (h1, h0):  # a decision between two elos claims no bound on the elo
+        assert "stronger" not in text and "elo >=" not in text and "elo <=" not in text
 
 
 def test_match_stops_on_the_sprt_with_whole_matches_and_no_timing_dependence(tmp_path, capsys):

@@ -173,6 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # commands that write records say what they kept themselves
         print("chancespiel: interrupted", file=sys.stderr)
         return 130  # 128 + SIGINT, as a shell reports it
+    except ImportError as e:
+        # Ctrl-C inside an extension module's initialisation (pyspiel's) surfaces as
+        # "ImportError: initialization failed" caused by the KeyboardInterrupt.
+        if not isinstance(e.__cause__ or e.__context__, KeyboardInterrupt):
+            raise
+        print("chancespiel: interrupted", file=sys.stderr)
+        return 130
     except OutputError as e:
         _mute_stdout()
         if e.errno == errno.EPIPE:  # output piped into `head` and the like: stop quietly

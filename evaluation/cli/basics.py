@@ -9,9 +9,10 @@ import time
 import pyspiel
 
 from chancespiel.agents import AGENTS, make_bot, parse_spec
-from chancespiel.agents.bot import PolicyBot
+from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
-from chancespiel.agents.registry import bound_text
+from chancespiel.agents.registry import bound_text, resolve_spec
+from chancespiel.agents.search_common import search_problems
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
@@ -122,9 +123,15 @@ def cmd_games(args: argparse.Namespace) -> None:
 
 
 def cmd_agents(args: argparse.Namespace) -> None:
-    """Lists the agents and their parameters."""
-    del args
-    for info in sorted(AGENTS.values(), key=lambda i: i.name):
+    """Lists the agents (or the one named) with their parameters: default, description, range."""
+    if args.agent is None:
+        shown = sorted(AGENTS.values(), key=lambda i: i.name)
+    else:
+        try:  # a spec names its agent too
+            shown = [resolve_spec(parse_spec(args.agent)[0])[0]]
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    for info in shown:
         print(f"{info.name}: {info.help}")
         for name, param in info.params.items():
             bound = f" ({param.range_text()})" if param.range_text() else ""
@@ -185,6 +192,11 @@ def cmd_play(args: argparse.Namespace) -> None:
 def cmd_analyse(args: argparse.Namespace) -> None:
     """Searches one position with one agent and prints what it found."""
     game = load_game(args.game)
+    if problems := search_problems(game):  # before the history: its first node may be chance
+        raise UsageError(
+            f"{args.game}: {'; '.join(problems)}: analyse searches sequential two-player "
+            "zero-sum games of perfect information"
+        )
     state = apply_history(game, args.history)
     player = Referee(game, state).player()  # (a foreign game's search is checked throughout)
     if player < 0:
@@ -192,15 +204,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         raise UsageError(f"the position after the history is {kind}, not a decision")
     checked_specs(game, [args.agent])
     bot = make_bot(args.agent, game, player, args.seed)
-    not_searching = UsageError(f"agent {args.agent!r} does not search; it cannot analyse")
+    searchers = "analyse needs a search agent, e.g. star2, mcts, bab or greedy"
     if not isinstance(bot, PolicyBot):
-        raise not_searching
+        raise UsageError(f"agent {args.agent!r} has no search to show: {searchers}")
     try:
         result = bot.analyse(state)
-    except ValueError as e:
-        if bot.last_result is None:
-            raise not_searching from e
-        raise
+    except NotSearchingError as e:
+        raise UsageError(f"agent {args.agent!r} has no search to show ({e}): {searchers}") from None
     report = {
         "game": str(game),
         "history": list(state.history()),  # as ids, however they were given
@@ -298,7 +308,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="every registered game the search agents can play, OpenSpiel's included",
     )
     games.set_defaults(func=cmd_games)
-    add_parser(sub, "agents").set_defaults(func=cmd_agents)
+    agents = add_parser(sub, "agents")
+    agents.add_argument("agent", nargs="?", help="show only this agent (a name or a spec)")
+    agents.set_defaults(func=cmd_agents)
 
     play = add_parser(sub, "play")
     play.add_argument("game", help="game string, e.g. 'python_pig(dice=1)'")
@@ -321,8 +333,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--history",
         default="",
         help="the moves from the start, chance included: action ids or moves as the game "
-        "prints them (roll, 'Roll 3+4'), separated by spaces, or by semicolons when a move "
-        "has spaces",
+        "prints them (roll, 'Roll 3+4' or 'Roll 4+3'), separated by spaces, or by semicolons "
+        "when a move has spaces (one such move alone: 'Roll 1-4-5-6;')",
     )
     analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
     analyse.add_argument("--seed", type=seed_arg, default=0, help="seed of the agent")

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pyspiel
 
+from chancespiel.agents.human import action_named
 from chancespiel.evaluation.match import (
     RecordFileError,
     canonical_agent,
@@ -33,8 +34,9 @@ def two_player_game(game_string: str) -> pyspiel.Game:
 
 def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
     """The state after `history` (chance outcomes included): action ids or moves as the game
-    prints them ("roll", "Roll 3+4", case and spaces aside), separated by spaces, or by
-    semicolons when a printed move has spaces of its own.
+    prints them ("roll", "Roll 3+4", case and spaces aside, a roll's dice in any order where
+    that names one outcome), separated by spaces, or by semicolons when a printed move has
+    spaces of its own (a single such move ends with one).
 
     Raises:
       UsageError: for a move that is not legal where it is given.
@@ -43,7 +45,8 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
     state = game.new_initial_state()
     referee = Referee(game, state)  # the game's contract, checked along the history
     tokens = history.split(";") if ";" in history else history.split()
-    for number, token in enumerate((t.strip() for t in tokens), start=1):
+    # an empty item is no move: "Roll 1-4-5-6;" is one move with spaces of its own
+    for number, token in enumerate((t.strip() for t in tokens if t.strip()), start=1):
         player = referee.player()
         if player == TERMINAL:
             raise UsageError(f"history item {number} ({token}): the game is already over")
@@ -65,9 +68,7 @@ def _history_action(
     try:
         action = int(token)
     except ValueError:
-        wanted = " ".join(token.split()).casefold()
-        named = [a for a in legal if state.action_to_string(player, a).strip().casefold() == wanted]
-        return named[0] if len(named) == 1 else None
+        return action_named(((a, state.action_to_string(player, a)) for a in legal), token)
     return action if action in legal else None
 
 

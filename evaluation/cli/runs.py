@@ -156,13 +156,15 @@ def _add_luck_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def cmd_tournament(args: argparse.Namespace) -> None:
-    """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings."""
-    from chancespiel.evaluation.api import TournamentResult, tournament_header
+    """Round robin: N matches of every pair of agents, a table of score rates, Elo ratings;
+    with --luck each pairing's luck-corrected rate, as `report --luck` gives it."""
+    from chancespiel.evaluation.api import TournamentResult, tournament_header, tournament_luck
 
     game = two_player_game(args.game)
     if len(args.specs) < 2:
         raise UsageError("a tournament needs at least two distinct agent specs")
     checked_specs(game, args.specs, unattended=True)
+    luck = _luck_options(args, game)
     agents = [canonical_spec(spec) for spec in args.specs]
     for i, agent in enumerate(agents):
         if (first := agents.index(agent)) != i:
@@ -180,6 +182,9 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     )
     run = run_games(config)
     result = TournamentResult(args.game, args.specs, args.seed, args.matches, args.out, run)
+    if luck and result.pairs:  # this run's matches, as report --luck reads them
+        records = [r for r in read_all([args.out]) if r["match"] < args.matches]
+        result.luck = tournament_luck(records, result.pairs, args.value)
     print(result.body())
 
 
@@ -368,6 +373,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     tournament.add_argument("specs", nargs="+", help="agent specs (the first is the Elo anchor)")
     add_running_options(tournament)
     tournament.add_argument("--out", help=out_help)
+    _add_luck_options(tournament, "also")
     tournament.set_defaults(func=cmd_tournament)
 
     tune = add_parser(sub, "tune")

@@ -28,7 +28,8 @@ from chancespiel.agents.bab import bab_search, check_bab_params
 from chancespiel.agents.search_common import MAX_COEFFICIENT
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation import usage
-from chancespiel.files import open_output, write_output, written
+from chancespiel.evaluation.figures import save_figure
+from chancespiel.files import open_output, write_output
 from chancespiel.studies import Experiment
 
 DEFAULT_GAMES = (
@@ -227,10 +228,7 @@ def plot(series: Sequence[Series], path: Path) -> None:
     right.set_ylabel("mean regret of BAB's move (exact values)")
     right.set_title("Cost of the bound: value lost by playing the highest L")
     right.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    with written(path, overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def run(
@@ -311,6 +309,7 @@ def _run(args: argparse.Namespace) -> None:
         raise usage.UsageError(f"--epsilons/--gammas: {e}") from None
     out = usage.output_dir(args.out, "bab_nodes")
     rows = run(games, args.trees, epsilons, gammas, out)
+    print(markdown_table(rows))
     print(f"wrote {out}/bab_nodes.md, bab_nodes.csv, bab_nodes.png ({len(rows)} rows)")
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.luck import (
     LuckError,
     cross_fitted,
@@ -78,7 +79,6 @@ from chancespiel.files import (
     file_digest,
     map_of,
     open_output,
-    written,
 )
 from chancespiel.studies import Experiment
 
@@ -534,7 +534,24 @@ def _summarise(
         writer.writerows(rows)
     write_text(out / "README.md", _readme(summary, args, logged_commands(out)))
     _plot(summary, out / "matches_needed.png")
+    print("\n".join(_table(summary)))
     print(f"written to {out}: pairings.csv, README.md, matches_needed.png")
+
+
+def _table(summary: Sequence[dict[str, Any]]) -> list[str]:
+    """The main table: matches needed and the variance ratio of each (game, value)."""
+    lines = [
+        "| game | value | pairings | matches | needed raw | needed corrected | variance ratio "
+        "(95% interval) | CPU seconds |",
+        "|---|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['game']} | {s['value']} | {s['pairings']} | {s['matches']} | "
+            f"{s['raw_needed']} | {s['corrected_needed']} | "
+            f"{ratio_text(s['ratio'], (s['ratio_low'], s['ratio_high']))} | {s['cpu_s']:.0f} |"
+        )
+    return lines
 
 
 def _readme(
@@ -553,17 +570,7 @@ def _readme(
     ]
     if len(chunks) > 1:  # the terms (terms.jsonl) were computed in several runs
         lines += [f"The terms ({TERMS}) were computed in chunks:", "", "```", *chunks, "```", ""]
-    lines += [
-        "| game | value | pairings | matches | needed raw | needed corrected | variance ratio "
-        "(95% interval) | CPU seconds |",
-        "|---|---|---:|---:|---:|---:|---|---:|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['game']} | {s['value']} | {s['pairings']} | {s['matches']} | "
-            f"{s['raw_needed']} | {s['corrected_needed']} | "
-            f"{ratio_text(s['ratio'], (s['ratio_low'], s['ratio_high']))} | {s['cpu_s']:.0f} |"
-        )
+    lines += _table(summary)
     if args.decompose:
         lines += [
             "",
@@ -624,10 +631,7 @@ def _plot(summary: Sequence[dict[str, Any]], path: Path) -> None:
     ax.set_xticklabels(games)
     ax.set_ylabel("matches for a +-3-point 95% interval")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    with written(path, overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 EXPERIMENT = Experiment.listed(

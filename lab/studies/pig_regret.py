@@ -70,6 +70,7 @@ import pyspiel
 
 from chancespiel.agents.search_common import MAX_NODES
 from chancespiel.agents.star_minimax import search
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
@@ -90,7 +91,7 @@ from chancespiel.evaluation.usage import (
     workers_arg,
     write_text,
 )
-from chancespiel.files import open_output, open_text, stored, written
+from chancespiel.files import open_output, open_text, stored
 from chancespiel.games.pig_core import ROLL, PigCore
 from chancespiel.games.pig_solver import solve_pig
 from chancespiel.games.registry import evaluation_for
@@ -609,10 +610,7 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
             else "Sampled minus classic regret, paired by position (< 0: sampling pays)"
         )
         fig.suptitle(title, fontsize=10)
-        fig.tight_layout()
-        with written(out / f"{kind}.png", overwrite=True) as tmp:
-            fig.savefig(tmp, dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / f"{kind}.png", dpi=110)
 
 
 # --- The run --------------------------------------------------------------------------------
@@ -815,6 +813,7 @@ def write_summaries(
         "",
     ]
     write_text(out / "README.md", "\n".join(readme))
+    print(markdown(summary))
     print(f"written to {out}: regret.csv, regret_real.csv, README.md, regret.png, paired.png")
 
 

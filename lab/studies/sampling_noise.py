@@ -162,6 +162,7 @@ def _run(args: argparse.Namespace) -> None:
         writer.writeheader()
         writer.writerows(rows)
     write_text(out / "README.md", _readme(rows, keys, args))
+    print("\n".join(_table(rows, keys)))
     print(f"written to {out}: positions.csv, README.md")
 
 
@@ -189,6 +190,14 @@ def _readme(rows: Sequence[dict[str, Any]], keys: Sequence[str], args: argparse.
         "'wrong' is the mean predicted probability of choosing the second best move from "
         "the sampling of the first chance node alone, at each sampled algorithm's paper width.",
         "",
+        *_table(rows, keys),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _table(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> list[str]:
+    """The main table: each game's median gap, and each sampled algorithm's noise and error."""
+    lines = [
         "| game | reference depth | positions | median gap | expss: width, median noise, "
         "wrong | star1ss | star2ss | positions where noise > gap (star2ss) |",
         "|---|---:|---:|---:|---|---|---|---:|",
@@ -207,7 +216,7 @@ def _readme(rows: Sequence[dict[str, Any]], keys: Sequence[str], args: argparse.
             f"{statistics.median(r['gap'] for r in mine):.3f} | {' | '.join(cells)} | "
             f"{over} of {len(mine)} |"
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 EXPERIMENT = Experiment.listed(

@@ -44,8 +44,9 @@ import pyspiel
 import chancespiel.games  # noqa: F401  (registers the synthetic games in worker processes)
 from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TREE_NODES
 from chancespiel.evaluation import usage
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.parallel import worker_pool
-from chancespiel.files import open_output, write_output, written
+from chancespiel.files import open_output, write_output
 from chancespiel.games.exact import minimax_value
 from chancespiel.games.implanted_tree import IMPLANTED_BOUNDS, correct_action
 from chancespiel.games.pgame import pgame_action_values
@@ -465,10 +466,7 @@ def write_pgame(out: Path, study: dict[tuple[int, int], Any], scale: Scale) -> s
             ax.legend()
             leaves = [r["ab_leaves"] for r in data["results"]]
             lines.append(pgame_table_rows(branching, depth, data, leaves))
-    fig.tight_layout()
-    with written(out / "uct_pgame.png", overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "uct_pgame.png", dpi=110)
     header = (
         "| trees | failure at | UCT | MC | alpha-beta |\n|---|---|---|---|---|\n" if lines else ""
     )
@@ -535,10 +533,7 @@ def write_implanted(out: Path, study: dict[str, Any], scale: Scale) -> str:
         )
         ax.grid(alpha=0.3, which="both")
         ax.legend()
-    fig.tight_layout()
-    with written(out / "uct_implanted.png", overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "uct_implanted.png", dpi=110)
     table = [
         "| slice | d1 | d2 | runs | unconverged | mean t* | median t* |",
         "|---|---|---|---|---|---|---|",
@@ -659,7 +654,7 @@ def _run(args: argparse.Namespace) -> None:
         **counts, uct_c=UCB1_C if args.uct_c is None else args.uct_c, workers=args.workers
     )
     out = usage.output_dir(args.out, "uct_convergence")
-    run(scale, out, studies)
+    print(run(scale, out, studies), end="")
     print(f"wrote the tables (uct_*.md), CSV files and plots into {out}")
 
 

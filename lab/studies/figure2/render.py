@@ -9,10 +9,11 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import Record
 from chancespiel.evaluation.report import agent_stats, format_agent_stats
 from chancespiel.evaluation.sequential import SequentialRule
-from chancespiel.files import open_output, write_output, written
+from chancespiel.files import open_output, write_output
 from chancespiel.studies import mcms_setup
 from chancespiel.studies.figure2.stats import Answer, Row, pooled, summarise
 
@@ -197,10 +198,7 @@ def plot_answers(answers: Sequence[Answer], path: Path) -> None:
     # One or two panels are narrower than the title: it takes two lines there.
     gap = " " if len(keys) > 2 else "\n"
     fig.suptitle(f"MCMS against classic *-Minimax:{gap}ours (95% intervals) and the paper's figure")
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
-    with written(path, overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120, rect=(0, 0.06, 1, 1))
 
 
 def write_answers(out: Path, answers: Sequence[Answer], rule: SequentialRule) -> None:
