@@ -45,7 +45,8 @@ class Table:
     click chose. The game thread publishes (`show`, `ask`, `finish`); the server's requests
     read (`view`) and answer (`submit`, `leave`). Everything is guarded by one condition."""
 
-    def __init__(self, names: list[str]):
+    def __init__(self, title: str, names: list[str]):
+        self.title = title
         self.names = names
         self.changed = threading.Condition()
         self.number = 0  # of the position shown; a move answers one number
@@ -64,6 +65,7 @@ class Table:
         core = search_state(state).clone()
         last, last_text = self.last
         self.position = {
+            "title": self.title,
             "number": self.number,
             "board": draw(Frame(core, None, "", last, last_text)),
             "status": status,

@@ -137,7 +137,7 @@ def cmd_play(args: argparse.Namespace) -> None:
     if args.browser:
         from chancespiel.evaluation.browser_play import BrowserSeat, Server, Table
 
-        table = Table(names)
+        table = Table(f"{game}: player 0 {names[0]} against player 1 {names[1]}", names)
         for player, spec in enumerate(names):
             if parse_spec(spec)[0] == HUMAN:
                 bots[player] = BrowserSeat(player, table)
