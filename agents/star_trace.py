@@ -181,9 +181,9 @@ class TracedStarSearch(StarSearch):
         node = self.stack[-1] if self.stack else None
         if node is not None and node.kind == "chance":
             node.outcomes = [Outcome(o, p, OUTCOME_NOT_DRAWN) for o, p in chosen]
-            total = len(state.chance_outcomes())
-            if self.samples is not None and chosen is not state.chance_outcomes():
-                node.sampled_from = total
+            every = state.chance_outcomes()
+            if list(chosen) != list(every):  # a sample, not the node's outcomes enumerated
+                node.sampled_from = len(every)
         return chosen
 
     # Nodes --------------------------------------------------------------------------------
@@ -229,6 +229,7 @@ class TracedStarSearch(StarSearch):
     def star(
         self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
     ) -> float:
+        """`StarSearch.star`, the node recorded."""
         node = self._enter(state, depth, alpha, beta, key, self._role())
         value = None
         try:
@@ -238,6 +239,7 @@ class TracedStarSearch(StarSearch):
         return value
 
     def expectimax(self, state: Core, depth: int, key: int, ckey: int) -> float:
+        """`StarSearch.expectimax`, the node recorded."""
         node = self._enter(state, depth, None, None, key, self._role())
         value = None
         try:
@@ -262,6 +264,8 @@ class TracedStarSearch(StarSearch):
         ckey: int,
         probe: bool,
     ) -> float:
+        """`StarSearch.decision_node`: a probe recorded as a child of its chance node; a
+        value reused from the probe noted."""
         if not probe:  # (the node was entered by `star`)
             node = self.stack[-1] if self.stack else None
             probed = self.probes.get(key)
@@ -279,6 +283,7 @@ class TracedStarSearch(StarSearch):
         return value
 
     def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
+        """`StarSearch.chance_average`, noted as such."""
         node = self.stack[-1] if self.stack else None
         if node is not None:
             node.averaged = True
@@ -289,6 +294,7 @@ class TracedStarSearch(StarSearch):
         return super().chance_average(state, depth, key, ckey)
 
     def probe_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> bool:
+        """Star2's probing phase, its bounds and cut noted."""
         cut = super().probe_outcomes(node, depth, alpha, beta)
         traced = self.stack[-1] if self.stack else None
         if traced is not None:
@@ -298,6 +304,7 @@ class TracedStarSearch(StarSearch):
         return cut
 
     def search_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> float:
+        """Star1's search of the outcomes, its bounds and cut noted."""
         value = super().search_outcomes(node, depth, alpha, beta)
         traced = self.stack[-1] if self.stack else None
         if traced is not None:
@@ -309,6 +316,7 @@ class TracedStarSearch(StarSearch):
     # Root ---------------------------------------------------------------------------------
 
     def root_search(self, state: Core, depth: int) -> RootValues:
+        """One iteration, recorded as a tree of its own (the last MAX_TREES kept)."""
         root = TraceNode("max", state, 0, depth=depth, alpha=self.vmin, beta=self.vmax)
         iteration = IterationTrace(depth, self.samples is not None, root)
         self.trace.iterations.append(iteration)

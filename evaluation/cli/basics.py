@@ -152,11 +152,11 @@ def cmd_play(args: argparse.Namespace) -> None:
                 import webbrowser
 
                 webbrowser.open(server.url)
-            _play_and_print(args, game, bots, names, None, table)
+            _play_and_print(args, game, bots, names, person, None, table)
         finally:
             server.stop()
         return
-    _play_and_print(args, game, bots, names, limit, None)
+    _play_and_print(args, game, bots, names, person, limit, None)
 
 
 def _play_and_print(
@@ -164,11 +164,12 @@ def _play_and_print(
     game: pyspiel.Game,
     bots: list[pyspiel.Bot],
     names: list[str],
+    person: bool,
     limit: float | None,
     table: Table | None,
 ) -> None:
-    """Plays the game of `play` and prints it (and, with a `table`, shows it on its page)."""
-    person = any(parse_spec(spec)[0] == HUMAN for spec in names)
+    """Plays the game of `play` and prints it (and, with a `table`, shows it on its page);
+    `person`: a seat is human (its errors are not forfeits), `limit`: an agent's move limit."""
 
     def show(state: pyspiel.State, player: int, action: int) -> None:
         if args.quiet:
