@@ -145,6 +145,7 @@ class Table:
             if type(action) is not int or action not in self.wanted:
                 return f"{action!r} is not a legal move here"
             self.chosen = action
+            self.position = {**self.position, "moves": []}  # answered: asks no more
             self.changed.notify_all()
             return None
 
