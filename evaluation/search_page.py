@@ -24,6 +24,7 @@ from chancespiel.agents.mcts import MCTSResult
 from chancespiel.agents.mcts_core import Node
 from chancespiel.agents.result import SearchResult
 from chancespiel.agents.star_trace import (
+    AVERAGED,
     DEFAULT_CHILDREN,
     DEFAULT_LEVELS,
     MAX_CHILDREN,
@@ -34,7 +35,7 @@ from chancespiel.agents.star_trace import (
     TraceNode,
 )
 from chancespiel.evaluation.page import boards
-from chancespiel.games.core import CHANCE, TERMINAL
+from chancespiel.games.core import CHANCE, TERMINAL, Core
 
 TEMPLATE = Path(__file__).with_name("search_page.html")
 OPEN_LEVELS = 2  # levels of a tree shown open when the page opens
@@ -83,12 +84,11 @@ def _value(x: float | None) -> str:
     return "?" if x is None else f"{x:+.4f}"
 
 
-def _move_text(state: object, move: int | None) -> str:
+def _move_text(state: Core, move: int | None) -> str:
     """The name of `move` from `state` (a search-protocol state), or "root"."""
     if move is None:
         return "root"
-    player = state.current_player()  # type: ignore[attr-defined]
-    return str(state.action_to_string(player, move))  # type: ignore[attr-defined]
+    return state.action_to_string(state.current_player(), move)
 
 
 # *-Minimax ----------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def drawn_star(node: TraceNode, parent: TraceNode | None = None) -> Drawn:
     label = _move_text(parent.state, node.move) if parent is not None else "root"
     kind = node.kind
     role = "probe: first action only" if node.role == PROBED else ""
-    if node.role == "averaged":
+    if node.role == AVERAGED:
         role = "averaged"
     facts = []
     if node.prob is not None:
@@ -169,9 +169,14 @@ def star_trees(trace: SearchTrace) -> list[tuple[str, Drawn | None]]:
 
 
 def drawn_mcts(
-    node: Node, limits: TreeLimits, sign: float, label: str = "root", prob: float | None = None,
-    level: int = 0, chosen: int | None = None,
-) -> Drawn:  # fmt: skip
+    node: Node,
+    limits: TreeLimits,
+    sign: float,
+    label: str = "root",
+    prob: float | None = None,
+    level: int = 0,
+    chosen: int | None = None,
+) -> Drawn:
     """An MCTS node and its most visited children, values for the root player (`sign`: +1 if
     the root player is player 0)."""
     kinds = {CHANCE: "chance", TERMINAL: "terminal"}
