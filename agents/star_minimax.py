@@ -550,11 +550,16 @@ class StarMinimaxBot(PolicyBot):
 
     def choose(self, state: Core) -> int:
         """The best move of the deepest search completed within the budget."""
+        return self.run_search(state).action
+
+    def run_search(self, state: Core, **extra: Any) -> StarResult:
+        """The bot's search from `state`, kept in `last_result`; `extra` are further keywords
+        of `search` (a traced search's `search_class`, say)."""
         result = search(
-            state, self.game, self.algorithm, seed=self.rng.getrandbits(63), **self.options
+            state, self.game, self.algorithm, seed=self.rng.getrandbits(63), **self.options, **extra
         )
         self.last_result = result
-        return result.action
+        return result
 
 
 _COMMON = {

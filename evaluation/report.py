@@ -707,6 +707,54 @@ def running_scores(
     return np.array(raw), corrected
 
 
+def pairings(records: Sequence[Record]) -> list[tuple[tuple[str, str], list[Record]]]:
+    """Every pairing's agents (A, B, as the report names them) and records, game by game."""
+    labels = {s.key: (s.a, s.b) for s in pair_summaries(records)}
+    return [
+        (labels[pair], pair_records)
+        for game_records in records_by_game(records).values()
+        for pair, pair_records in records_by_pair(game_records).items()
+    ]
+
+
+def write_score_plot(
+    by_pair: Sequence[tuple[tuple[str, str], Sequence[Record]]],
+    path: Path,
+    luck: bool = False,
+    value: str | None = None,
+    corrections: Correction | None = None,
+) -> None:
+    """A's running score rate over the matches of each pairing of `by_pair` (`pairings`),
+    with its 95% interval, raw and with `luck` corrected, as a PNG at `path`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for (a, b), pair_records in by_pair:
+        raw, corrected = running_scores(pair_records, luck, value, corrections)
+        for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
+            if scores is None or len(scores) < 2:
+                continue
+            n = np.arange(1, len(scores) + 1)
+            mean = np.cumsum(scores) / n
+            sd = np.array([scores[:k].std(ddof=1) if k > 1 else np.nan for k in n])
+            half = Z95 * sd / np.sqrt(n)
+            (line,) = ax.plot(n, mean, style, label=f"{a} vs {b} ({label})")
+            ax.fill_between(
+                n, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1),
+                color=line.get_color(), alpha=0.15,
+            )  # fmt: skip
+    ax.axhline(0.5, color="grey", linewidth=0.8)
+    ax.set_xlabel("whole matches")
+    ax.set_ylabel("A's score rate (95% interval)")
+    ax.set_ylim(0, 1)
+    if ax.lines[1:]:
+        ax.legend(fontsize=7)
+    save_figure(fig, path, dpi=110)
+
+
 def write_report_files(
     records: Sequence[Record],
     out: Path,
@@ -742,34 +790,7 @@ def write_report_files(
     _write_csv(out / "agents.csv", agents)
     written = ["report.json", "pairs.csv", "agents.csv"]
 
-    labels = {s.key: (s.a, s.b) for s in pair_summaries(records)}
-    by_pair = [
-        (labels[pair], pair_records)
-        for game_records in records_by_game(records).values()
-        for pair, pair_records in records_by_pair(game_records).items()
-    ]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for (a, b), pair_records in by_pair:
-        raw, corrected = running_scores(pair_records, luck, value, corrections)
-        for scores, style, label in ((raw, ":", "raw"), (corrected, "-", "luck-corrected")):
-            if scores is None or len(scores) < 2:
-                continue
-            n = np.arange(1, len(scores) + 1)
-            mean = np.cumsum(scores) / n
-            sd = np.array([scores[:k].std(ddof=1) if k > 1 else np.nan for k in n])
-            half = Z95 * sd / np.sqrt(n)
-            (line,) = ax.plot(n, mean, style, label=f"{a} vs {b} ({label})")
-            ax.fill_between(
-                n, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1),
-                color=line.get_color(), alpha=0.15,
-            )  # fmt: skip
-    ax.axhline(0.5, color="grey", linewidth=0.8)
-    ax.set_xlabel("whole matches")
-    ax.set_ylabel("A's score rate (95% interval)")
-    ax.set_ylim(0, 1)
-    if ax.lines[1:]:
-        ax.legend(fontsize=7)
-    save_figure(fig, out / "score.png", dpi=110)
+    write_score_plot(pairings(records), out / "score.png", luck, value, corrections)
     written.append("score.png")
 
     rated = [g for g in summary["games"] if g["ratings"] and len(g["ratings"]["elo"]) >= 3]

@@ -209,9 +209,12 @@ def test_report_out_writes_json_csv_and_plots(tmp_path, capsys):
     )
     out = tmp_path / "report"
     assert cli.main(["report", str(records), "--luck", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == [  # .chancespiel: the files it wrote
-        ".chancespiel", "agents.csv", "elo.png", "pairs.csv", "report.json", "score.png",
-    ]  # fmt: skip
+    pages = [f"pair-{n}{suffix}" for n in (1, 2, 3) for suffix in (".png", "-game-1.html",
+             "-game-2.html")]  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == sorted([  # .chancespiel: the files it wrote
+        ".chancespiel", "agents.csv", "elo.png", "index.html", "pairs.csv", "report.json",
+        "score.png", *pages,
+    ])  # fmt: skip
     summary = json.loads((out / "report.json").read_text())
     assert summary["made"]["command"].startswith("chancespiel report ")
     assert {"chancespiel", "engine", "date"} <= set(summary["made"])

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyspiel
 
@@ -12,7 +15,15 @@ from chancespiel.agents import AGENTS, make_bot, parse_spec
 from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.human import HUMAN, InputEndedError
 from chancespiel.agents.registry import bound_text, resolve_spec
+from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import search_problems
+from chancespiel.agents.star_trace import (
+    DEFAULT_CHILDREN,
+    DEFAULT_LEVELS,
+    MAX_CHILDREN,
+    MAX_LEVELS,
+    SearchTrace,
+)
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.match import DEFAULT_MOVE_TIMEOUT_S
@@ -26,6 +37,7 @@ from chancespiel.evaluation.usage import (
     checked_specs,
     load_game,
     matches_arg,
+    new_output,
     seed_arg,
 )
 from chancespiel.games import has_heuristic, listed_games
@@ -42,6 +54,10 @@ from chancespiel.games.registry import (
     spiel_errors_quiet,
 )
 from chancespiel.plugins import error_line
+
+if TYPE_CHECKING:
+    from chancespiel.evaluation.browser_play import Table
+    from chancespiel.evaluation.search_page import TreeLimits
 
 
 def searchable_games() -> list[pyspiel.GameType]:
@@ -139,15 +155,56 @@ def cmd_agents(args: argparse.Namespace) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> None:
-    """Plays one game between two agents, printing it as it goes."""
+    """Plays one game between two agents, printing it as it goes; with --browser, the human
+    seats play on a page (evaluation.browser_play)."""
     game = load_game(args.game)
     checked_specs(game, [args.agent0, args.agent1])
-    bots = [make_bot(args.agent0, game, 0, args.seed), make_bot(args.agent1, game, 1, args.seed)]
     names = [args.agent0, args.agent1]
     # A person may think as long as they like, and their end of input is no forfeit; with
     # agents only, a move past the limit (or a bot's error) forfeits the game, as in `match`.
     person = any(parse_spec(spec)[0] == HUMAN for spec in names)
     limit = None if person or args.move_timeout_s == 0 else args.move_timeout_s
+    if args.browser and not person:
+        raise UsageError("--browser is for a person: make one of the agents human")
+    if args.open and not args.browser:
+        raise UsageError("--open opens the page of --browser: give --browser too")
+    bots = [make_bot(spec, game, player, args.seed) for player, spec in enumerate(names)]
+    if args.browser:
+        from chancespiel.evaluation.browser_play import BrowserSeat, Server, Table
+
+        table = Table(f"{game}: player 0 {names[0]} against player 1 {names[1]}", names)
+        for player, spec in enumerate(names):
+            if parse_spec(spec)[0] == HUMAN:
+                bots[player] = BrowserSeat(player, table)
+        server = Server(table)
+        try:
+            server.start()
+        except OSError as e:
+            raise UsageError(f"cannot serve the page: {e}", status=1) from None
+        try:
+            print(f"play in your browser: {server.url}", flush=True)
+            if args.open:
+                import webbrowser
+
+                webbrowser.open(server.url)
+            _play_and_print(args, game, bots, names, person, None, table)
+        finally:
+            server.stop()
+        return
+    _play_and_print(args, game, bots, names, person, limit, None)
+
+
+def _play_and_print(
+    args: argparse.Namespace,
+    game: pyspiel.Game,
+    bots: list[pyspiel.Bot],
+    names: list[str],
+    person: bool,
+    limit: float | None,
+    table: Table | None,
+) -> None:
+    """Plays the game of `play` and prints it (and, with a `table`, shows it on its page);
+    `person`: a seat is human (its errors are not forfeits), `limit`: an agent's move limit."""
 
     def show(state: pyspiel.State, player: int, action: int) -> None:
         if args.quiet:
@@ -158,14 +215,19 @@ def cmd_play(args: argparse.Namespace) -> None:
         if player == CHANCE:
             print(f"  chance: {text}")
             return
-        if parse_spec(names[player])[0] != HUMAN:  # the person saw it above the menu
+        if table is not None or parse_spec(names[player])[0] != HUMAN:  # (the menu shows it)
             print(str(state).rstrip())
         forced = " (forced: the only legal move)" if len(state.legal_actions()) == 1 else ""
         print(f"  player {player} ({names[player]}): {text}{forced}")
 
+    def observe(state: pyspiel.State, player: int, action: int) -> None:
+        show(state, player, action)
+        if table is not None:
+            table.show(state, player, action)
+
     try:
         if limit is None:
-            record = play_game(game, bots, args.seed, show, catch_errors=not person)
+            record = play_game(game, bots, args.seed, observe, catch_errors=not person)
         else:  # in a process apart, so that even a move in native code can be stopped
             record = play_game_watched(game, bots, args.seed, show, limit)
     except InputEndedError as e:
@@ -181,12 +243,13 @@ def cmd_play(args: argparse.Namespace) -> None:
             f"{record.failure.kind}: {record.failure.message}"
         )
     print(f"returns: {record.returns}  ({record.moves} decision moves)")
-    for player, value in enumerate(record.returns):
-        if value > 0:
-            print(f"winner: player {player} ({names[player]})")
-            break
-    else:
-        print("draw")
+    winners = [player for player, value in enumerate(record.returns) if value > 0]
+    ending = f"winner: player {winners[0]} ({names[winners[0]]})" if winners else "draw"
+    print(ending)
+    if table is not None:
+        sys.stdout.flush()  # the result in the terminal before the page's last wait
+        forfeit = f"player {failed} forfeits; " if record.failure is not None else ""
+        table.finish(final, f"{forfeit}{ending}; returns {record.returns}")
 
 
 def cmd_analyse(args: argparse.Namespace) -> None:
@@ -203,12 +266,17 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         kind = "terminal" if state.is_terminal() else "a chance node"
         raise UsageError(f"the position after the history is {kind}, not a decision")
     checked_specs(game, [args.agent])
+    drawn = _tree_page_options(args)  # (the page and its limits, checked before searching)
     bot = make_bot(args.agent, game, player, args.seed)
     searchers = "analyse needs a search agent, e.g. star2, mcts, bab or greedy"
     if not isinstance(bot, PolicyBot):
         raise UsageError(f"agent {args.agent!r} has no search to show: {searchers}")
+    trace = None
     try:
-        result = bot.analyse(state)
+        if drawn is not None:
+            result, trace = _drawable_search(bot, state, args.agent, drawn[1])
+        else:
+            result = bot.analyse(state)
     except NotSearchingError as e:
         raise UsageError(f"agent {args.agent!r} has no search to show ({e}): {searchers}") from None
     report = {
@@ -219,6 +287,13 @@ def cmd_analyse(args: argparse.Namespace) -> None:
         "action_string": state.action_to_string(player, result.action),
         **result.report(),
     }
+    if drawn is not None:
+        from chancespiel.evaluation.search_page import search_page
+        from chancespiel.evaluation.usage import write_text
+
+        html, limits = drawn
+        write_text(html, search_page(game, state, args.agent, result, limits, trace))
+        print(f"wrote {html}", file=sys.stderr)  # stdout stays the analysis (--json)
     if args.json:
         try:
             print(json.dumps(report, allow_nan=False))  # strict JSON: no NaN or Infinity
@@ -251,6 +326,50 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     for action, value in sorted(result.action_values.items(), key=lambda kv: -kv[1]):
         mark = marks[kinds.get(str(action), "exact")]
         print(f"  {state.action_to_string(player, action):>24s} ({action}): {mark}{value:+.4f}")
+
+
+def _tree_page_options(args: argparse.Namespace) -> tuple[Path, TreeLimits] | None:
+    """The page `analyse --html` writes (checked: a new .html file) and its tree's limits."""
+    given = {"--tree-levels": args.tree_levels, "--tree-children": args.tree_children}
+    if args.html is None:
+        named = [option for option, value in given.items() if value is not None]
+        if named:
+            raise UsageError(f"{named[0]} limits the tree of --html: give --html FILE too")
+        return None
+    html = new_output(args.html, "analyse", ".html")  # a page is a result: not overwritten
+    if html.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"--html must name an .html file, got {args.html!r}")
+    from chancespiel.evaluation.search_page import TreeLimits
+
+    limits = TreeLimits(
+        DEFAULT_LEVELS if args.tree_levels is None else args.tree_levels,
+        DEFAULT_CHILDREN if args.tree_children is None else args.tree_children,
+    )
+    return html, limits
+
+
+def _drawable_search(
+    bot: PolicyBot, state: pyspiel.State, agent: str, limits: TreeLimits
+) -> tuple[SearchResult, SearchTrace | None]:
+    """The bot's search of `state` with what its page draws: the trace of a *-Minimax
+    search, or the tree MCTS keeps (then None)."""
+    from chancespiel.agents.mcts import MCTSBot
+    from chancespiel.agents.protocol import search_state
+    from chancespiel.agents.star_minimax import StarMinimaxBot
+    from chancespiel.agents.star_trace import UntraceableError, traced_search
+
+    if isinstance(bot, MCTSBot):
+        return bot.analyse(state), None
+    if isinstance(bot, StarMinimaxBot):
+        trace = SearchTrace(limits.levels, limits.children)
+        try:
+            return traced_search(bot, search_state(state), trace), trace
+        except UntraceableError as e:
+            raise UsageError(f"--html cannot draw the search of {agent}: {e}") from None
+    raise UsageError(
+        f"--html draws the searches of expectimax, star1, star2 (and their sampled forms) and "
+        f"of mcts and dpw, not {agent}'s"
+    )
 
 
 def cmd_solve(args: argparse.Namespace) -> None:
@@ -325,6 +444,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="an agent's move longer than this is stopped and the game forfeited, even inside "
         "native code (0: no limit; with a human seat there is none)",
     )
+    play.add_argument(
+        "--browser",
+        action="store_true",
+        help="the human seat plays on a page served on 127.0.0.1 (its address is printed): "
+        "click a legal move",
+    )
+    play.add_argument(
+        "--open", action="store_true", help="with --browser, open the page in a web browser"
+    )
     play.set_defaults(func=cmd_play)
 
     analyse = add_parser(sub, "analyse")
@@ -339,6 +467,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
     analyse.add_argument("--seed", type=seed_arg, default=0, help="seed of the agent")
     analyse.add_argument("--json", action="store_true", help="print one JSON object")
+    analyse.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the search as a page: its tree, collapsible (star and mcts agents)",
+    )
+    analyse.add_argument(
+        "--tree-levels",
+        type=Bounded(int, 1, MAX_LEVELS),
+        help=f"levels of the tree the page draws below the root (default {DEFAULT_LEVELS})",
+    )
+    analyse.add_argument(
+        "--tree-children",
+        type=Bounded(int, 1, MAX_CHILDREN),
+        help="children drawn at each node, those that took the most nodes or visits "
+        f"(default {DEFAULT_CHILDREN})",
+    )
     analyse.set_defaults(func=cmd_analyse)
 
     solve = add_parser(sub, "solve")

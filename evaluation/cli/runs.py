@@ -31,6 +31,10 @@ from chancespiel.evaluation.usage import (
     output_dir,
 )
 
+# Games of each pairing `report --out` annotates for its index.html: each annotation searches
+# every position of its game (seconds outside Pig), so few by default and at most MAX_PAGES.
+DEFAULT_PAGES = 2
+MAX_PAGES = 20
 MAX_LINES = 1_000_000_000  # a record file's lines: far more than any run writes
 
 
@@ -195,6 +199,8 @@ def cmd_report(args: argparse.Namespace) -> None:
 
     if args.value is not None and not args.luck:
         raise UsageError("--value needs --luck")
+    if args.pages is not None and args.out is None:
+        raise UsageError("--pages annotates games for the index of --out DIR: give --out too")
     if args.out is not None:
         check_output_dir(args.out)  # refused before the records are read
     records = read_all(args.files)
@@ -206,13 +212,13 @@ def cmd_report(args: argparse.Namespace) -> None:
         else:
             print(format_report(records, args.luck, args.value, corrections))
         if out is not None:
-            written = write_report_files(
-                records,
-                out,
-                args.luck,
-                args.value,
-                made_by(args.command_line),
-                corrections,
+            from chancespiel.evaluation.report_index import write_index
+
+            made = made_by(args.command_line)
+            written = write_report_files(records, out, args.luck, args.value, made, corrections)
+            pages = DEFAULT_PAGES if args.pages is None else args.pages
+            written += write_index(
+                records, out, written, pages, args.luck, args.value, corrections, made
             )
             print(f"written to {args.out}: {', '.join(written)}", file=sys.stderr)
     except LuckError as e:
@@ -404,8 +410,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--out",
         help="also write a directory: report.json (with the command, version, engine and "
         "date that made it), pairs.csv, agents.csv, score.png (running score rate with its "
-        "interval, luck-corrected with --luck), elo.png (3+ agents); a directory that holds a "
-        "report already is refused",
+        "interval, luck-corrected with --luck), elo.png (3+ agents), and index.html linking "
+        "them, each pairing's plot pair-N.png and the annotated pages of its first games; a "
+        "directory that holds a report already is refused",
+    )
+    report.add_argument(
+        "--pages",
+        type=Bounded(int, 0, MAX_PAGES),
+        help="games of each pairing annotated for index.html, the first by match (default "
+        f"{DEFAULT_PAGES}; each takes seconds outside Pig: annotate's default reference)",
     )
     _add_luck_options(report, "also")
     report.set_defaults(func=cmd_report)
