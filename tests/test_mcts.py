@@ -141,7 +141,7 @@ def test_guided_sampling_equals_bisection():
         us += [rng.random() for _ in range(5000)] + [c / cum[-1] for c in cum[:-1]]
         for u in us:
             assert sample_guided(cum, guide, u) == sample_index(cum, u), (cum, u)
-        assert sample_guided(cum, [], 0.5) == sample_index(cum, 0.5)
+        assert sample_guided(cum, None, 0.5) == sample_index(cum, 0.5)
 
 
 def test_shuffle_makes_the_draws_and_order_of_random_shuffle():
