@@ -406,8 +406,9 @@ class Simulator:
         return present[sample_index(present_cum, self.rng.random())]
 
 
-def backup(path: Sequence[Node], value: float) -> None:
-    """Step 4: adds one simulation of value `value` (for player 0) to every node on `path`."""
+def backup(path: list[Node], value: float) -> None:
+    """Step 4: adds one simulation of value `value` (for player 0) to every node on `path`
+    (a list: compiled, iterated natively, where a `Sequence` takes the generic iterator)."""
     for node in path:
         node.visits += 1
         node.total += value
