@@ -133,11 +133,6 @@ class Guide:
         return int(i)
 
 
-def guide_table(cum: list[float]) -> Guide:
-    """The guide of `cum` (see `Guide`)."""
-    return Guide(cum)
-
-
 def sample_guided(cum: list[float], guide: Guide | None, u: float) -> int:
     """`sample_index(cum, u)`: by the guide of `cum` if it has one, else by bisection."""
     if guide is None:
