@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import _random
 import random
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, final
 
+from librt.strings import read_i32_le
 from mypy_extensions import i64
 
 WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
 RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see draws_from)
 
 
-def _word_at(block: bytes, i: i64) -> i64:
-    """The little-endian 32-bit word at byte `i` of `block`."""
-    return (
-        i64(block[i]) | i64(block[i + 1]) << 8 | i64(block[i + 2]) << 16 | i64(block[i + 3]) << 24
-    )
-
-
+@final
 class Draws:
     """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
     k <= 32 and `shuffle` give the values the generator would give, in the same order.
@@ -37,12 +32,13 @@ class Draws:
     not advance: draw from one of the two only.
 
     Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
-    call through a method object and a float boxed and unboxed, and the words come a block at
-    a time through one C call (the generator's own `getrandbits(32 * n)` would cost more in
-    the conversion of its long integer to bytes than it saves).
+    call through a method object and a float boxed and unboxed; the words come a block at a
+    time through one C call (the generator's own `getrandbits(32 * n)` would cost more in the
+    conversion of its long integer to bytes than it saves), and each is one native read of
+    the block (mypyc's `librt.strings`), not four of its bytes.
     """
 
-    __slots__ = ("bits", "block", "index")
+    __slots__ = ("bits", "block", "index", "size")
 
     def __init__(self, rng: random.Random) -> None:
         # Imported here: numpy.random costs 30M instructions at start-up, and only compiled
@@ -54,26 +50,27 @@ class Draws:
         bits.state = {"bit_generator": "MT19937", "state": {"key": state[:-1], "pos": state[-1]}}
         self.bits = bits
         self.block = b""  # words made, 4 bytes each
+        self.size: i64 = 0  # bytes in the block
         self.index: i64 = 0  # the first byte of `block` not drawn
 
     def word(self) -> i64:
         """The generator's next 32-bit word."""
         i = self.index
-        block = self.block
-        if i == len(block):
-            block = self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
+        if i == self.size:
+            self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
+            self.size = 4 * WORDS
             i = 0
         self.index = i + 4
-        return _word_at(block, i)
+        return i64(read_i32_le(self.block, i)) & 0xFFFFFFFF  # (read as signed)
 
     def random(self) -> float:
         """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
         i = self.index
-        block = self.block
-        if i + 8 <= len(block):  # both words in the block: read here, not by two calls
+        if i + 8 <= self.size:  # both words in the block: read here, not by two calls
             self.index = i + 8
-            a = _word_at(block, i)
-            b = _word_at(block, i + 4)
+            block = self.block
+            a = i64(read_i32_le(block, i)) & 0xFFFFFFFF
+            b = i64(read_i32_le(block, i + 4)) & 0xFFFFFFFF
         else:
             a = self.word()
             b = self.word()

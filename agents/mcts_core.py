@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, final
 
 # Draws, WORDS and draws_from are named here as well: the tests of MCTS import them from here.
 from chancespiel.agents.draws import WORDS as WORDS
@@ -29,6 +29,7 @@ from chancespiel.agents.draws import Draws as Draws
 from chancespiel.agents.draws import Rng, shuffle
 from chancespiel.agents.draws import draws_from as draws_from
 from chancespiel.agents.search_core import (
+    Guide,
     OutcomeTable,
     outcome_table,
     sample_guided,
@@ -45,6 +46,7 @@ TO_THE_END: Final = -1  # rollout_depth meaning "play random games to the end"
 # Tree data -------------------------------------------------------------------------------
 
 
+@final
 class Node:
     """A node of the search tree.
 
@@ -88,7 +90,7 @@ class Node:
         self.actions: list[int] | None = None
         self.children: list[Node | None] | None = None
         self.cum: list[float] | None = None
-        self.guide: list[int] | None = None
+        self.guide: Guide | None = None
         self.width = 0
         self.present: list[int] | None = None
         self.present_cum: list[float] | None = None
@@ -202,7 +204,7 @@ def rollout(
     last: Sequence[tuple[int, float]] = ()  # the outcomes of the last chance node, tabulated
     ids: list[int] = []
     cum: list[float] = []
-    guide: list[int] = []
+    guide: Guide | None = None
     actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
     count = 0
     while True:
@@ -274,6 +276,7 @@ def list_outcomes(
 NO_CHILD: Final = -1  # the index `select` gives at a terminal node: there is nothing to add
 
 
+@final
 class Simulator:
     """The steps of a simulation over one tree, with the search's settings and counts."""
 
@@ -391,9 +394,8 @@ class Simulator:
             assert node.state is not None
             cum = list_outcomes(node, node.state, self.widening, self.tree_cache)
         if not self.widening:
-            guide = node.guide  # the draw's index in about one step, not a bisection
-            assert guide is not None
-            return sample_guided(cum, guide, self.rng.random())
+            # the draw's index in about one step, not a bisection (a table of the cache)
+            return sample_guided(cum, node.guide, self.rng.random())
         present = node.present
         present_cum = node.present_cum
         assert present is not None and present_cum is not None
@@ -404,8 +406,9 @@ class Simulator:
         return present[sample_index(present_cum, self.rng.random())]
 
 
-def backup(path: Sequence[Node], value: float) -> None:
-    """Step 4: adds one simulation of value `value` (for player 0) to every node on `path`."""
+def backup(path: list[Node], value: float) -> None:
+    """Step 4: adds one simulation of value `value` (for player 0) to every node on `path`
+    (a list: compiled, iterated natively, where a `Sequence` takes the generic iterator)."""
     for node in path:
         node.visits += 1
         node.total += value

@@ -13,21 +13,23 @@ No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
 from __future__ import annotations
 
 import random
+import struct
 import time
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, final
 
-from mypy_extensions import mypyc_attr
+from librt.strings import read_f64_le, read_i32_le
+from mypy_extensions import i64, mypyc_attr
 
 from chancespiel.games.core import Core, Ordering
 
 MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is cleared
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
 
-# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, their guide table
-# (see `guide_table`; empty for a table that is not cached), and the tuple itself (kept alive,
-# so that its id, the cache key, is not reused while cached).
-OutcomeTable = tuple[list[int], list[float], list[int], Sequence[tuple[int, float]]]
+# Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, their `Guide`
+# (None for a table that is not cached), and the tuple itself (kept alive, so that its id,
+# the cache key, is not reused while cached).
+OutcomeTable = tuple[list[int], list[float], "Guide | None", Sequence[tuple[int, float]]]
 
 
 def child_key(key: int, action: int) -> int:
@@ -69,10 +71,10 @@ def outcome_table(
             ids.append(outcome)
             cum.append(total)
     if cache is not None and cacheable and len(cache) < MAX_CACHED_TABLES:
-        table = (ids, cum, guide_table(cum), outcomes)
+        table = (ids, cum, Guide(cum), outcomes)
         cache[id(outcomes)] = table
         return table
-    return (ids, cum, [], outcomes)
+    return (ids, cum, None, outcomes)
 
 
 def sample_index(cum: list[float], u: float) -> int:
@@ -93,28 +95,49 @@ def sample_index(cum: list[float], u: float) -> int:
     return low
 
 
-def guide_table(cum: list[float]) -> list[int]:
-    """Where `sample_guided` starts its scan: entry b is `sample_index(cum, b / G)` for G (the
-    table's length, a power of two) about twice the outcomes, the draw of the smallest u that
-    falls into bucket b."""
-    size = 1 << (2 * len(cum) - 1).bit_length()
-    return [sample_index(cum, b / size) for b in range(size)]
+@final
+class Guide:
+    """`sample_index` of one table `cum` in about one step instead of a bisection (`sample`).
+
+    The guide has G buckets, G a power of two about twice the outcomes: bucket b starts the
+    scan at `sample_index(cum, b / G)`, the draw of the smallest u that falls into it, which
+    is at most the answer (u >= b / G exactly, as G is a power of two, and rounding u * cum[-1]
+    keeps the order); the scan stops at the same comparison `x < cum[i]` as the bisection.
+    The starts and `cum` are kept as little-endian bytes: compiled, each is one native read
+    (mypyc's `librt.strings`), where an item of a list is a boxed number to check and unbox.
+    """
+
+    __slots__ = ("buckets", "count", "cum", "starts", "total")
+
+    def __init__(self, cum: list[float]) -> None:
+        size = 1 << (2 * len(cum) - 1).bit_length()
+        starts = [sample_index(cum, b / size) for b in range(size)]
+        self.starts = struct.pack(f"<{size}i", *starts)
+        self.cum = struct.pack(f"<{len(cum)}d", *cum)
+        self.buckets = float(size)
+        self.count: i64 = len(cum)
+        self.total = cum[-1]
+
+    def __len__(self) -> int:
+        """The buckets, G."""
+        return int(self.buckets)
+
+    def sample(self, u: float) -> int:
+        """`sample_index(cum, u)`."""
+        x = u * self.total
+        cum = self.cum
+        i = i64(read_i32_le(self.starts, 4 * i64(int(u * self.buckets))))
+        n = self.count
+        while i < n and x >= read_f64_le(cum, 8 * i):
+            i += 1
+        return int(i)
 
 
-def sample_guided(cum: list[float], guide: list[int], u: float) -> int:
-    """`sample_index(cum, u)` in about one step instead of a bisection: the scan starts at the
-    guide's entry for u's bucket, which is at most the answer (u >= b / G exactly, as G is a
-    power of two, and rounding u * cum[-1] keeps the order), and stops at the same comparison
-    `x < cum[i]`. An empty `guide` bisects."""
-    if not guide:
+def sample_guided(cum: list[float], guide: Guide | None, u: float) -> int:
+    """`sample_index(cum, u)`: by the guide of `cum` if it has one, else by bisection."""
+    if guide is None:
         return sample_index(cum, u)
-    x = u * cum[-1]
-    buckets = len(guide)  # compiled, u * len(guide) would be a generic multiply (boxed)
-    i = guide[int(u * buckets)]
-    n = len(cum)
-    while i < n and x >= cum[i]:
-        i += 1
-    return i
+    return guide.sample(u)
 
 
 _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample_outcomes

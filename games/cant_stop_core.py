@@ -68,7 +68,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
@@ -119,6 +119,7 @@ CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
 
 
+@final
 class PlayerSummary:
     """What a player's banked squares are worth to the heuristic, given the won columns.
 
@@ -148,6 +149,7 @@ CANT_STOP_BOUNDS: Final[ParamBounds] = {
 }
 
 
+@final
 class CantStopRules(SharedRules):
     """Constants of one Can't Stop variant: board, roll table, action encoding. Shared."""
 
@@ -597,6 +599,7 @@ class CantStopRules(SharedRules):
         return str(core)
 
 
+@final
 class CantStopCore(Core):
     """Mutable Can't Stop state implementing the search protocol (`Core`).
 

@@ -83,14 +83,17 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def fields_of(cls: type) -> tuple[str, ...]:
-    """The instance fields of a core class: a compiled class lists them in `__mypyc_attrs__`,
-    an interpreted one in the `__slots__` of its classes."""
+    """The instance fields of a core class that make its state: a compiled class lists its
+    fields in `__mypyc_attrs__`, an interpreted one in the `__slots__` of its classes; the
+    names in the class's `BOOKKEEPING` (fields about its storage, such as whether a list is
+    its own, that no copy or pickle carries) are left out."""
     names = _FIELDS.get(cls)
     if names is None:
         found: list[str] = list(cls.__dict__.get("__mypyc_attrs__", ()))
         for klass in cls.__mro__:
             found.extend(klass.__dict__.get("__slots__", ()))
-        names = _FIELDS[cls] = tuple(dict.fromkeys(found))
+        skipped = getattr(cls, "BOOKKEEPING", ())
+        names = _FIELDS[cls] = tuple(n for n in dict.fromkeys(found) if n not in skipped)
     return names
 
 

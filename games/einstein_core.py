@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final, final
 
 import numpy as np
 import pyspiel
@@ -92,6 +92,7 @@ def cell_name(cell: int) -> str:
     return f"({cell // SIZE},{cell % SIZE})"
 
 
+@final
 class EinsteinRules(SharedRules):
     """Move tables, selection and mobility tables of EWN. Shared by all states, never copied."""
 
@@ -126,6 +127,18 @@ class EinsteinRules(SharedRules):
                 moves[player].append((*padded, by_occupancy))
         self.moves = (tuple(moves[0]), tuple(moves[1]))
         self.move_table = tuple(move_table)
+        # The same tables flat, for move generation and moves (`cube_moves`, `_move`): one
+        # index into a tuple of ints or shared tuples each, where compiled code unpacks a
+        # nested or mixed tuple item by item. targets[3 * (NUM_CELLS * player + cell) + i] is
+        # the target i of `moves`, by_occupancy[8 * (NUM_CELLS * player + cell) + k] its
+        # by_occupancy[k]; move_source, move_target and move_wins split `move_table`.
+        self.targets: tuple[int, ...] = tuple(t for side in moves for m in side for t in m[:3])
+        self.by_occupancy: tuple[tuple[int, ...], ...] = tuple(
+            ids for side in moves for m in side for ids in m[3]
+        )
+        self.move_source: tuple[int, ...] = tuple(m[0] for m in move_table)
+        self.move_target: tuple[int, ...] = tuple(m[1] for m in move_table)
+        self.move_wins: tuple[bool, ...] = tuple(m[2] for m in move_table)
         # select[player][mask][face]: board indexes (_POS + code) of the cells of the cubes that
         # may move, sorted by number.
         self.select = tuple(
@@ -134,6 +147,10 @@ class EinsteinRules(SharedRules):
                 for m in range(64)
             )
             for p in (BLACK, WHITE)
+        )
+        # selectable[7 * (64 * player + mask) + face]: select[player][mask][face], flat.
+        self.selectable: tuple[tuple[int, ...], ...] = tuple(
+            codes for side in self.select for by_face in side for codes in by_face
         )
         # mobility[mask][v]: on how many of the 6 faces cube v may move (0 if v is gone).
         self.mobility = tuple(
@@ -171,6 +188,19 @@ class EinsteinRules(SharedRules):
     def params(self) -> dict[str, str]:
         """The game parameters these rules were built from."""
         return {"setup": self.setup}
+
+    def cube_moves(self, board: list[int], player: int, cell: int) -> tuple[int, ...]:
+        """The sorted moves of `player`'s cube on `cell` (a shared tuple): its targets'
+        occupancy, one bit each, picks them from `by_occupancy`."""
+        at = NUM_CELLS * player + cell
+        targets = self.targets
+        t = 3 * at
+        occupied = (
+            (1 if board[targets[t]] else 0)
+            | (2 if board[targets[t + 1]] else 0)
+            | (4 if board[targets[t + 2]] else 0)
+        )
+        return self.by_occupancy[8 * at + occupied]
 
     def initial_core(self) -> EinsteinCore:
         """The empty board before setup."""
@@ -266,10 +296,12 @@ class EinsteinRules(SharedRules):
         return str(core)
 
 
+@final
 class EinsteinCore(Core):
     """Mutable EWN state implementing the search protocol (`Core`)."""
 
-    __slots__ = ("board", "cur", "die", "masks", "player", "rules", "stage", "winner")
+    __slots__ = ("board", "cur", "die", "masks", "owned", "player", "rules", "stage", "winner")
+    BOOKKEEPING: ClassVar[tuple[str, ...]] = ("owned",)  # not state (see `fields_of`)
 
     def __init__(
         self,
@@ -286,9 +318,11 @@ class EinsteinCore(Core):
         # board[cell] for cells 0..24: cube code, 0 empty, 1..6 Black's, 7..12 White's;
         # board[_OFF] stays 0; board[_POS + code]: the cell of cube `code`, -1 once removed.
         # One list rather than two makes a copy cheaper. Copies share the list, and it is never
-        # changed once shared: whatever writes to a board writes to a fresh copy (a move, the
-        # placements), so a roll's child and a clone copy nothing.
+        # changed once shared: a core writes only to a list of its own (`own_board`), so a
+        # roll's child and a clone copy nothing, and the moves of a random game after its first
+        # copy nothing either.
         self.board = [0] * (_POS + 1) + [-1] * 12 if board is None else board
+        self.owned = False  # `board` is this core's alone (copied by it, never shared since)
         self.masks = masks  # cubes on the board per player, bit v-1 for cube v
         self.stage = stage
         self.player = player  # the last mover; the first roll goes to the other one (White)
@@ -299,6 +333,7 @@ class EinsteinCore(Core):
 
     def clone(self) -> EinsteinCore:
         """An independent copy sharing the rules (and the board, written only as a copy)."""
+        self.owned = False  # the board is shared from now on
         return EinsteinCore(
             self.rules,
             self.board,
@@ -309,6 +344,18 @@ class EinsteinCore(Core):
             self.winner,
             self.cur,
         )
+
+    def own_board(self) -> list[int]:
+        """The board, first copied unless this core alone holds it: the list to write to."""
+        if self.owned:
+            return self.board
+        board = self.board = self.board[:]
+        self.owned = True
+        return board
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self.owned = False  # an unpickled board may be another unpickled core's too
 
     def mask(self, player: int) -> int:
         """The cubes of `player` on the board. (Indexing `masks` by a variable would make a
@@ -347,28 +394,14 @@ class EinsteinCore(Core):
         if self.stage != _PLAY:  # free setup: the free home cells
             return tuple(PLACE_BASE + i for i, cell in enumerate(_HOME[p]) if not board[cell])
         rules = self.rules
-        codes = rules.select[p][self.mask(p)][self.die]
-        moves = rules.moves[p]
+        codes = rules.selectable[7 * (64 * p + self.mask(p)) + self.die]
         cell = board[codes[0]]
         if len(codes) == 2:
             other = board[codes[1]]
             if other < cell:  # ids grow with the source cell
                 cell, other = other, cell
-            t0, t1, t2, by_occupancy = moves[other]
-            second = by_occupancy[
-                (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
-            ]
-            t0, t1, t2, by_occupancy = moves[cell]
-            return (
-                by_occupancy[
-                    (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
-                ]
-                + second
-            )
-        t0, t1, t2, by_occupancy = moves[cell]
-        return by_occupancy[
-            (1 if board[t0] else 0) | (2 if board[t1] else 0) | (4 if board[t2] else 0)
-        ]
+            return rules.cube_moves(board, p, cell) + rules.cube_moves(board, p, other)
+        return rules.cube_moves(board, p, cell)
 
     def chance_outcomes(self) -> tuple[tuple[int, float], ...]:
         """(outcome, probability) pairs; shared, do not mutate."""
@@ -395,8 +428,11 @@ class EinsteinCore(Core):
 
     def _move(self, p: int, action: int) -> None:
         """Player `p` makes the move `action`: the cube steps, captures, maybe wins."""
-        board = self.board = self.board[:]  # the old list may be shared
-        src, dst, wins = self.rules.move_table[action]
+        board = self.own_board()
+        rules = self.rules
+        src = rules.move_source[action]
+        dst = rules.move_target[action]
+        wins = rules.move_wins[action]
         code = board[src]
         victim = board[dst]
         if victim:
@@ -421,7 +457,7 @@ class EinsteinCore(Core):
 
     def _place_all(self, player: int, numbers: tuple[int, ...]) -> None:
         """Random setup: cube numbers[i] on the player's i-th home cell."""
-        board = self.board = self.board[:]  # the old list may be shared
+        board = self.own_board()
         for cell, value in zip(_HOME[player], numbers, strict=True):
             code = 6 * player + value
             board[cell] = code
@@ -435,7 +471,7 @@ class EinsteinCore(Core):
         value = bin(mask).count("1") + 1
         code = 6 * player + value
         cell = _HOME[player][slot]
-        board = self.board = self.board[:]  # the old list may be shared
+        board = self.own_board()
         board[cell] = code
         board[_POS + code] = cell
         mask |= 1 << (value - 1)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
@@ -76,6 +76,7 @@ PIG_BOUNDS: Final[ParamBounds] = {
 }
 
 
+@final
 class PigRules(SharedRules):
     """Constants of one Pig variant: chance table, effects and limits. Shared, never copied."""
 
@@ -168,6 +169,7 @@ class PigRules(SharedRules):
         return str(core)
 
 
+@final
 class PigCore(Core):
     """Mutable Pig state implementing the search protocol (`Core`)."""
 

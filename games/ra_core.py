@@ -65,7 +65,7 @@ the last one. Fewer epochs give shorter games for tests and search.
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
@@ -292,6 +292,7 @@ def _max_decisions(epochs: int) -> int:
 RA_BOUNDS: Final[ParamBounds] = {"epochs": (1, 3)}
 
 
+@final
 class RaRules(SharedRules):
     """Constants of a Ra game: the number of epochs and the size facts. Shared, never copied."""
 
@@ -398,6 +399,7 @@ class RaRules(SharedRules):
         return str(core)
 
 
+@final
 class RaCore(Core):
     """Mutable Ra state implementing the search protocol (`Core`).
 

@@ -353,6 +353,41 @@ def test_clone_deepcopy_pickle():
     assert restored.rules.params() == RULES.params()
 
 
+def test_a_core_never_writes_a_board_another_core_holds():
+    """A core copies its board before its first write and writes in place after that (a
+    random game copies once), but never into a board that a clone of it, or the core it was
+    cloned from, still holds: every clone taken along a game, and the game itself, stay as
+    they were while the others play on."""
+    rng = random.Random(5)
+    for _ in range(30):
+        core = RULES.initial_core()
+        held: list[tuple[EinsteinCore, str]] = []
+        while not core.is_terminal():
+            if rng.random() < 0.3:
+                twin = core.clone()
+                held.append((twin, str(twin)))
+            if core.current_player() == CHANCE:
+                core.apply(_sample(core.chance_outcomes(), rng))
+            else:
+                core.apply(rng.choice(core.legal_actions()))
+        final = str(core)
+        for twin, text in held:
+            assert str(twin) == text
+        for twin, _ in held:  # each plays one step on: the others and the game unchanged
+            if not twin.is_terminal():
+                if twin.current_player() == CHANCE:
+                    twin.apply(twin.chance_outcomes()[0][0])
+                else:
+                    twin.apply(twin.legal_actions()[-1])
+        assert str(core) == final
+        others = [(twin, str(twin)) for twin, _ in held]
+        for twin, _ in held[::2]:
+            if not twin.is_terminal() and twin.current_player() >= 0:
+                twin.apply(twin.legal_actions()[0])
+        for twin, text in others[1::2]:
+            assert str(twin) == text
+
+
 def test_free_setup_places_cubes_in_order():
     game = pyspiel.load_game(f"{NAME}(setup=free)")
     state = game.new_initial_state()

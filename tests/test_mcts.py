@@ -31,7 +31,7 @@ from chancespiel.agents.mcts_core import (
     uct_select,
     widening_limit,
 )
-from chancespiel.agents.search_core import guide_table, sample_guided, sample_index
+from chancespiel.agents.search_core import Guide, sample_guided, sample_index
 from chancespiel.evaluation import cli
 from chancespiel.evaluation.positions import random_decision_positions
 from chancespiel.games.core import CHANCE, Core
@@ -136,13 +136,13 @@ def test_guided_sampling_equals_bisection():
         list(itertools.accumulate(rng.random() for _ in range(37))),
     ]
     for cum in tables:
-        guide = guide_table(cum)
+        guide = Guide(cum)
         edges = [b / len(guide) for b in range(len(guide))]
         us = edges + [math.nextafter(u, 0.0) for u in edges[1:]] + [math.nextafter(1.0, 0.0)]
         us += [rng.random() for _ in range(5000)] + [c / cum[-1] for c in cum[:-1]]
         for u in us:
             assert sample_guided(cum, guide, u) == sample_index(cum, u), (cum, u)
-        assert sample_guided(cum, [], 0.5) == sample_index(cum, 0.5)
+        assert sample_guided(cum, None, 0.5) == sample_index(cum, 0.5)
 
 
 def test_shuffle_makes_the_draws_and_order_of_random_shuffle():
