@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pyspiel
@@ -30,7 +31,9 @@ from chancespiel.evaluation.luck import (
     value_function,
     whole_matches,
 )
+from chancespiel.evaluation.match import read_records
 from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.report import records_by_pair
 from chancespiel.evaluation.stats import Z95, match_interval
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
 from chancespiel.games.registry import evaluation_for
@@ -466,3 +469,56 @@ def test_a_search_value_with_sampled_chance_nodes_is_a_function_of_the_state() -
     exact = [full(core) for core in positions]
     assert first != exact  # four of up to 126 rolls: an estimate, not the full mean
     assert all(-1.0 <= v <= 1.0 for v in first)
+
+
+# The luck correction as it stands, pinned so that a faster one can be shown to give the same
+# values: tests/data/luck_sample.jsonl.gz holds three whole matches of EWN, Can't Stop and Ra
+# (the first of one pairing each, from lab/results/figure2/paper_mcms). Each record's
+# correction by the game's default value (learned_lookahead; Ra's over its first RA_STEPS
+# actions, to keep the test short on pure Python) and each pair's corrected rate and beta.
+LUCK_SAMPLE = Path(__file__).parent / "data" / "luck_sample.jsonl.gz"
+RA_STEPS = 60
+PINNED_CORRECTIONS = {
+    ("python_einstein_wurfelt_nicht", 0, 0): 0.4938685925293789,
+    ("python_einstein_wurfelt_nicht", 0, 1): -0.1604684180630849,
+    ("python_einstein_wurfelt_nicht", 1, 0): -0.2359045766971855,
+    ("python_einstein_wurfelt_nicht", 1, 1): -0.014069249826561131,
+    ("python_einstein_wurfelt_nicht", 2, 0): -0.21784894120008222,
+    ("python_einstein_wurfelt_nicht", 2, 1): 0.41315728220828435,
+    ("python_cant_stop", 0, 0): -0.040764429757193216,
+    ("python_cant_stop", 0, 1): -0.5132117835378047,
+    ("python_cant_stop", 1, 0): 0.6987011361900605,
+    ("python_cant_stop", 1, 1): 0.7451553147110137,
+    ("python_cant_stop", 2, 0): -0.5068762094733104,
+    ("python_cant_stop", 2, 1): 0.825603065313614,
+    ("python_ra", 0, 0): 0.1893127624533912,
+    ("python_ra", 0, 1): -0.2339569153850231,
+    ("python_ra", 1, 0): -0.1619896630941303,
+    ("python_ra", 1, 1): 0.10296939704040406,
+    ("python_ra", 2, 0): 0.05750648567761357,
+    ("python_ra", 2, 1): -0.03520347188983151,
+}
+PINNED_RATES = {  # game: (corrected rate, beta)
+    "python_einstein_wurfelt_nicht": (0.15274498832513458, 1.8445580981633458),
+    "python_cant_stop": (0.2531382039845839, 0.995785812742733),
+}
+
+
+def test_corrections_of_committed_records_are_pinned() -> None:
+    records = read_records(LUCK_SAMPLE)
+    found = {}
+    for record in records:
+        name = record["game"].split("(")[0]
+        if name == "python_ra":
+            record = {**record, "history": record["history"][:RA_STEPS]}
+        _, fn = value_function(record["game"])
+        found[name, record["match"], record["game_index"]] = record_correction(record, fn)
+    # within the last bits: a network's sums may be ordered otherwise by a faster evaluation
+    assert found == pytest.approx(PINNED_CORRECTIONS, rel=0, abs=1e-12)
+    for pair in records_by_pair(records).values():
+        name = pair[0]["game"].split("(")[0]
+        if name in PINNED_RATES:
+            summary = luck_summary(pair)
+            assert (summary.value, summary.matches) == ("learned_lookahead", 3)
+            expected = PINNED_RATES[name]
+            assert (summary.corrected.mean, summary.beta) == pytest.approx(expected, abs=1e-12)
