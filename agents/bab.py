@@ -105,11 +105,11 @@ from chancespiel.agents.search_common import (
     MAX_COEFFICIENT,
     MAX_DEPTH,
     MAX_NODES,
-    MAX_TIME_MS,
     Limits,
     check_budget,
     check_two_player_zero_sum,
     deepen,
+    time_ms_param,
 )
 from chancespiel.agents.search_core import Budget
 from chancespiel.games.core import Core, Heuristic, Ordering
@@ -284,14 +284,7 @@ class BabBot(PolicyBot):
             high=MAX_DEPTH,
             low=1,
         ),
-        "time_ms": Param(
-            None,
-            "time budget per move in ms (default 200 if no budget)",
-            float,
-            high=MAX_TIME_MS,
-            low=0.0,
-            open_low=True,
-        ),
+        "time_ms": time_ms_param(),
         "clock": CLOCK,
         "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
         "heuristic": HEURISTIC,

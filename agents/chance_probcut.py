@@ -44,8 +44,8 @@ from chancespiel.agents.search_common import (
     MAX_DEPTH,
     MAX_NODES,
     MAX_SAMPLES,
-    MAX_TIME_MS,
     check_two_player_zero_sum,
+    time_ms_param,
 )
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
@@ -299,14 +299,7 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
             high=MAX_DEPTH,
             low=1,
         ),
-        "time_ms": Param(
-            None,
-            "time budget per move in ms (default 200 if no budget)",
-            float,
-            high=MAX_TIME_MS,
-            low=0.0,
-            open_low=True,
-        ),
+        "time_ms": time_ms_param(),
         "clock": CLOCK,
         "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
         "prune_min_depth": Param(

@@ -75,10 +75,10 @@ from chancespiel.agents.result import SearchResult
 from chancespiel.agents.search_common import (
     CLOCK,
     MAX_CONSTANT,
-    MAX_TIME_MS,
     MAX_TREE_NODES,
     Limits,
     check_two_player_zero_sum,
+    time_ms_param,
 )
 from chancespiel.games.contract import MAX_GAME_LENGTH
 from chancespiel.games.core import Core, Heuristic, Ordering
@@ -329,14 +329,7 @@ def budget_params(time_ms: float | None) -> dict[str, Param]:
     """The budget parameters, with `time_ms` defaulting to `time_ms` if no budget is given."""
     return {
         "max_simulations": Param(None, "simulations per move", int, high=MAX_TREE_NODES, low=1),
-        "time_ms": Param(
-            None,
-            f"time budget per move in ms (default {time_ms:g} if no budget)",
-            float,
-            high=MAX_TIME_MS,
-            low=0.0,
-            open_low=True,
-        ),
+        "time_ms": time_ms_param(f"time budget per move in ms (default {time_ms:g} if no budget)"),
     }
 
 

@@ -22,7 +22,12 @@ from chancespiel.agents.bot import NotSearchingError, PolicyBot
 from chancespiel.agents.mcts import fresh_seed
 from chancespiel.agents.registry import Param, register_agent
 from chancespiel.agents.result import SearchResult
-from chancespiel.agents.search_common import MAX_CONSTANT, MAX_TIME_MS, MAX_TREE_NODES, Limits
+from chancespiel.agents.search_common import (
+    MAX_CONSTANT,
+    MAX_TREE_NODES,
+    Limits,
+    time_ms_param,
+)
 from chancespiel.games.contract import CheckedGame, is_plugin_game
 
 MAX_MEMORY_MB = 65_536  # the C++ tree's memory limit: 64 GiB
@@ -230,13 +235,8 @@ def _openspiel_params() -> dict[str, Param]:
             high=MAX_TREE_NODES,
             low=1,
         ),
-        "time_ms": Param(
-            None,
-            "wall-clock budget per move in ms (ours: checked after each simulation)",
-            float,
-            high=MAX_TIME_MS,
-            low=0.0,
-            open_low=True,
+        "time_ms": time_ms_param(
+            "wall-clock budget per move in ms (ours: checked after each simulation)"
         ),
         "solve": Param(False, "back up proven values (MCTS-Solver)"),
     }

@@ -61,6 +61,11 @@ CLOCK = Param(
 )
 
 
+def time_ms_param(text: str = "time budget per move in ms (default 200 if no budget)") -> Param:
+    """The `time_ms` parameter of a searching agent: positive, at most MAX_TIME_MS."""
+    return Param(None, text, float, high=MAX_TIME_MS, low=0.0, open_low=True)
+
+
 def clock_named(name: str) -> Callable[[], float]:
     """The clock `name` of CLOCKS.
 

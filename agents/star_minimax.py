@@ -81,11 +81,11 @@ from chancespiel.agents.search_common import (
     MAX_DEPTH,
     MAX_NODES,
     MAX_SAMPLES,
-    MAX_TIME_MS,
     Limits,
     check_budget,
     check_two_player_zero_sum,
     deepen,
+    time_ms_param,
 )
 from chancespiel.agents.search_core import Budget, SearchTimeout
 from chancespiel.agents.star_core import (
@@ -570,14 +570,7 @@ _COMMON = {
         high=MAX_DEPTH,
         low=1,
     ),
-    "time_ms": Param(
-        None,
-        "time budget per move in ms (default 200 if no budget)",
-        float,
-        high=MAX_TIME_MS,
-        low=0.0,
-        open_low=True,
-    ),
+    "time_ms": time_ms_param(),
     "clock": CLOCK,
     "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
     "prune_min_depth": Param(
