@@ -105,17 +105,23 @@ cli_game_strings = st.tuples(
 @example("python_pig(dice=0.0)")  # a type OpenSpiel refuses (and prints itself)
 @example("python_pig(\x1e=0)")  # a character that ends a line
 @example("python_chance_tree(seed=2147483648)")  # beyond OpenSpiel's integers
+@example("--i")  # a prefix of --import: the command's to refuse, in one line
+@example("-:")  # read as an option
 def test_any_game_string_through_the_cli_is_an_answer_or_one_line(capfd, game_string):
     """What the command line makes of any text as a game (faulty plugin games included): an
     analysis, or one line on stderr (OpenSpiel's own messages counted), never a traceback."""
-    code = cli.main(["analyse", game_string, "--agent", "expectimax(max_depth=1)", "--json"])
+    try:
+        code = cli.main(["analyse", game_string, "--agent", "expectimax(max_depth=1)", "--json"])
+    except SystemExit as e:  # argparse's usage errors (a string read as an option: '-:')
+        code = e.code
     out, err = capfd.readouterr()
     lines = [line for line in err.splitlines() if not line.startswith("chancespiel: warning")]
     assert "Traceback" not in err
     if code == 0:
         assert json.loads(out, parse_constant=_refuse) and not lines
     else:
-        assert code == 2 and len(lines) == 1 and lines[0].startswith("chancespiel: error"), err
+        assert code == 2 and len(lines) == 1, err
+        assert lines[0].startswith(("chancespiel: error", "chancespiel analyse: error")), err
 
 
 def _refuse(token: str) -> None:

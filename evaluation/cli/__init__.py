@@ -138,10 +138,15 @@ def _split_imports(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """(--import values, the other arguments): plugins are loaded before the parser is built,
     since they may register experiments (subcommands) as well as games and agents. --debug is
     read now too (and kept in the arguments), for what fails while plugins load."""
-    pre = argparse.ArgumentParser(add_help=False)
+    # No abbreviations: '--i' is the command's to refuse (or a game's name), not '--import'.
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     pre.add_argument("--import", dest="imports", action="append", default=[])
     pre.add_argument("--debug", action="store_true")
-    known, rest = pre.parse_known_args(argv)
+    try:
+        known, rest = pre.parse_known_args(argv)
+    except argparse.ArgumentError as e:  # one line, as the command's own usage errors
+        print(f"chancespiel: error: {e} (see chancespiel --help)", file=sys.stderr)
+        raise SystemExit(2) from None
     if known.debug:
         from chancespiel.plugins import DEBUG_ENV
 
