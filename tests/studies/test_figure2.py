@@ -445,3 +445,18 @@ def test_the_hybrid_pairings_are_chosen_by_name_and_labelled():
     assert chosen[1].b.startswith("star2ss(samples=15,")
     assert all(plan.pairing_label(p.a, p.b) == p.label for p in chosen)
     assert not set(plan.PAIRING_LABELS) & {label for label, _, _ in plan.HYBRID_PAIRINGS}
+
+
+def test_a_pairing_beyond_the_paper_is_judged_by_which_side_is_ahead():
+    from chancespiel.evaluation.sequential import Decision
+    from chancespiel.evaluation.stats import MatchInterval
+
+    def answer(label, mean):  # 60 matches, a sequential half-width of about 0.035
+        interval = MatchInterval(mean, mean - 0.03, mean + 0.03, 0.01, 60)
+        decision = Decision(60, "decided", interval, 2.67)
+        return stats.Answer("ra", "Ra", "python_ra", label, "a", "b", None, decision, None)
+
+    assert answer("Star2HS-Star2", 0.62).verdict == "left agent ahead"
+    assert answer("Star2HS-Star2", 0.38).verdict == "right agent ahead"
+    assert answer("Star2HS-Star2", 0.52).verdict == "undecided"
+    assert answer("Star2SS-Star2", 0.62).verdict == "agrees"  # the paper's claim: > 50%

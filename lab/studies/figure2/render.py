@@ -119,6 +119,7 @@ def answers_markdown(answers: Sequence[Answer], rule: SequentialRule) -> str:
         for a in mine:
             s = a.summary
             paper = "> 50%" if a.paper is None else f"{100 * a.paper:.0f}%"
+            paper = paper if a.in_paper else "-"
             raw = f"{100 * s.raw.mean:.1f}% ({_percent(s.raw.low, s.raw.high)})" if s else "-"
             fixed = (
                 f"{100 * s.corrected.mean:.1f}% ({_percent(s.corrected.low, s.corrected.high)})"
@@ -165,7 +166,9 @@ def plot_answers(answers: Sequence[Answer], path: Path) -> None:
     for ax, key in zip(axes[0], keys, strict=True):
         mine = [a for a in answers if a.key == key]
         for i, a in enumerate(mine):
-            if a.paper is None:
+            if not a.in_paper:
+                pass  # beyond the paper: nothing to mark
+            elif a.paper is None:
                 ax.annotate(
                     "", (i, 0.62), (i, 0.5), arrowprops={"arrowstyle": "->", "color": "tab:red"}
                 )

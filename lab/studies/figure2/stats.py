@@ -134,8 +134,19 @@ class Answer:
     summary: LuckSummary | None  # raw and corrected, over the decision's matches
 
     @property
+    def in_paper(self) -> bool:
+        """Whether the paper played this pairing (the hybrid ones are beyond it)."""
+        return self.pairing in PAIRING_LABELS
+
+    @property
     def verdict(self) -> str:
-        return verdict(self.decision.sequential, self.paper)
+        """Against the paper's claim; for a pairing beyond the paper, which side is ahead."""
+        if self.in_paper:
+            return verdict(self.decision.sequential, self.paper)
+        low, high = self.decision.sequential
+        if low > 0.5:
+            return "left agent ahead"
+        return "right agent ahead" if high < 0.5 else "undecided"
 
 
 def _pair_records(records: Sequence[Record], pairing: Pairing) -> list[Record]:
