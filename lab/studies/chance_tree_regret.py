@@ -5,8 +5,9 @@ outcomes, the map the one game cannot draw: classic expectimax, Star1 and Star2,
 paper's sampled versions expSS, star1SS and star2SS (c outcomes drawn with replacement at every
 chance node) and the hybrid sampled search exphs, star1hs and star2hs (systematic draws, chance
 nodes of at most c outcomes and those right after the root's move enumerated:
-`hybrid_options`) search the same trees with the same node budget, and exhaustive expectimax
-over the whole tree (`chance_tree_action_values`) gives the exact value of every root move.
+`hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated)
+search the same trees with the same node budget, and exhaustive expectimax over the whole
+tree (`chance_tree_action_values`) gives the exact value of every root move.
 Regret = the exact value of the best root move minus that of the chosen move, for the mover,
 in the game's returns ([-1, 1]); a move is wrong when its regret is above 1e-9. Each sampled
 and hybrid algorithm is compared with its classic counterpart tree by tree (paired
@@ -105,6 +106,14 @@ class Trees:
     prune_min_depth: int
     budgets: tuple[int, ...]
     seed: int  # of the samples
+    exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
+
+    def hybrid(self) -> dict[str, Any]:
+        """The keywords of the hybrid searches (`hybrid_options`, exact_plies as given)."""
+        options = hybrid_options(self.width)
+        if self.exact_plies is not None:
+            options["exact_plies"] = self.exact_plies
+        return options
 
     def game_string(self, outcomes: int, index: int) -> str:
         """The game of position `index` with `outcomes` outcomes at most per chance node."""
@@ -118,6 +127,7 @@ class Trees:
         return (
             f"depth={self.depth};branching={self.branching};chance_prob={self.chance_prob:g};"
             f"width={self.width};prune_min_depth={self.prune_min_depth}"
+            + ("" if self.exact_plies is None else f";hybrid_exact_plies={self.exact_plies}")
         )
 
 
@@ -160,7 +170,7 @@ def search_tree(task: tuple[Trees, int, int]) -> list[dict[str, Any]]:
                 samples=trees.width if sampled else None,
                 seed=position_seed(trees.seed, index, budget),
                 prune_min_depth=trees.prune_min_depth,
-                **(hybrid_options(trees.width) if algorithm in HYBRID else {}),
+                **(trees.hybrid() if algorithm in HYBRID else {}),
             )
             rows.append(
                 {
@@ -451,6 +461,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="chance nodes with at most this remaining depth are averaged without pruning",
     )
+    parser.add_argument(
+        "--exact-plies",
+        type=Bounded(int, 0, CHANCE_TREE_BOUNDS["depth"][1]),
+        help="the hybrid searches enumerate chance nodes within this many plies of the root "
+        "(default: the hybrid's own, 1)",
+    )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
@@ -472,8 +488,10 @@ def _run(args: argparse.Namespace) -> None:
         "width": args.width,
         "prune_min_depth": args.prune_min_depth,
     }
+    if args.exact_plies is not None:  # (runs made without the option keep their settings)
+        settings["exact_plies"] = args.exact_plies
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth"
+    hint += "--prune-min-depth, --exact-plies"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -485,6 +503,7 @@ def _run(args: argparse.Namespace) -> None:
         args.prune_min_depth,
         budgets,
         args.seed,
+        args.exact_plies,
     )
     raw = out / "raw.jsonl"
     complete = True
