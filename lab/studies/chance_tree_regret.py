@@ -269,6 +269,28 @@ def goal_table(summary: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def depth_table(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown lines: the mean depth completed per (outcomes, budget) by each algorithm
+    (depth 3 on trees of depth 3 sees every leaf, sampled or not)."""
+    by_key = {(r["config"], r["algorithm"], r["budget_nodes"]): r for r in summary}
+    cells = sorted(
+        {(r["config"], r["budget_nodes"]) for r in summary},
+        key=lambda c: (int(c[0].removeprefix("outcomes")), c[1]),
+    )
+    lines = [
+        "| outcomes | budget | " + " | ".join(ALGORITHMS) + " |",
+        "|---:|---:|" + "---:|" * len(ALGORITHMS),
+    ]
+    for config, budget in cells:
+        depths = [by_key.get((config, a, budget)) for a in ALGORITHMS]
+        lines.append(
+            f"| {config.removeprefix('outcomes')} | {budget:,} | "
+            + " | ".join("" if r is None else f"{r['mean_depth']:.2f}" for r in depths)
+            + " |"
+        )
+    return lines
+
+
 def verdict_counts(summary: Sequence[Mapping[str, Any]]) -> list[str]:
     """Markdown lines: for the hybrid and the MCMS searches, the (outcomes, budget, algorithm)
     cells better than classic, level and worse beyond one standard error, and the worst."""
@@ -386,6 +408,13 @@ def write_summaries(
         *goal_table(summary),
         "",
         *verdict_counts(summary),
+        "",
+        "## Depth completed",
+        "",
+        "Mean depth of the last completed iteration (decision plies; the trees have "
+        f"{trees.depth}):",
+        "",
+        *depth_table(summary),
         "",
         "## Every cell",
         "",
