@@ -3,9 +3,11 @@ paired summary and the goal table, resumable runs and bad input."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import pyspiel
 import pytest
@@ -13,6 +15,7 @@ from open_spiel.python.algorithms.minimax import expectiminimax
 
 from chancespiel.agents.star_minimax import hybrid_options
 from chancespiel.evaluation import cli
+from chancespiel.evaluation.resumable import read_rows
 from chancespiel.studies import chance_tree_regret
 from chancespiel.studies.chance_tree_regret import (
     ALGORITHMS,
@@ -190,3 +193,36 @@ def test_bad_input_is_one_line(tmp_path, capsys, args, message):
 
 def test_the_experiment_is_listed():
     assert chance_tree_regret.EXPERIMENT.name == "chance-tree-regret"
+
+
+COMMITTED = Path(__file__).parents[2] / "lab" / "results" / "chance_tree_regret" / "equal_nodes"
+
+
+def test_committed_rows_reproduce():
+    """The committed map's rows are deterministic (node budgets, seeded samples): the cheap
+    ones, the first trees with at most 8 outcomes, are searched again and compared exactly."""
+    settings = json.loads((COMMITTED / "run.json").read_text())
+    with open(COMMITTED / "positions.csv", newline="") as f:
+        seeds = tuple(int(row["tree_seed"]) for row in csv.DictReader(f))
+    assert len(seeds) == settings["positions"] and seeds[:3] == tuple(
+        tree_seeds(3, settings["seed"], settings["depth"], settings["branching"])
+    )
+    trees = Trees(
+        seeds,
+        settings["depth"],
+        settings["branching"],
+        settings["chance_prob"],
+        settings["width"],
+        settings["prune_min_depth"],
+        tuple(settings["budgets"]),
+        settings["seed"],
+    )
+    committed = [r for r in read_rows(COMMITTED / "raw.jsonl") if r["position"] < 2]
+    for outcomes in (2, 4, 8):
+        for index in range(2):
+            mine = [
+                r
+                for r in committed
+                if (r["config"], r["position"]) == (f"outcomes{outcomes}", index)
+            ]
+            assert mine and search_tree((trees, outcomes, index)) == mine
