@@ -150,10 +150,10 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     assert _run(out) == 0  # resumed: nothing left
     assert "0 to go" in capsys.readouterr().out
     assert (out / "raw.jsonl").read_text().splitlines() == lines
-    assert _run(out, "--outcomes", "2,8,64") == 0  # a new column on the same trees
+    assert _run(out, "--outcomes", "2,8,16") == 0  # a new column on the same trees
     assert len((out / "raw.jsonl").read_text().splitlines()) == len(lines) * 3 // 2
     readme = (out / "README.md").read_text()
-    assert "| 64 | 500 | 3 |" in readme and "| hybrid | 18 |" in readme
+    assert "| 16 | 500 | 3 |" in readme and "| hybrid | 18 |" in readme
     for name in ("regret.csv", "regret.png", "positions.csv", "commands.txt"):
         assert (out / name).exists()
     assert _run(out, "--summarise-only") == 0
