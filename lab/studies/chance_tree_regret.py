@@ -7,7 +7,9 @@ chance node) and the hybrid sampled search exphs, star1hs and star2hs (systemati
 nodes of at most c outcomes and those right after the root's move enumerated:
 `hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
-tree (`chance_tree_action_values`) gives the exact value of every root move.
+tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
+the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
+3.1 and the bars of its Figure 2) pays, by the number of outcomes per chance node.
 Regret = the exact value of the best root move minus that of the chosen move, for the mover,
 in the game's returns ([-1, 1]); a move is wrong when its regret is above 1e-9. Each sampled
 and hybrid algorithm is compared with its classic counterpart tree by tree (paired
