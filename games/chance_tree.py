@@ -11,7 +11,7 @@ that exercise every window of a pruning search. `solve_chance_tree` is the exact
 expectimax) value that tests and experiments compare searches with.
 
 Parameters: `seed` (>= 0), `depth` (decision plies, 1..12), `branching` (2..8),
-`outcomes` (2..8), `chance_prob` (0..1). Actions are 0..branching-1, outcomes 0..outcomes-1.
+`outcomes` (2..64), `chance_prob` (0..1). Actions are 0..branching-1, outcomes 0..outcomes-1.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ CHANCE_TREE_BOUNDS: ParamBounds = {
     "seed": (0, MAX_INT_PARAM),
     "depth": (1, 12),
     "branching": (2, 8),
-    "outcomes": (2, 8),
+    "outcomes": (2, 64),
 }
 CHANCE_PROB_RANGE = (0.0, 1.0)
 

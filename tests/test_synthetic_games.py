@@ -7,6 +7,7 @@ alpha_beta_search / expectiminimax.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import statistics
@@ -338,6 +339,72 @@ def test_solve_chance_tree_equals_openspiel_expectiminimax():
         assert solve_chance_tree(state.core, player=1) == pytest.approx(-reference, abs=1e-12)
         values = chance_tree_action_values(state.core)
         assert max(values.values()) == pytest.approx(reference, abs=1e-12)
+
+
+def _tree_digest(game_string):
+    """A digest of a whole chance tree: every node's key, plies, mover and value, and its
+    actions or chance outcomes with their probabilities."""
+    digest = hashlib.sha256()
+
+    def walk(core):
+        digest.update(f"{core.key:x} {core.plies} {core.player} {core.value()!r};".encode())
+        if core.is_terminal():
+            return
+        if core.current_player() == pyspiel.PlayerId.CHANCE:
+            moves = core.chance_outcomes()
+        else:
+            moves = [(a, None) for a in core.legal_actions()]
+        digest.update(repr(moves).encode())
+        for move, _ in moves:
+            child = core.clone()
+            child.apply(move)
+            walk(child)
+
+    walk(pyspiel.load_game(game_string).new_initial_state().core)
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    "game_string, digest",
+    [  # computed when outcomes stopped at 8: widening the bound changed no tree
+        ("python_chance_tree", "714a9fc1cdf821ce"),
+        (
+            "python_chance_tree(seed=4,depth=4,branching=4,outcomes=8,chance_prob=0.7)",
+            "0aec1a975e016d82",
+        ),
+        (
+            "python_chance_tree(seed=11,depth=4,branching=8,outcomes=2,chance_prob=1.0)",
+            "e25409cba5e94b7e",
+        ),
+        (
+            "python_chance_tree(seed=7,depth=3,branching=2,outcomes=5,chance_prob=0.3)",
+            "7bf0afc04928dc50",
+        ),
+    ],
+)
+def test_chance_trees_are_those_of_before(game_string, digest):
+    assert _tree_digest(game_string) == digest
+
+
+def test_chance_nodes_have_up_to_64_outcomes():
+    game = pyspiel.load_game("python_chance_tree(depth=2,outcomes=64,chance_prob=1.0)")
+    assert game.max_chance_outcomes() == 64
+    counts = set()
+    for seed in range(100):
+        core = (
+            pyspiel.load_game(
+                f"python_chance_tree(seed={seed},depth=2,outcomes=64,chance_prob=1.0)"
+            )
+            .new_initial_state()
+            .core
+        )
+        core.apply(0)
+        outcomes = core.chance_outcomes()
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        counts.add(len(outcomes))
+    assert max(counts) > 56 and min(counts) < 8 and counts <= set(range(1, 65))
+    with pytest.raises((ValueError, pyspiel.SpielError), match="outcomes"):
+        pyspiel.load_game("python_chance_tree(outcomes=65)")
 
 
 def test_exact_solvers_reject_chance_in_minimax():

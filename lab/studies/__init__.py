@@ -30,6 +30,10 @@ STUDIES: dict[str, tuple[str, str]] = {
         "chance_probcut",
         "fit and store ChanceProbCut's regression for a game; measure its pruning",
     ),
+    "chance-tree-regret": (
+        "chance_tree_regret",
+        "regret of classic, sampled and hybrid *-Minimax at equal nodes on random chance trees",
+    ),
     "figure2": (
         "figure2",
         "Figure 2 of the MCMS paper: *-Minimax, MCMS and MCTS pairings in four games",

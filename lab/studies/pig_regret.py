@@ -468,6 +468,31 @@ def _mean_se(values: Sequence[float]) -> tuple[float, float]:
     return mean, statistics.stdev(values) / math.sqrt(len(values))
 
 
+Cell = Mapping[int, Mapping[str, Any]]  # one (algorithm, budget)'s raw rows by position
+
+
+def cell_statistics(mine: Cell, theirs: Cell | None = None) -> dict[str, Any]:
+    """The statistics of one cell's rows (positions, mean_regret, stderr, mean_depth,
+    wrong_rate, mean_nodes), and its regret minus that of `theirs` paired on the positions
+    both have (paired_diff, paired_stderr; NaN without `theirs` or common positions)."""
+    mean, se = _mean_se([r["regret"] for r in mine.values()])
+    stats = {
+        "positions": len(mine),
+        "mean_regret": mean,
+        "stderr": se,
+        "mean_depth": statistics.fmean(r["depth"] for r in mine.values()),
+        "wrong_rate": statistics.fmean(r["regret"] > WRONG for r in mine.values()),
+        "mean_nodes": statistics.fmean(r["nodes"] for r in mine.values()),
+        "paired_diff": math.nan,
+        "paired_stderr": math.nan,
+    }
+    both = sorted(set(mine) & set(theirs or {}))
+    if theirs and both:
+        diffs = [mine[p]["regret"] - theirs[p]["regret"] for p in both]
+        stats["paired_diff"], stats["paired_stderr"] = _mean_se(diffs)
+    return stats
+
+
 def summarise(
     rows: Sequence[Mapping[str, Any]],
     configs: Sequence[str],
@@ -490,31 +515,18 @@ def summarise(
                 mine = cell.get((name, algorithm, budget))
                 if not mine:
                     continue
-                regrets = [r["regret"] for r in mine.values()]
-                mean, se = _mean_se(regrets)
+                classic = theirs = None
+                if algorithm in SAMPLED:
+                    classic = (config.classic_reference, COUNTERPART[algorithm])
+                    theirs = cell.get((*classic, budget))
                 summary = {
                     "algorithm": algorithm,
                     "options": config.describe(),
                     "budget_nodes": budget,
-                    "positions": len(mine),
-                    "mean_regret": mean,
-                    "stderr": se,
-                    "mean_depth": statistics.fmean(r["depth"] for r in mine.values()),
-                    "wrong_rate": statistics.fmean(r["regret"] > WRONG for r in mine.values()),
-                    "mean_nodes": statistics.fmean(r["nodes"] for r in mine.values()),
                     "config": name,
-                    "classic": "",
-                    "paired_diff": math.nan,
-                    "paired_stderr": math.nan,
+                    "classic": ":".join(classic or ()),
+                    **cell_statistics(mine, theirs),
                 }
-                if algorithm in SAMPLED:
-                    counterpart = COUNTERPART[algorithm]
-                    summary["classic"] = f"{config.classic_reference}:{counterpart}"
-                    theirs = cell.get((config.classic_reference, counterpart, budget), {})
-                    both = sorted(set(mine) & set(theirs))
-                    if both:
-                        diffs = [mine[p]["regret"] - theirs[p]["regret"] for p in both]
-                        summary["paired_diff"], summary["paired_stderr"] = _mean_se(diffs)
                 out.append(summary)
     return out
 
@@ -650,28 +662,17 @@ def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int,
     return tuple(states)
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--positions", type=positions_arg, default=300, help="positions (S_obs sample)"
-    )
+def add_run_arguments(parser: argparse.ArgumentParser, budgets: Sequence[int], kind: str) -> None:
+    """The options of a resumable regret study at equal node budgets: the budgets (default
+    `budgets`), the seed, workers, chunks (--max-minutes), --summarise-only, the progress bar
+    and the output directory (default: a new results/`kind`/run-*)."""
     parser.add_argument(
         "--budgets",
         type=Bounded(int, 1, MAX_NODES).each,
-        default=",".join(map(str, DEFAULT_BUDGETS)),
+        default=",".join(map(str, budgets)),
         help="comma-separated node budgets per search",
     )
-    parser.add_argument(
-        "--configs",
-        default=",".join(DEFAULT_CONFIGS),
-        help="comma-separated configurations (module docstring), e.g. base,ordered+width5",
-    )
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of positions and samples")
-    parser.add_argument(
-        "--games",
-        type=positions_arg,
-        default=2,
-        help="games per ordered pair of players for positions",
-    )
     parser.add_argument("--workers", type=workers_arg, default=2, help="worker processes")
     parser.add_argument(
         "--max-minutes", type=minutes_arg, help="stop cleanly after about this long (resumable)"
@@ -680,13 +681,67 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--summarise-only", action="store_true", help="only rewrite the summaries from raw.jsonl"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--out", help="output directory (default: a new results/pig_regret/run-*)")
+    parser.add_argument("--out", help=f"output directory (default: a new results/{kind}/run-*)")
 
 
-def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
+def check_run_arguments(args: argparse.Namespace) -> tuple[int, ...]:
+    """The node budgets of `add_run_arguments`' options, once they are checked.
+
+    Raises:
+      UsageError: for repeated budgets, a bad worker count or seed, or --summarise-only
+        without the rows of a run in --out.
+    """
     budgets = tuple(args.budgets)
     if len(set(budgets)) != len(budgets):
         raise UsageError(f"--budgets: distinct node budgets, not {budgets}")
+    if not 1 <= args.workers <= (os.cpu_count() or 1) * 4:
+        raise UsageError(f"--workers must be in 1..{(os.cpu_count() or 1) * 4}, got {args.workers}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    if args.summarise_only and not (
+        args.out and Path(stored(Path(args.out) / "raw.jsonl")).is_file()
+    ):
+        raise UsageError(f"--summarise-only: --out {args.out} has no raw.jsonl")
+    return budgets
+
+
+def run_chunk(
+    out: Path,
+    work: Callable[[Any], list[dict[str, Any]]],
+    tasks: Sequence[Any],
+    args: argparse.Namespace,
+) -> bool:
+    """Runs the `tasks` not yet done (`work` appends one task's rows to out/raw.jsonl) until
+    --max-minutes, logging the command of a chunk that has work in out/commands.txt; True if
+    every task ran."""
+    if tasks:  # the run's history, beside its data: each chunk's command
+        log_command(out, args.command_line)
+    deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+    return run_tasks(
+        work, tasks, out / "raw.jsonl", args.workers, deadline, not args.no_progress, len(tasks)
+    )
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--positions", type=positions_arg, default=300, help="positions (S_obs sample)"
+    )
+    parser.add_argument(
+        "--configs",
+        default=",".join(DEFAULT_CONFIGS),
+        help="comma-separated configurations (module docstring), e.g. base,ordered+width5",
+    )
+    parser.add_argument(
+        "--games",
+        type=positions_arg,
+        default=2,
+        help="games per ordered pair of players for positions",
+    )
+    add_run_arguments(parser, DEFAULT_BUDGETS, "pig_regret")
+
+
+def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
+    budgets = check_run_arguments(args)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     if not configs or len(set(configs)) != len(configs):
         raise UsageError(f"--configs: distinct configuration names, not {args.configs!r}")
@@ -695,10 +750,6 @@ def _parse(args: argparse.Namespace) -> tuple[list[str], tuple[int, ...]]:
             parse_config(name)
         except ValueError as e:
             raise UsageError(f"--configs: {e}") from None
-    if not 1 <= args.workers <= (os.cpu_count() or 1) * 4:
-        raise UsageError(f"--workers must be in 1..{(os.cpu_count() or 1) * 4}, got {args.workers}")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {args.seed}")
     return configs, budgets
 
 
@@ -707,10 +758,6 @@ OUTPUTS = ("regret.csv", "regret_real.csv", "README.md", "regret.png", "paired.p
 
 def _run(args: argparse.Namespace) -> None:
     configs, budgets = _parse(args)
-    if args.summarise_only and not (
-        args.out and Path(stored(Path(args.out) / "raw.jsonl")).is_file()
-    ):
-        raise UsageError(f"--summarise-only: --out {args.out} has no raw.jsonl")
     settings = {"positions": args.positions, "budgets": list(budgets), "seed": args.seed}
     settings["games"] = args.games
     hint = "--positions, --budgets, --seed and --games"
@@ -739,18 +786,7 @@ def _run(args: argparse.Namespace) -> None:
             f"tasks done, {len(tasks)} to go; writing {raw}",
             flush=True,
         )
-        if tasks:  # the run's history, beside its data: each chunk's command
-            log_command(out, args.command_line)
-        deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
-        complete = run_tasks(
-            search_position,
-            [(study, *task) for task in tasks],
-            raw,
-            args.workers,
-            deadline,
-            not args.no_progress,
-            len(tasks),
-        )
+        complete = run_chunk(out, search_position, [(study, *task) for task in tasks], args)
         rows = read_rows(raw)
         configs = configs_needed
     write_summaries(out, rows, configs, budgets, positions, args.command_line)

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STUDIES = {
     "bab-nodes",
     "chance-probcut",
+    "chance-tree-regret",
     "figure2",
     "luck-compare",
     "luck-values",
