@@ -5,7 +5,9 @@ outcomes, the map the one game cannot draw: classic expectimax, Star1 and Star2,
 paper's sampled versions expSS, star1SS and star2SS (c outcomes drawn with replacement at every
 chance node) and the hybrid sampled search exphs, star1hs and star2hs (systematic draws, chance
 nodes of at most c outcomes and those right after the root's move enumerated:
-`hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated)
+`hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated, and
+`--classic-first` adds the agents' classic search for every depth it can afford, off by
+default as the committed map was searched before the agents had it)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -50,6 +52,7 @@ import pyspiel
 
 from chancespiel.agents.search_common import MAX_SAMPLES
 from chancespiel.agents.star_minimax import hybrid_options, search
+from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
@@ -65,7 +68,7 @@ from chancespiel.evaluation.usage import (
     positions_arg,
     write_text,
 )
-from chancespiel.files import open_output, open_text, written
+from chancespiel.files import open_output, open_text
 from chancespiel.games.chance_tree import (
     CHANCE_PROB_RANGE,
     CHANCE_TREE_BOUNDS,
@@ -109,10 +112,13 @@ class Trees:
     budgets: tuple[int, ...]
     seed: int  # of the samples
     exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
+    classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
 
     def hybrid(self) -> dict[str, Any]:
-        """The keywords of the hybrid searches (`hybrid_options`, exact_plies as given)."""
+        """The keywords of the hybrid searches (`hybrid_options`, exact_plies and
+        classic_first as given)."""
         options = hybrid_options(self.width)
+        options["classic_first"] = self.classic_first
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -130,6 +136,7 @@ class Trees:
             f"depth={self.depth};branching={self.branching};chance_prob={self.chance_prob:g};"
             f"width={self.width};prune_min_depth={self.prune_min_depth}"
             + ("" if self.exact_plies is None else f";hybrid_exact_plies={self.exact_plies}")
+            + (";hybrid_classic_first" if self.classic_first else "")
         )
 
 
@@ -355,10 +362,7 @@ def plot(summary: Sequence[Mapping[str, Any]], outcomes: Sequence[int], out: Pat
     axes[0][0].set_ylabel("regret x 1e3")
     axes[0][0].legend(fontsize=6, ncol=3)
     fig.suptitle("Random chance trees: regret against exhaustive expectimax", fontsize=10)
-    fig.tight_layout()
-    with written(out / "regret.png", overwrite=True) as tmp:
-        fig.savefig(tmp, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "regret.png", dpi=110)
 
 
 def write_summaries(
@@ -424,6 +428,7 @@ def write_summaries(
         "",
     ]
     write_text(out / "README.md", "\n".join(readme))
+    print("\n".join(goal_table(summary)))  # the main table; every cell is in the README
     print(f"written to {out}: regret.csv, README.md, regret.png")
 
 
@@ -498,6 +503,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the hybrid searches enumerate chance nodes within this many plies of the root "
         "(default: the hybrid's own, 1)",
     )
+    parser.add_argument(
+        "--classic-first",
+        action="store_true",
+        help="the hybrid searches deepen classically while the next depth fits the budget "
+        "(the hybrid agents' default; off: as the committed map was searched)",
+    )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
@@ -521,8 +532,10 @@ def _run(args: argparse.Namespace) -> None:
     }
     if args.exact_plies is not None:  # (runs made without the option keep their settings)
         settings["exact_plies"] = args.exact_plies
+    if args.classic_first:
+        settings["classic_first"] = True
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth, --exact-plies"
+    hint += "--prune-min-depth, --exact-plies, --classic-first"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -535,6 +548,7 @@ def _run(args: argparse.Namespace) -> None:
         budgets,
         args.seed,
         args.exact_plies,
+        args.classic_first,
     )
     raw = out / "raw.jsonl"
     complete = True

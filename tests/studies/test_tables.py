@@ -36,6 +36,8 @@ def _argv(name: str, inputs, out) -> list[str]:
     tiny = {
         "bab-nodes": ["--game", "python_pgame(branching=2,depth=4)", "--trees", "2",
                       "--epsilons", "0,0.2", "--gammas", ""],
+        "chance-tree-regret": ["--positions", "1", "--outcomes", "2", "--budgets", "30",
+                               "--workers", "1", "--no-progress"],
         "chance-probcut": ["--game", "python_pig(winscore=40)", "--depth", "2", "--shallow",
                            "1", "--games", "2", "--fit-positions", "20", "--measure-depth", "3",
                            "--positions", "2", "--confidence", "0.9"],
