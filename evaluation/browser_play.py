@@ -130,10 +130,15 @@ class Table:
     def view(self) -> dict[str, Any]:
         """The position to show."""
         with self.changed:
+            return self.position
+
+    def seen(self) -> None:
+        """The page says it shows the game's end (only then may the server stop: a response
+        cut short by stopping would leave the page without the result)."""
+        with self.changed:
             if self.position.get("over"):
                 self.seen_end = True
                 self.changed.notify_all()
-            return self.position
 
     def submit(self, number: object, action: object) -> str | None:
         """Plays the clicked `action` on the position `number`; a reason if refused."""
@@ -180,7 +185,8 @@ class BrowserSeat(pyspiel.Bot):
 
 
 def make_app(table: Table, token: str) -> bottle.Bottle:
-    """The web application: the page, its position (JSON), a move, leaving."""
+    """The web application: the page, its position (JSON), a move, leaving, and the page's
+    word that it shows the end."""
     app = bottle.Bottle()
     page = TEMPLATE.read_text(encoding="utf-8")
 
@@ -229,6 +235,12 @@ def make_app(table: Table, token: str) -> bottle.Bottle:
     @checked
     def leave() -> dict[str, Any]:
         table.leave()
+        return {"ok": True}
+
+    @app.post("/seen")
+    @checked
+    def seen() -> dict[str, Any]:
+        table.seen()
         return {"ok": True}
 
     return app

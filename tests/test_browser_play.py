@@ -88,6 +88,8 @@ def test_a_game_played_over_http_ends_as_in_the_terminal():
                 200, {"ok": True},
             )  # fmt: skip
             moves += 1
+        # the page says it shows the end; only then does the command stop serving it
+        assert page.call("/seen", {}) == (200, {"ok": True})
         out, err = process.communicate(timeout=60)
     finally:
         process.kill()
