@@ -101,15 +101,12 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
-    CLOCK,
+    DEPTH_FIRST_BUDGET,
     MAX_COEFFICIENT,
-    MAX_DEPTH,
-    MAX_NODES,
     Limits,
     check_budget,
     check_two_player_zero_sum,
     deepen,
-    time_ms_param,
 )
 from chancespiel.agents.search_core import Budget
 from chancespiel.games.core import Core, Heuristic, Ordering
@@ -277,16 +274,7 @@ class BabBot(PolicyBot):
             low=0.0,
             open_high=True,
         ),
-        "max_depth": Param(
-            None,
-            "deepest iteration in decision plies (none: until the budget)",
-            int,
-            high=MAX_DEPTH,
-            low=1,
-        ),
-        "time_ms": time_ms_param(),
-        "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
+        **DEPTH_FIRST_BUDGET,
         "heuristic": HEURISTIC,
         "ordering": ORDERING,
     },

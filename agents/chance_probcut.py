@@ -39,13 +39,11 @@ import pyspiel
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, make_bot, register_agent
 from chancespiel.agents.search_common import (
-    CLOCK,
+    DEPTH_FIRST_BUDGET,
     MAX_COEFFICIENT,
     MAX_DEPTH,
-    MAX_NODES,
     MAX_SAMPLES,
     check_two_player_zero_sum,
-    time_ms_param,
 )
 from chancespiel.agents.star_minimax import (
     StarMinimaxBot,
@@ -292,16 +290,7 @@ def check_cpc_params(regression: Regression, confidence: float) -> None:
             None, "outcomes sampled per chance node (none: all)", int, high=MAX_SAMPLES, low=1
         ),
         "shared_samples": Param(False, "siblings share chance samples (with samples only)"),
-        "max_depth": Param(
-            None,
-            "deepest iteration in decision plies (none: until budget)",
-            int,
-            high=MAX_DEPTH,
-            low=1,
-        ),
-        "time_ms": time_ms_param(),
-        "clock": CLOCK,
-        "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
+        **DEPTH_FIRST_BUDGET,
         "prune_min_depth": Param(
             0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH, low=0
         ),

@@ -66,6 +66,21 @@ def time_ms_param(text: str = "time budget per move in ms (default 200 if no bud
     return Param(None, text, float, high=MAX_TIME_MS, low=0.0, open_low=True)
 
 
+# The budget parameters of the depth-first searches (*-Minimax, bounded alpha-beta, ChanceProbCut).
+DEPTH_FIRST_BUDGET: dict[str, Param] = {
+    "max_depth": Param(
+        None,
+        "deepest iteration in decision plies (none: until the budget)",
+        int,
+        high=MAX_DEPTH,
+        low=1,
+    ),
+    "time_ms": time_ms_param(),
+    "clock": CLOCK,
+    "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
+}
+
+
 def clock_named(name: str) -> Callable[[], float]:
     """The clock `name` of CLOCKS.
 
