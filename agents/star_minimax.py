@@ -77,15 +77,13 @@ from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import HEURISTIC, ORDERING, Param, register_agent
 from chancespiel.agents.result import Iteration, SearchResult
 from chancespiel.agents.search_common import (
-    CLOCK,
+    DEPTH_FIRST_BUDGET,
     MAX_DEPTH,
-    MAX_NODES,
     MAX_SAMPLES,
     Limits,
     check_budget,
     check_two_player_zero_sum,
     deepen,
-    time_ms_param,
 )
 from chancespiel.agents.search_core import Budget, SearchTimeout
 from chancespiel.agents.star_core import (
@@ -318,18 +316,11 @@ def run_iterations(
     actions = list(state.legal_actions())
     result = StarResult(value=0.0, action=actions[0])
     forced = len(actions) == 1 and max_depth is None  # nothing to decide
-    budget = context.budget
 
     if context.samples is None:
 
         def iteration(depth: int) -> bool:
-            context.horizon_reached = False
-            context.probes.clear()
-            nodes = budget.nodes
-            value, action, values, kinds = context.root_search(state, depth)
-            _store(result, depth, value, action, values, kinds)
-            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
-            return context.horizon_reached
+            return _classic_depth(context, state, depth, result)
 
         result.completed = deepen(iteration, max_depth, iterative, forced)
         return result
@@ -340,6 +331,18 @@ def run_iterations(
         options or SampledOptions(),
     )  # fmt: skip
     return result
+
+
+def _classic_depth(context: StarSearch, state: Core, depth: int, result: StarResult) -> bool:
+    """One search of `context` to `depth` made the result (and an iteration of it); whether
+    it met the horizon anywhere."""
+    context.horizon_reached = False
+    context.probes.clear()
+    nodes = context.budget.nodes
+    value, action, values, kinds = context.root_search(state, depth)
+    _store(result, depth, value, action, values, kinds)
+    result.iterations.append(Iteration(depth, value, action, context.budget.nodes - nodes))
+    return context.horizon_reached
 
 
 def _store(
@@ -464,14 +467,10 @@ def _classic_iterations(
                 if not budget.affords(int(nodes * growth), seconds * growth):
                     return depth, False
             depth += 1
-            context.horizon_reached = False
-            context.probes.clear()
             nodes, start = budget.nodes, budget.clock()
-            value, action, values, kinds = context.root_search(state, depth)
-            _store(result, depth, value, action, values, kinds)
-            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+            horizon_reached = _classic_depth(context, state, depth, result)
             costs.append((budget.nodes - nodes, budget.clock() - start))
-            if not context.horizon_reached or forced:
+            if not horizon_reached or forced:
                 return depth, True
         return depth, True
     finally:
@@ -563,16 +562,7 @@ class StarMinimaxBot(PolicyBot):
 
 
 _COMMON = {
-    "max_depth": Param(
-        None,
-        "deepest iteration in decision plies (none: until the budget)",
-        int,
-        high=MAX_DEPTH,
-        low=1,
-    ),
-    "time_ms": time_ms_param(),
-    "clock": CLOCK,
-    "max_nodes": Param(None, "node budget per move", int, high=MAX_NODES, low=1),
+    **DEPTH_FIRST_BUDGET,
     "prune_min_depth": Param(
         0, "no pruning at chance nodes with remaining depth <= this", high=MAX_DEPTH, low=0
     ),
