@@ -68,7 +68,7 @@ from chancespiel.evaluation.usage import (
     positions_arg,
     write_text,
 )
-from chancespiel.files import open_output, open_text
+from chancespiel.files import open_output
 from chancespiel.games.chance_tree import (
     CHANCE_PROB_RANGE,
     CHANCE_TREE_BOUNDS,
@@ -85,6 +85,7 @@ from chancespiel.studies.pig_regret import (
     check_run_arguments,
     markdown,
     position_seed,
+    read_positions,
     run_chunk,
     write_csv,
 )
@@ -439,18 +440,7 @@ def _seeds(out: Path, count: int, seed: int, depth: int, branching: int) -> tupl
     """The trees' seeds: read from positions.csv, or drawn and written there."""
     path = out / "positions.csv"
     if path.exists():
-        try:
-            with open_text(path, newline="") as f:
-                seeds = [int(row["tree_seed"]) for row in csv.DictReader(f)]
-        except OSError as e:
-            raise UsageError(f"cannot read {path}: {e.strerror}") from None
-        except (KeyError, TypeError, ValueError, csv.Error):  # (UnicodeDecodeError too)
-            raise UsageError(f"{path}: not a positions.csv of this experiment") from None
-        if len(seeds) != count:
-            raise UsageError(
-                f"{path} holds {len(seeds)} trees, not --positions {count}: use another --out"
-            )
-        return tuple(seeds)
+        return read_positions(path, count, lambda row: int(row["tree_seed"]), "trees")
     seeds = tree_seeds(count, seed, depth, branching)
     with open_output(path, newline="") as f:
         writer = csv.writer(f)

@@ -64,7 +64,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import pyspiel
 
@@ -628,25 +628,41 @@ def plot(summary: Sequence[Mapping[str, Any]], configs: Sequence[str], out: Path
 # --- The run --------------------------------------------------------------------------------
 
 
+T = TypeVar("T")
+
+
+def read_positions(
+    path: Path, count: int, parse: Callable[[dict[str, str]], T], what: str
+) -> tuple[T, ...]:
+    """The `count` positions a run wrote to `path` (positions.csv), each row parsed by `parse`;
+    `what` names them in the error ('positions', 'trees').
+
+    Raises:
+      UsageError: for a file that cannot be read, is not this experiment's, or holds another
+        number of positions.
+    """
+    try:
+        with open_text(path, newline="") as f:
+            found = [parse(row) for row in csv.DictReader(f)]
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except (KeyError, TypeError, ValueError, csv.Error):  # (UnicodeDecodeError too)
+        raise UsageError(f"{path}: not a positions.csv of this experiment") from None
+    if len(found) != count:
+        raise UsageError(
+            f"{path} holds {len(found)} {what}, not --positions {count}: use another --out"
+        )
+    return tuple(found)
+
+
 def _positions(out: Path, count: int, seed: int, games: int) -> tuple[tuple[int, ...], ...]:
     """The study's positions: read from positions.csv, or collected and written there."""
     path = out / "positions.csv"
     if path.exists():
-        try:
-            with open_text(path, newline="") as f:
-                keys = [
-                    tuple(int(row[k]) for k in ("mine", "theirs", "turn_total", "mover"))
-                    for row in csv.DictReader(f)
-                ]
-        except OSError as e:
-            raise UsageError(f"cannot read {path}: {e.strerror}") from None
-        except (KeyError, TypeError, ValueError, csv.Error):  # (UnicodeDecodeError too)
-            raise UsageError(f"{path}: not a positions.csv of this experiment") from None
-        if len(keys) != count:
-            raise UsageError(
-                f"{path} holds {len(keys)} positions, not --positions {count}: use another --out"
-            )
-        return tuple(keys)
+        fields = ("mine", "theirs", "turn_total", "mover")
+        return read_positions(
+            path, count, lambda row: tuple(int(row[k]) for k in fields), "positions"
+        )
     states = collect_states(collection_specs(), games, count, seed)
     if len(states) < count:
         raise UsageError(
