@@ -37,64 +37,63 @@ UCT_C = 2.0
 CLOCK = time.process_time
 
 
-def ours(game: pyspiel.Game, states: list[pyspiel.State], simulations: int) -> Callable:
-    """Our mcts: simulations per second over `states`."""
+def per_cpu_second(
+    states: list[pyspiel.State], prepare: Callable[[int, pyspiel.State], Callable[[], int]]
+) -> Callable[[int], float]:
+    """A round of `best_of`: simulations per CPU second over `states`, where
+    `prepare(seed, state)` builds a bot (not timed) and returns its search, which returns the
+    simulations it ran (timed)."""
 
     def run(repeat: int) -> float:
         total_sims, total_s = 0, 0.0
         for index, state in enumerate(states):
-            core = search_state(state)
+            search = prepare(1000 * repeat + index, state)
             start = CLOCK()
-            result = mcts_search(
-                core, game, uct_c=UCT_C, max_simulations=simulations, seed=1000 * repeat + index
-            )
+            total_sims += search()
             total_s += CLOCK() - start
-            total_sims += result.simulations
         return total_sims / total_s
 
     return run
+
+
+def ours(game: pyspiel.Game, states: list[pyspiel.State], simulations: int) -> Callable:
+    """Our mcts: simulations per second over `states`."""
+
+    def prepare(seed: int, state: pyspiel.State) -> Callable[[], int]:
+        core = search_state(state)
+        return lambda: (
+            mcts_search(core, game, uct_c=UCT_C, max_simulations=simulations, seed=seed).simulations
+        )
+
+    return per_cpu_second(states, prepare)
 
 
 def openspiel_python(game: pyspiel.Game, states: list[pyspiel.State], simulations: int):
     """OpenSpiel's Python MCTSBot: simulations per second over `states`."""
 
-    def run(repeat: int) -> float:
-        total_sims, total_s = 0, 0.0
-        for index, state in enumerate(states):
-            seed = 1000 * repeat + index
-            bot = open_spiel_mcts.MCTSBot(
-                game,
-                UCT_C,
-                simulations,
-                open_spiel_mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
-                solve=False,
-                random_state=np.random.RandomState(seed + 1),
-            )
-            start = CLOCK()
-            root = bot.mcts_search(state)
-            total_s += CLOCK() - start
-            total_sims += root.explore_count
-        return total_sims / total_s
+    def prepare(seed: int, state: pyspiel.State) -> Callable[[], int]:
+        bot = open_spiel_mcts.MCTSBot(
+            game,
+            UCT_C,
+            simulations,
+            open_spiel_mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed)),
+            solve=False,
+            random_state=np.random.RandomState(seed + 1),
+        )
+        return lambda: bot.mcts_search(state).explore_count
 
-    return run
+    return per_cpu_second(states, prepare)
 
 
 def openspiel_cpp(game: pyspiel.Game, states: list[pyspiel.State], simulations: int):
     """OpenSpiel's C++ MCTSBot through mcts_search: simulations per second over `states`."""
 
-    def run(repeat: int) -> float:
-        total_sims, total_s = 0, 0.0
-        for index, state in enumerate(states):
-            seed = 1000 * repeat + index
-            evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-            bot = pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, 1000, False, seed, False)
-            start = CLOCK()
-            root = bot.mcts_search(state)
-            total_s += CLOCK() - start
-            total_sims += root.explore_count
-        return total_sims / total_s
+    def prepare(seed: int, state: pyspiel.State) -> Callable[[], int]:
+        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+        bot = pyspiel.MCTSBot(game, evaluator, UCT_C, simulations, 1000, False, seed, False)
+        return lambda: bot.mcts_search(state).explore_count
 
-    return run
+    return per_cpu_second(states, prepare)
 
 
 # OpenSpiel's C++ games and ours that equal them move for move
