@@ -425,10 +425,7 @@ class MatchResult:
 
 def match_luck(records: Sequence[Record], summary: PairSummary, value: str | None) -> LuckSummary:
     """The luck summary of the match's pair over `records` (report --luck's)."""
-    try:
-        return pair_luck(records, value)[summary.key]
-    except LuckError as e:
-        raise UsageError(f"--luck: {e}") from None
+    return tournament_luck(records, [summary], value)[0]
 
 
 def tournament_luck(
