@@ -239,10 +239,29 @@ class Budget:
 
     def check(self) -> None:
         """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
+        if self.spent():
+            raise SearchTimeout
+
+    def spent(self) -> bool:
+        """Whether the nodes or the time are used up."""
         if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise SearchTimeout
-        if self.deadline is not None and self.clock() > self.deadline:
-            raise SearchTimeout
+            return True
+        return self.deadline is not None and self.clock() > self.deadline
+
+    def narrow(self, share: float) -> tuple[int | None, float | None]:
+        """Limits the budget to `share` of the nodes and time left, for a search that may be
+        given up; returns the limits that `widen` puts back."""
+        limits = (self.max_nodes, self.deadline)
+        if self.max_nodes is not None:
+            self.max_nodes = self.nodes + int((self.max_nodes - self.nodes) * share)
+        if self.deadline is not None:
+            now = self.clock()
+            self.deadline = now + (self.deadline - now) * share
+        return limits
+
+    def widen(self, limits: tuple[int | None, float | None]) -> None:
+        """Puts back the limits that `narrow` returned."""
+        self.max_nodes, self.deadline = limits
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -125,6 +125,12 @@ class SampledOptions:
       cost (the last depth's, times its growth over the depth before) fits what is left;
       sampling starts at the first depth the classic search cannot afford, so a sample never
       replaces an exact search of the same depth.
+    classic_trial: with classic_first, a classic depth whose cost cannot be predicted yet (the
+      first two) gets half of what is left, and sampling takes over at that depth if it does
+      not finish; the sampled depths then enumerate the chance nodes within `exact_plies` only
+      where the classic search completed a depth beyond them (at most its depth minus one
+      plies). Where the budget cannot see past the root's chance nodes classically,
+      enumerating them would cost the depth the sample is there to buy.
     """
 
     resample: bool = False
@@ -135,6 +141,7 @@ class SampledOptions:
     exact_up_to: int = 0
     exact_plies: int = 0
     classic_first: bool = False
+    classic_trial: bool = False
 
 
 @dataclass(kw_only=True)
@@ -220,6 +227,7 @@ def search(
     exact_up_to: int = 0,
     exact_plies: int = 0,
     classic_first: bool = False,
+    classic_trial: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -248,8 +256,8 @@ def search(
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic,
-        exact_up_to, exact_plies, classic_first: opt-in additions to the sampled search
-        (SampledOptions); refused without `samples`.
+        exact_up_to, exact_plies, classic_first, classic_trial: opt-in additions to
+        the sampled search (SampledOptions); refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -270,6 +278,7 @@ def search(
         exact_up_to,
         exact_plies,
         classic_first,
+        classic_trial,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -384,11 +393,15 @@ def _sampled_iterations(
     depth = max_depth - 1 if not iterative and max_depth is not None else 0
     if options.classic_first and has_budget and iterative:
         try:
-            depth, over = _classic_iterations(context, state, result, max_depth, forced)
+            depth, over = _classic_iterations(
+                context, state, result, max_depth, forced, options.classic_trial
+            )
         except SearchTimeout:
             return False
         if over:
             return True
+        if options.classic_trial:
+            context.exact_plies = min(context.exact_plies, max(depth - 1, 0))
     deeper = True
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
@@ -444,10 +457,12 @@ def _classic_iterations(
     result: StarResult,
     max_depth: int | None,
     forced: bool,
+    trial: bool = False,
 ) -> tuple[int, bool]:
     """Iterative deepening of the classic search while the next depth is predicted to fit
     the budget (`classic_first`): its cost is the last depth's times the growth from the
-    depth before, in nodes and in time.
+    depth before, in nodes and in time. With `trial` (`classic_trial`), a depth that cannot
+    be predicted yet gets half of what is left, and is given up if it does not finish there.
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -461,14 +476,26 @@ def _classic_iterations(
     depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
     try:
         while max_depth is None or depth < max_depth:
-            if depth >= 2:
+            predicted = depth >= 2
+            if predicted:
                 (nodes, seconds), (before, _) = costs[-1], costs[-2]
                 growth = nodes / max(before, 1)
                 if not budget.affords(int(nodes * growth), seconds * growth):
                     return depth, False
             depth += 1
             nodes, start = budget.nodes, budget.clock()
-            horizon_reached = _classic_depth(context, state, depth, result)
+            limits = budget.narrow(0.5) if trial and not predicted else None
+            try:
+                horizon_reached = _classic_depth(context, state, depth, result)
+            except SearchTimeout:
+                if limits is None:
+                    raise
+                budget.widen(limits)
+                if budget.spent():
+                    raise
+                return depth - 1, False  # the trial's half ran out: sampling takes over here
+            if limits is not None:
+                budget.widen(limits)
             costs.append((budget.nodes - nodes, budget.clock() - start))
             if not horizon_reached or forced:
                 return depth, True
@@ -530,6 +557,8 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     for name in ("exact_up_to", "exact_plies"):
         if getattr(options, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
+    if options.classic_trial and not options.classic_first:
+        raise ValueError("classic_trial needs classic_first (it changes how that deepens)")
     if samples is None:
         given = [name for name, on in dataclasses.asdict(options).items() if on]
         if given:
@@ -597,6 +626,11 @@ _SAMPLED = {
     "classic_first": Param(
         False, "deepen classically while the next depth fits the budget, then sample"
     ),
+    "classic_trial": Param(
+        False,
+        "with classic_first: try the unpredictable first depths classically within half the "
+        "budget left, and enumerate exact_plies only below the classic search's depth",
+    ),
 }
 
 
@@ -658,8 +692,9 @@ _HELP = {
 _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
 _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 # The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
-# those right after the root's move enumerated, systematic draws elsewhere, and the classic
-# search for every depth it can afford (docs/agents.md gives the measurements behind each).
+# those right after the root's move enumerated (where the classic search completed a depth
+# beyond them), systematic draws elsewhere, and the classic search for every depth it can
+# afford (docs/agents.md gives the measurements behind each).
 HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
     "exact_up_to": Param(
@@ -671,6 +706,7 @@ HYBRID = {
     ),
     "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
+    "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
 }
 
 

@@ -580,6 +580,10 @@ def test_sampling_options_are_checked():
         make_bot("star2(systematic=true)", game, 0)
     with pytest.raises(ValueError, match=r"exact_plies must be in \[0, "):
         make_bot("star2ss(exact_plies=-1)", game, 0)
+    with pytest.raises(ValueError, match="classic_trial needs classic_first"):
+        make_bot("star2ss(classic_trial=true)", game, 0)
+    with pytest.raises(ValueError, match="classic_trial needs classic_first"):
+        make_bot("star2hs(classic_first=false)", game, 0)
 
 
 def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
@@ -597,6 +601,7 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             expected = search(
                 search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
                 systematic=True, exact_up_to=8, exact_plies=1, classic_first=True,
+                classic_trial=True,
             )  # fmt: skip
             assert bot.last_result.action_values == expected.action_values
         # at a width of the roll's 21 outcomes nothing is sampled: the classic search
@@ -634,3 +639,61 @@ def test_classic_first_deepens_classically_until_a_depth_does_not_fit(algorithm)
         assert _steps(
             search(root, game, algorithm, max_depth=3, samples=5, seed=4, classic_first=True)
         ) == _steps(search(root, game, algorithm, max_depth=3, samples=5, seed=4))
+
+
+def test_budget_narrow_limits_to_a_share_of_what_is_left_and_widen_puts_it_back():
+    now = [10.0]
+    budget = Budget(1000.0, 1000, lambda: now[0])
+    budget.nodes = 200
+    limits = budget.narrow(0.5)
+    assert budget.max_nodes == 600 and budget.deadline == pytest.approx(10.5)
+    budget.nodes = 601
+    assert budget.spent()
+    budget.widen(limits)
+    assert not budget.spent() and budget.max_nodes == 1000 and budget.deadline == 11.0
+    now[0] = 11.5
+    assert budget.spent()
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_classic_trial_samples_the_depth_the_classic_search_cannot_finish_in_half(algorithm):
+    """On trees whose chance nodes are large, the classic search's second depth often costs
+    more than half of a small budget: with classic_trial it is then given up and sampled
+    instead, root chance nodes included (exact_plies capped at the classic depth minus one);
+    a second depth that fits in half is the classic search's, as with classic_first alone."""
+    hybrid = {"samples": 8, "seed": 4, "systematic": True, "exact_up_to": 8}
+    hybrid |= {"exact_plies": 1, "classic_first": True}
+    trials = 0
+    for seed in range(3, 10):
+        game = pyspiel.load_game(f"python_chance_tree(seed={seed},depth=3,outcomes=64)")
+        root = search_state(game.new_initial_state())
+        classic = _steps(search(root, game, algorithm, max_depth=2))
+        first = search(root, game, algorithm, max_nodes=1000, **hybrid)
+        found = search(root, game, algorithm, max_nodes=1000, classic_trial=True, **hybrid)
+        assert _steps(found)[0] == _steps(first)[0] == classic[0]
+        # (a budget is checked every 256 nodes: far enough from the half to be decided)
+        if len(classic) < 2 or classic[1][3] <= (1000 - classic[0][3]) // 2 - 256:
+            assert _steps(found) == _steps(first)  # nothing to try, or the try fitted
+            continue
+        trials += 1
+        assert found.depth >= 2
+        # the sampled depth 2 is the one searched without exact_plies (root nodes sampled)
+        plain = {**hybrid, "exact_plies": 0, "classic_first": False}
+        unexact = search(root, game, algorithm, max_depth=2, iterative=False, **plain)
+        assert _steps(found)[1][:3] == _steps(unexact)[0][:3]
+        assert found.iterations[1].nodes < 500
+    assert trials >= 3
+
+
+def test_classic_trial_changes_nothing_where_the_first_depths_fit():
+    """Pig's first two depths cost about a hundred nodes: from 1,000 nodes on, classic_trial
+    gives the search of classic_first alone."""
+    game = pyspiel.load_game("python_pig(ordered_dice=true)")
+    hybrid = {"samples": 18, "seed": 2, "systematic": True, "exact_up_to": 18}
+    hybrid |= {"exact_plies": 1, "classic_first": True}
+    for state in _contested_positions(game, 4, seed=5, max_moves=16):
+        root = search_state(state)
+        for budget in (1000, 10_000):
+            first = search(root, game, "star2", max_nodes=budget, **hybrid)
+            found = search(root, game, "star2", max_nodes=budget, classic_trial=True, **hybrid)
+            assert _steps(found) == _steps(first) and found.depth >= 2

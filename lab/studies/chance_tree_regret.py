@@ -6,8 +6,10 @@ paper's sampled versions expSS, star1SS and star2SS (c outcomes drawn with repla
 chance node) and the hybrid sampled search exphs, star1hs and star2hs (systematic draws, chance
 nodes of at most c outcomes and those right after the root's move enumerated:
 `hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated, and
-`--classic-first` adds the agents' classic search for every depth it can afford, off by
-default as the committed map was searched before the agents had it)
+`--classic-first` adds the agents' classic search for every depth it can afford, and
+`--classic-trial` their trial of the first classic depths within half the budget, sampling
+beyond, with the plies of `--exact-plies` enumerated only below the classic depth; both off
+by default as the committed map was searched before the agents had them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -114,12 +116,14 @@ class Trees:
     seed: int  # of the samples
     exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
     classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
+    classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
 
     def hybrid(self) -> dict[str, Any]:
-        """The keywords of the hybrid searches (`hybrid_options`, exact_plies and
-        classic_first as given)."""
+        """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first
+        and classic_trial as given)."""
         options = hybrid_options(self.width)
         options["classic_first"] = self.classic_first
+        options["classic_trial"] = self.classic_trial
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -138,6 +142,7 @@ class Trees:
             f"width={self.width};prune_min_depth={self.prune_min_depth}"
             + ("" if self.exact_plies is None else f";hybrid_exact_plies={self.exact_plies}")
             + (";hybrid_classic_first" if self.classic_first else "")
+            + (";hybrid_classic_trial" if self.classic_trial else "")
         )
 
 
@@ -499,6 +504,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the hybrid searches deepen classically while the next depth fits the budget "
         "(the hybrid agents' default; off: as the committed map was searched)",
     )
+    parser.add_argument(
+        "--classic-trial",
+        action="store_true",
+        help="with --classic-first: the first classic depths are tried within half the budget "
+        "left, and --exact-plies counts only below the classic depth (the hybrid agents' "
+        "default)",
+    )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
@@ -522,10 +534,14 @@ def _run(args: argparse.Namespace) -> None:
     }
     if args.exact_plies is not None:  # (runs made without the option keep their settings)
         settings["exact_plies"] = args.exact_plies
+    if args.classic_trial and not args.classic_first:
+        raise UsageError("--classic-trial needs --classic-first (it follows its depth)")
     if args.classic_first:
         settings["classic_first"] = True
+    if args.classic_trial:
+        settings["classic_trial"] = True
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth, --exact-plies, --classic-first"
+    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -539,6 +555,7 @@ def _run(args: argparse.Namespace) -> None:
         args.seed,
         args.exact_plies,
         args.classic_first,
+        args.classic_trial,
     )
     raw = out / "raw.jsonl"
     complete = True

@@ -82,17 +82,19 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
-    # the committed map was searched before the agents had classic_first: off unless asked
-    assert trees.hybrid() == {**hybrid_options(3), "classic_first": False}
+    # the committed map was searched before the agents had classic_first and classic_trial:
+    # off unless asked
+    off = {"classic_first": False, "classic_trial": False}
+    assert trees.hybrid() == {**hybrid_options(3), **off}
     assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
     assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
         **hybrid_options(3),
         "exact_plies": 0,
-        "classic_first": False,
+        **off,
     }
     assert "hybrid_exact_plies=0" in dataclasses.replace(trees, exact_plies=0).describe()
-    agents = dataclasses.replace(trees, classic_first=True)
-    assert agents.hybrid() == hybrid_options(3) and "hybrid_classic_first" in agents.describe()
+    agents = dataclasses.replace(trees, classic_first=True, classic_trial=True)
+    assert agents.hybrid() == hybrid_options(3) and "hybrid_classic_trial" in agents.describe()
 
 
 def _row(config, position, algorithm, regret, budget=10):
