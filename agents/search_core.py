@@ -144,6 +144,9 @@ _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample
 
 
 SAMPLE_CHUNK: Final = 4096  # draws between two looks at the budget's clock
+INDEPENDENT: Final = 0  # how _draw_outcomes places its points
+SYSTEMATIC: Final = 1
+STRATIFIED: Final = 2
 
 
 def sample_outcomes(
@@ -157,7 +160,7 @@ def sample_outcomes(
     With a `budget`, its clock is read every SAMPLE_CHUNK draws (a search's budget is
     checked per node, and one node may draw millions), raising SearchTimeout once spent.
     """
-    return _draw_outcomes(outcomes, samples, key, budget, False)
+    return _draw_outcomes(outcomes, samples, key, budget, INDEPENDENT)
 
 
 def systematic_outcomes(
@@ -172,7 +175,22 @@ def systematic_outcomes(
     give only in expectation. A pure function of `key`; weights count / samples; the
     `budget`'s clock is read as in `sample_outcomes`.
     """
-    return _draw_outcomes(outcomes, samples, key, budget, True)
+    return _draw_outcomes(outcomes, samples, key, budget, SYSTEMATIC)
+
+
+def stratified_outcomes(
+    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
+) -> list[tuple[int, float]]:
+    """`samples` outcomes drawn by stratified sampling, duplicates merged.
+
+    The cumulative table is cut into `samples` equal strata and one point drawn uniformly in
+    each: unbiased like the others, every outcome drawn within about one of its expected
+    count, and, unlike one uniform number for every point (`systematic_outcomes`), blind to
+    a period in the order of the outcomes. Ordered dice listed by first die then second,
+    sampled at half their number, are such a period: every systematic point falls on the
+    same parity of the second die. A pure function of `key`; weights count / samples.
+    """
+    return _draw_outcomes(outcomes, samples, key, budget, STRATIFIED)
 
 
 def _draw_outcomes(
@@ -180,22 +198,26 @@ def _draw_outcomes(
     samples: int,
     key: int,
     budget: Budget | None,
-    systematic: bool,
+    mode: int,
 ) -> list[tuple[int, float]]:
-    """The draws of `sample_outcomes` (independent) or `systematic_outcomes`, counted."""
+    """The draws of `sample_outcomes`, `systematic_outcomes` or `stratified_outcomes`,
+    counted."""
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
     ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
     # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
     # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
     draw = random.Random(key).random
-    start = draw() if systematic else 0.0  # systematic: one uniform number for every point
+    start = draw() if mode == SYSTEMATIC else 0.0  # one uniform number for every point
     counts: dict[int, int] = {}
     done = 0
     while done < samples:  # chunks: the loop over draws stays free of a clock test per draw
         end = done + SAMPLE_CHUNK if samples - done > SAMPLE_CHUNK else samples
         for i in range(done, end):
-            u = (start + i) / samples if systematic else draw()
+            if mode == INDEPENDENT:
+                u = draw()
+            else:  # systematic: the same offset in every stratum; stratified: its own
+                u = (i + (start if mode == SYSTEMATIC else draw())) / samples
             chosen = ids[sample_guided(cum, guide, u)]
             counts[chosen] = counts.get(chosen, 0) + 1
         done = end

@@ -31,6 +31,7 @@ from chancespiel.agents.search_core import (
     OrderedSearch,
     child_key,
     sample_outcomes,
+    stratified_outcomes,
     systematic_outcomes,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
@@ -156,6 +157,7 @@ class StarSearch(OrderedSearch):
         systematic: bool = False,
         exact_up_to: int = 0,
         exact_plies: int = 0,
+        stratified: bool = False,
     ) -> None:
         super().__init__(ordering)
         self.algorithm = algorithm
@@ -172,6 +174,7 @@ class StarSearch(OrderedSearch):
         self.full_root_window = full_root_window and samples is not None
         # How a sampled chance node is sampled, or enumerated (StarSearch.outcomes).
         self.systematic = systematic
+        self.stratified = stratified
         self.exact_up_to = exact_up_to
         self.exact_plies = exact_plies
         self.root_depth = 0  # the depth of the current iteration (root_search)
@@ -204,7 +207,7 @@ class StarSearch(OrderedSearch):
 
         A sampled search enumerates a node with at most `exact_up_to` outcomes, and every node
         within `exact_plies` decision plies of the root; elsewhere it draws `samples` outcomes,
-        independently or (`systematic`) systematically.
+        independently, or (`systematic`) systematically, or (`stratified`) one in each stratum.
         """
         outcomes = state.chance_outcomes()
         samples = self.samples
@@ -217,7 +220,13 @@ class StarSearch(OrderedSearch):
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        draw = systematic_outcomes if self.systematic else sample_outcomes
+        draw = (
+            systematic_outcomes
+            if self.systematic
+            else stratified_outcomes
+            if self.stratified
+            else sample_outcomes
+        )
         sample = draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
         if len(sample) < len(outcomes):
             self.partial_sample = True

@@ -119,6 +119,11 @@ class SampledOptions:
     systematic: draw a chance node's sample systematically (one uniform number, evenly spaced
       points) instead of independently: each outcome is drawn within one of its expected
       count.
+    stratified: draw a chance node's sample by stratified sampling (one uniform number in each
+      of `samples` equal strata of the cumulative probabilities): within about one of each
+      outcome's expected count, like `systematic`, and blind to a period in the outcomes'
+      order, which one number for every point is not (ordered dice sampled at half their
+      number).
     exact_up_to: enumerate a chance node with at most this many outcomes instead of sampling.
     exact_plies: enumerate every chance node within this many decision plies of the root.
     classic_first: under a budget, deepen with the classic search while the next depth's
@@ -138,6 +143,7 @@ class SampledOptions:
     distrust_decided: bool = False
     solve_exhausted: bool = False
     systematic: bool = False
+    stratified: bool = False
     exact_up_to: int = 0
     exact_plies: int = 0
     classic_first: bool = False
@@ -224,6 +230,7 @@ def search(
     distrust_decided: bool = False,
     solve_exhausted: bool = False,
     systematic: bool = False,
+    stratified: bool = False,
     exact_up_to: int = 0,
     exact_plies: int = 0,
     classic_first: bool = False,
@@ -255,7 +262,7 @@ def search(
       clock: what time_ms measures, "wall" or "cpu" (search_common.CLOCKS).
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
-      resample, full_root_window, distrust_decided, solve_exhausted, systematic,
+      resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
         exact_up_to, exact_plies, classic_first, classic_trial: opt-in additions to
         the sampled search (SampledOptions); refused without `samples`.
 
@@ -275,6 +282,7 @@ def search(
         distrust_decided,
         solve_exhausted,
         systematic,
+        stratified,
         exact_up_to,
         exact_plies,
         classic_first,
@@ -303,6 +311,7 @@ def search(
         options.systematic,
         options.exact_up_to,
         options.exact_plies,
+        options.stratified,
         **(search_options or {}),
     )
     result = run_iterations(context, state, max_depth, iterative, time_ms, max_nodes, options)
@@ -557,6 +566,8 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     for name in ("exact_up_to", "exact_plies"):
         if getattr(options, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
+    if options.systematic and options.stratified:
+        raise ValueError("systematic and stratified are two ways to draw: choose one")
     if options.classic_trial and not options.classic_first:
         raise ValueError("classic_trial needs classic_first (it changes how that deepens)")
     if samples is None:
@@ -617,6 +628,7 @@ _SAMPLED = {
         False, "a sample that drew every outcome above the horizon triggers a classic search"
     ),
     "systematic": Param(False, "draw samples systematically (evenly spaced), not independently"),
+    "stratified": Param(False, "draw one sample in each of c equal strata, not independently"),
     "exact_up_to": Param(
         0, "enumerate chance nodes with at most this many outcomes", high=MAX_SAMPLES, low=0
     ),

@@ -16,6 +16,7 @@ from chancespiel.agents.search_core import (
     Budget,
     outcome_table,
     sample_outcomes,
+    stratified_outcomes,
     systematic_outcomes,
 )
 from chancespiel.agents.star_core import EXACT, LOWER, UPPER, StarSearch
@@ -533,6 +534,58 @@ def test_systematic_draws_are_unbiased_and_closer_than_independent_ones():
     sd = math.sqrt(sum(e * e for e in systematic) / runs)
     assert abs(sum(systematic) / runs) <= 4.5 * sd / math.sqrt(runs)
     assert sum(e * e for e in systematic) < 0.5 * sum(e * e for e in independent)
+
+
+@pytest.mark.parametrize("samples", [1, 5, 18, 40])
+def test_stratified_draws_each_outcome_within_about_one_of_its_expected_count(samples):
+    """One point in each stratum: an outcome gets one draw per stratum its interval meets, at
+    most, and one per stratum it covers, at least."""
+    game = pyspiel.load_game("python_cant_stop")  # 126 outcomes of unequal probability
+    outcomes = game.new_initial_state().chance_outcomes()
+    for key in range(200):
+        sample = stratified_outcomes(outcomes, samples, key)
+        assert sum(weight for _, weight in sample) == pytest.approx(1.0)
+        counts = {outcome: round(weight * samples) for outcome, weight in sample}
+        for outcome, p in outcomes:
+            assert abs(counts.get(outcome, 0) - samples * p) < 2.0 + 1e-9, (key, outcome)
+    # the points differ from stratum to stratum, unlike systematic draws
+    assert stratified_outcomes(outcomes, 40, 1) != systematic_outcomes(outcomes, 40, 1)
+
+
+def test_stratified_draws_are_blind_to_a_period_in_the_outcomes_order():
+    """Ordered dice listed by first die then second, drawn at half their number: every
+    systematic point falls on one parity of the second die, so the share of rolls with a 1
+    is 3/18 or 8/18, noisier than independent draws; stratified draws are not, and like the
+    others unbiased."""
+    game = pyspiel.load_game("python_pig(ordered_dice=true)")
+    state = game.new_initial_state()
+    state.apply_action(0)  # roll
+    outcomes = state.chance_outcomes()
+    ones = {a for a, _ in outcomes if "1" in state.action_to_string(a)[len("Roll ") :].split("+")}
+    exact = sum(p for a, p in outcomes if a in ones)
+
+    def spread(draw) -> tuple[float, float]:
+        shares = [sum(w for a, w in draw(outcomes, 18, key) if a in ones) for key in range(2000)]
+        mean = sum(shares) / len(shares)
+        return mean, math.sqrt(sum((x - mean) ** 2 for x in shares) / len(shares))
+
+    (m_sys, sd_sys), (m_str, sd_str) = spread(systematic_outcomes), spread(stratified_outcomes)
+    _, sd_ind = spread(sample_outcomes)
+    assert sd_str < 0.7 * sd_ind < 0.7 * sd_sys
+    for mean, sd in ((m_sys, sd_sys), (m_str, sd_str)):
+        assert abs(mean - exact) <= 4.5 * sd / math.sqrt(2000)
+
+
+def test_stratified_is_a_sampled_option_and_not_systematic_too():
+    game = pyspiel.load_game("python_pig")
+    root = search_state(game.new_initial_state())
+    with pytest.raises(ValueError, match="systematic and stratified"):
+        search(root, game, "star2", max_depth=2, samples=5, systematic=True, stratified=True)
+    with pytest.raises(ValueError, match="need samples"):
+        make_bot("star2(stratified=true)", game, 0)
+    plain = search(root, game, "expectimax", max_depth=3, samples=5, seed=1)
+    found = search(root, game, "expectimax", max_depth=3, samples=5, seed=1, stratified=True)
+    assert found.action_values != plain.action_values  # other draws from the same seed
 
 
 @pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])

@@ -28,7 +28,7 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic,
-    classic_first, classic_trial
+    stratified, classic_first, classic_trial
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
                 right after the root's move enumerated; with classic_first and classic_trial, the
@@ -118,6 +118,7 @@ SAMPLED_OPTIONS = (
     "solve_exhausted",
     "shared_samples",
     "systematic",
+    "stratified",
     "hybrid",
     "classic_first",
     "classic_trial",
