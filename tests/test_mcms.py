@@ -507,18 +507,25 @@ def test_analyse_reports_action_value_kinds(capsys):
 
 
 @pytest.mark.parametrize("samples", [1, 5, 18, 40])
-def test_systematic_draws_each_outcome_within_one_of_its_expected_count(samples):
+@pytest.mark.parametrize(
+    ("draw", "within"), [(systematic_outcomes, 1.0), (stratified_outcomes, 2.0)]
+)
+def test_even_draws_keep_each_outcome_near_its_expected_count(draw, within, samples):
+    """Systematic draws give every outcome floor or ceil of its expected count; stratified
+    ones one draw per stratum its interval meets, at most, and one per stratum it covers, at
+    least."""
     game = pyspiel.load_game("python_cant_stop")  # 126 outcomes of unequal probability
-    state = game.new_initial_state()
-    outcomes = state.chance_outcomes()
+    outcomes = game.new_initial_state().chance_outcomes()
     probability = dict(outcomes)
     for key in range(200):
-        sample = systematic_outcomes(outcomes, samples, key)
+        sample = draw(outcomes, samples, key)
         assert sum(weight for _, weight in sample) == pytest.approx(1.0)
         counts = {outcome: round(weight * samples) for outcome, weight in sample}
         for outcome, p in outcomes:
-            assert abs(counts.get(outcome, 0) - samples * p) < 1.0 + 1e-9, (key, outcome)
+            assert abs(counts.get(outcome, 0) - samples * p) < within + 1e-9, (key, outcome)
         assert all(outcome in probability for outcome in counts)
+    # stratified points differ from stratum to stratum, systematic ones do not
+    assert stratified_outcomes(outcomes, 40, 1) != systematic_outcomes(outcomes, 40, 1)
 
 
 def test_systematic_draws_are_unbiased_and_closer_than_independent_ones():
@@ -534,22 +541,6 @@ def test_systematic_draws_are_unbiased_and_closer_than_independent_ones():
     sd = math.sqrt(sum(e * e for e in systematic) / runs)
     assert abs(sum(systematic) / runs) <= 4.5 * sd / math.sqrt(runs)
     assert sum(e * e for e in systematic) < 0.5 * sum(e * e for e in independent)
-
-
-@pytest.mark.parametrize("samples", [1, 5, 18, 40])
-def test_stratified_draws_each_outcome_within_about_one_of_its_expected_count(samples):
-    """One point in each stratum: an outcome gets one draw per stratum its interval meets, at
-    most, and one per stratum it covers, at least."""
-    game = pyspiel.load_game("python_cant_stop")  # 126 outcomes of unequal probability
-    outcomes = game.new_initial_state().chance_outcomes()
-    for key in range(200):
-        sample = stratified_outcomes(outcomes, samples, key)
-        assert sum(weight for _, weight in sample) == pytest.approx(1.0)
-        counts = {outcome: round(weight * samples) for outcome, weight in sample}
-        for outcome, p in outcomes:
-            assert abs(counts.get(outcome, 0) - samples * p) < 2.0 + 1e-9, (key, outcome)
-    # the points differ from stratum to stratum, unlike systematic draws
-    assert stratified_outcomes(outcomes, 40, 1) != systematic_outcomes(outcomes, 40, 1)
 
 
 def test_stratified_draws_are_blind_to_a_period_in_the_outcomes_order():
