@@ -36,6 +36,7 @@ from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from chancespiel.games.core import (
@@ -114,8 +115,9 @@ class PigRules(SharedRules):
                     names.append(f"Roll {a}+{b}")
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         # One int per outcome, not a (kind, amount) pair: compiled, a pair read from a tuple
-        # is unpacked with a check of its type, length and items at every roll.
-        self.gains: tuple[int, ...] = tuple(gains)
+        # is unpacked with a check of its type, length and items at every roll; in a vector
+        # of machine integers (`librt.vecs`), each a native read.
+        self.gains = vec[i64](gains)
         self.outcome_names: tuple[str, ...] = tuple(names)
         # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
         # same floats as `_race_value` computes, looked up instead of computed at every leaf.

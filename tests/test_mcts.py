@@ -201,6 +201,25 @@ def test_draws_cross_a_block_with_either_word_first():
         Draws(random.Random(0)).getrandbits(33)
 
 
+def test_draws_from_reseeded_generators_at_every_kind_of_block_position():
+    """Draws(rng) against rng from generators reseeded after drawing (as a bot's generator is
+    between moves) and from each position around a block's end: fresh (the block all drawn),
+    one word in, one word or one float short of the end, just past it; floats and single words
+    alternate over five blocks, so that both alignments of a float's two words cross them."""
+    for seed, reseed in ((0, 1), (5, 2**70 + 1), (123, "a string seed")):
+        for drawn in (0, 1, WORDS - 2, WORDS - 1, WORDS, WORDS + 1, 2 * WORDS - 1):
+            theirs = random.Random(seed)
+            theirs.getrandbits(32 * WORDS + 32)
+            theirs.seed(reseed)
+            if drawn:
+                theirs.getrandbits(32 * drawn)
+            ours = Draws(theirs)
+            for step in range(5 * WORDS // 2):
+                if step % 97 == 0:
+                    assert ours.getrandbits(32) == theirs.getrandbits(32)
+                assert ours.random() == theirs.random()
+
+
 def test_searches_draw_what_the_generator_would_and_leave_it_alone():
     """draws_from: a Draws where compiled, a copy of the generator as pure Python (both
     checked against random.Random here, the Draws also above), the generator not advanced."""
