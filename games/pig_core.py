@@ -198,7 +198,7 @@ class PigCore(Core):
         self.moves = moves  # decision moves made, for the horizon
         self.over = over
 
-    def score(self, player: int) -> int:
+    def score(self, player: i64) -> i64:
         """`player`'s banked points. (Indexing `scores` by a variable would make a compiled
         core box the pair into a new tuple first.)"""
         scores = self.scores
@@ -354,7 +354,7 @@ def pig_lead_heuristic(core: PigCore, player: int) -> float:
         return core.returns()[player]
     lead = core.score(player) - core.score(1 - player)
     lead += core.turn_total if core.turn_player == player else -core.turn_total
-    return math.tanh(3.0 * lead / core.rules.winscore)
+    return math.tanh(3.0 * float(lead) / core.rules.winscore)
 
 
 def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
