@@ -220,6 +220,31 @@ def test_draws_from_reseeded_generators_at_every_kind_of_block_position():
                 assert ours.random() == theirs.random()
 
 
+def test_a_numpy_state_draws_cannot_read_leaves_the_generators_copy(monkeypatch):
+    """A Draws reads numpy's MT19937 state in place: where the words at numpy's state address
+    are not the state (a numpy laid out otherwise, played here by an address of zeros), it
+    refuses, and a compiled search draws from a copy of the generator, the same values."""
+    import ctypes
+
+    import numpy.random
+
+    zeros = (ctypes.c_uint32 * (WORDS + 1))()
+
+    class Elsewhere(numpy.random.MT19937):
+        @property
+        def ctypes(self):  # numpy's interface, its state address replaced
+            return type("Interface", (), {"state_address": ctypes.addressof(zeros)})
+
+    Elsewhere.__name__ = "MT19937"  # (numpy takes a state only for a class of that name)
+    monkeypatch.setattr(numpy.random, "MT19937", Elsewhere)
+    rng, theirs = random.Random(4), random.Random(4)
+    with pytest.raises(RuntimeError, match="keeps its state otherwise"):
+        Draws(rng)
+    ours = draws_from(rng)
+    assert not isinstance(ours, Draws)
+    assert [ours.random() for _ in range(WORDS + 5)] == [theirs.random() for _ in range(WORDS + 5)]
+
+
 def test_searches_draw_what_the_generator_would_and_leave_it_alone():
     """draws_from: a Draws where compiled, a copy of the generator as pure Python (both
     checked against random.Random here, the Draws also above), the generator not advanced."""
