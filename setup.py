@@ -125,6 +125,11 @@ class EngineBuildExt(build_ext):
     def build_extension(self, ext):  # type: ignore[no-untyped-def]
         if self.failed or self.reuse(ext):
             return
+        if self.compiler.compiler_type == "unix":
+            # A module's own functions called from its others may then be inlined (the
+            # extensions are shared libraries, whose global functions could otherwise be
+            # replaced at load time), such as a core's small helpers (PigCore.score).
+            ext.extra_compile_args = [*ext.extra_compile_args, "-fno-semantic-interposition"]
         try:
             super().build_extension(ext)
         except Exception as error:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import _random
 import random
+import struct
 from typing import Final, TypeAlias, final
 
-from librt.strings import read_i32_le
+from librt.strings import read_i32_le, read_i64_le
 from mypy_extensions import i64
 
-WORDS: Final = 4096  # generator words a `Draws` makes at a time (16 KiB)
+WORDS: Final = 624  # generator words made at a time: MT19937's state, twisted at once
 RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see draws_from)
+
+
+def temper(y: i64) -> i64:
+    """MT19937's output word of the state word `y` (32 bits): its tempering."""
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
 
 
 @final
@@ -25,52 +34,63 @@ class Draws:
     """The draws of a `random.Random` from where it stands: `random()`, `getrandbits(k)` for
     k <= 32 and `shuffle` give the values the generator would give, in the same order.
 
-    Both are the Mersenne Twister MT19937: numpy's `MT19937`, given the generator's state,
-    makes its next 32-bit words, `WORDS` at a time, kept as little-endian bytes. As CPython
-    does (`_randommodule.c`), `random()` makes ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two
-    words a, b, and `getrandbits(k)` the top k bits of one word. The generator itself does
-    not advance: draw from one of the two only.
+    Both are the Mersenne Twister MT19937. numpy's `MT19937`, given the generator's state,
+    twists it, 624 words at a time, in C; its state words are read in place (through
+    `ctypes`, at the address numpy gives of its state) as little-endian bytes, and each
+    drawn word is tempered here, as CPython does (`_randommodule.c`). `random()` makes
+    ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two words a, b, and `getrandbits(k)` the top
+    k bits of one word. The generator itself does not advance: draw from one of the two only.
 
     Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
-    call through a method object and a float boxed and unboxed; the words come a block at a
-    time through one C call (the generator's own `getrandbits(32 * n)` would cost more in the
-    conversion of its long integer to bytes than it saves), and each is one native read of
-    the block (mypyc's `librt.strings`), not four of its bytes.
+    call through a method object and a float boxed and unboxed; a block of words costs one C
+    call (numpy's word by word `random_raw` costs a call per word), and each word is one
+    native read of the block (mypyc's `librt.strings`).
     """
 
-    __slots__ = ("bits", "block", "index", "size")
+    __slots__ = ("bits", "block", "index", "key", "position")
 
     def __init__(self, rng: random.Random) -> None:
         # Imported here: numpy.random costs 30M instructions at start-up, and only compiled
         # searches use it.
+        import ctypes
+
         from numpy.random import MT19937
 
         state = rng.getstate()[1]  # the twister's 624 words, then the index of the next one
         bits = MT19937(0)  # (a seed, replaced by the state)
         bits.state = {"bit_generator": "MT19937", "state": {"key": state[:-1], "pos": state[-1]}}
+        # numpy's state: 624 32-bit words, then the index of the next one (a C int)
+        address = bits.ctypes.state_address
+        key = (ctypes.c_uint32 * WORDS).from_address(address)
+        position = ctypes.c_int.from_address(address + 4 * WORDS)
+        words = bytes(key)
+        if words != struct.pack(f"<{WORDS}I", *state[:-1]) or position.value != state[-1]:
+            raise RuntimeError("numpy's MT19937 keeps its state otherwise than Draws reads it")
         self.bits = bits
-        self.block = b""  # words made, 4 bytes each
-        self.size: i64 = 0  # bytes in the block
-        self.index: i64 = 0  # the first byte of `block` not drawn
+        self.key = key
+        self.position = position
+        self.block = words  # the state's words, 4 bytes each, untempered
+        self.index: i64 = 4 * state[-1]  # the first byte of `block` not drawn
 
     def word(self) -> i64:
         """The generator's next 32-bit word."""
         i = self.index
-        if i == self.size:
-            self.block = self.bits.random_raw(WORDS).astype("<u4").tobytes()
-            self.size = 4 * WORDS
+        if i == 4 * WORDS:
+            self.position.value = WORDS  # all drawn: numpy's next word twists the state
+            self.bits.random_raw()
+            self.block = bytes(self.key)
             i = 0
         self.index = i + 4
-        return i64(read_i32_le(self.block, i)) & 0xFFFFFFFF  # (read as signed)
+        return temper(i64(read_i32_le(self.block, i)) & 0xFFFFFFFF)  # (read as signed)
 
     def random(self) -> float:
         """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
         i = self.index
-        if i + 8 <= self.size:  # both words in the block: read here, not by two calls
+        if i + 8 <= 4 * WORDS:  # both words in the block: read here, not by two calls
             self.index = i + 8
-            block = self.block
-            a = i64(read_i32_le(block, i)) & 0xFFFFFFFF
-            b = i64(read_i32_le(block, i + 4)) & 0xFFFFFFFF
+            pair = read_i64_le(self.block, i)
+            a = temper(pair & 0xFFFFFFFF)
+            b = temper((pair >> 32) & 0xFFFFFFFF)
         else:
             a = self.word()
             b = self.word()
@@ -91,12 +111,16 @@ Rng: TypeAlias = Draws | _random.Random
 
 def draws_from(rng: random.Random) -> Rng:
     """What a search draws from: `rng`'s values in `rng`'s order, `rng` left where it stands
-    (from now on draw from the result only). Compiled, a `Draws`; as pure Python, a copy of
-    the generator in `_random.Random`, the C class under `random.Random`: there a method of
-    `Draws` would be a Python call per draw, and the interpreter calls a method of the C class
-    directly (of its Python subclass, through a checked generic call)."""
+    (from now on draw from the result only). Compiled, a `Draws` (if numpy's state reads as
+    it expects); as pure Python, a copy of the generator in `_random.Random`, the C class
+    under `random.Random`: there a method of `Draws` would be a Python call per draw, and the
+    interpreter calls a method of the C class directly (of its Python subclass, through a
+    checked generic call)."""
     if RUNS_COMPILED:
-        return Draws(rng)
+        try:
+            return Draws(rng)
+        except RuntimeError:  # a numpy that keeps its state otherwise: the generator's copy
+            pass
     copy = _random.Random(0)
     copy.setstate(rng.getstate()[1])
     return copy

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, final
 
+from mypy_extensions import i64
+
 # Draws, WORDS and draws_from are named here as well: the tests of MCTS import them from here.
 from chancespiel.agents.draws import WORDS as WORDS
 from chancespiel.agents.draws import Draws as Draws
@@ -200,25 +202,27 @@ def rollout(
     moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
     Draws: one per decision (forced ones included), one per chance node.
     """
-    moves = 0
+    # Machine integers and a float: compiled, the count of moves and the draw's scale are
+    # not tagged integers checked and converted at every step.
+    moves: i64 = 0
+    limit: i64 = max_moves
     last: Sequence[tuple[int, float]] = ()  # the outcomes of the last chance node, tabulated
     ids: list[int] = []
     cum: list[float] = []
     guide: Guide | None = None
     actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
-    count = 0
+    count = 0.0
     while True:
         player = state.current_player()
         if player >= 0:
-            if moves == max_moves:
+            if moves == limit:
                 return evaluate(state, 0)
             choices = state.legal_actions()
             if choices is not actions:  # most cores return a few shared tuples: listed once
                 # A tuple (compiled, indexed directly; a plugin's list is copied, so it is
-                # never `actions` again) and its length as an int variable (compiled, a float
-                # times a tuple's length is a boxed generic multiply).
+                # never `actions` again) and its length as a float (exact), the draw's scale.
                 actions = choices if isinstance(choices, tuple) else tuple(choices)
-                count = len(actions)
+                count = float(len(actions))
             state.apply(actions[int(rng.random() * count)])
             moves += 1
         elif player == CHANCE:

@@ -44,6 +44,8 @@ from typing import Any, ClassVar, Final, final
 
 import numpy as np
 import pyspiel
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from chancespiel.games.core import CHANCE, TERMINAL, Core, SharedRules
 
@@ -128,17 +130,18 @@ class EinsteinRules(SharedRules):
         self.moves = (tuple(moves[0]), tuple(moves[1]))
         self.move_table = tuple(move_table)
         # The same tables flat, for move generation and moves (`cube_moves`, `_move`): one
-        # index into a tuple of ints or shared tuples each, where compiled code unpacks a
-        # nested or mixed tuple item by item. targets[3 * (NUM_CELLS * player + cell) + i] is
-        # the target i of `moves`, by_occupancy[8 * (NUM_CELLS * player + cell) + k] its
-        # by_occupancy[k]; move_source, move_target and move_wins split `move_table`.
-        self.targets: tuple[int, ...] = tuple(t for side in moves for m in side for t in m[:3])
+        # index into a vector of machine integers or a tuple of shared tuples each, where
+        # compiled code unpacks a nested or mixed tuple item by item.
+        # targets[3 * (NUM_CELLS * player + cell) + i] is the target i of `moves`,
+        # by_occupancy[8 * (NUM_CELLS * player + cell) + k] its by_occupancy[k]; move_source,
+        # move_target and move_wins split `move_table`.
+        self.targets = vec[i64](t for side in moves for m in side for t in m[:3])
         self.by_occupancy: tuple[tuple[int, ...], ...] = tuple(
             ids for side in moves for m in side for ids in m[3]
         )
-        self.move_source: tuple[int, ...] = tuple(m[0] for m in move_table)
-        self.move_target: tuple[int, ...] = tuple(m[1] for m in move_table)
-        self.move_wins: tuple[bool, ...] = tuple(m[2] for m in move_table)
+        self.move_source = vec[i64](m[0] for m in move_table)
+        self.move_target = vec[i64](m[1] for m in move_table)
+        self.move_wins = vec[bool](m[2] for m in move_table)
         # select[player][mask][face]: board indexes (_POS + code) of the cells of the cubes that
         # may move, sorted by number.
         self.select = tuple(
@@ -189,17 +192,21 @@ class EinsteinRules(SharedRules):
         """The game parameters these rules were built from."""
         return {"setup": self.setup}
 
-    def cube_moves(self, board: list[int], player: int, cell: int) -> tuple[int, ...]:
+    def cube_moves(self, board: vec[i64], player: i64, cell: i64) -> tuple[int, ...]:
         """The sorted moves of `player`'s cube on `cell` (a shared tuple): its targets'
         occupancy, one bit each, picks them from `by_occupancy`."""
+        # Machine integers and a vector of targets: compiled, no tagged arithmetic (a multiply
+        # of ints is a function call) and no boxed item to check and unbox.
         at = NUM_CELLS * player + cell
         targets = self.targets
         t = 3 * at
-        occupied = (
-            (1 if board[targets[t]] else 0)
-            | (2 if board[targets[t + 1]] else 0)
-            | (4 if board[targets[t + 2]] else 0)
-        )
+        occupied: i64 = 0
+        if board[targets[t]]:
+            occupied = 1
+        if board[targets[t + 1]]:
+            occupied |= 2
+        if board[targets[t + 2]]:
+            occupied |= 4
         return self.by_occupancy[8 * at + occupied]
 
     def initial_core(self) -> EinsteinCore:
@@ -306,7 +313,7 @@ class EinsteinCore(Core):
     def __init__(
         self,
         rules: EinsteinRules,
-        board: list[int] | None = None,
+        board: vec[i64] | None = None,
         masks: tuple[int, int] = (0, 0),
         stage: int = _BLACK_SETUP,
         player: int = BLACK,
@@ -317,11 +324,13 @@ class EinsteinCore(Core):
         self.rules = rules
         # board[cell] for cells 0..24: cube code, 0 empty, 1..6 Black's, 7..12 White's;
         # board[_OFF] stays 0; board[_POS + code]: the cell of cube `code`, -1 once removed.
-        # One list rather than two makes a copy cheaper. Copies share the list, and it is never
-        # changed once shared: a core writes only to a list of its own (`own_board`), so a
-        # roll's child and a clone copy nothing, and the moves of a random game after its first
-        # copy nothing either.
-        self.board = [0] * (_POS + 1) + [-1] * 12 if board is None else board
+        # One vector rather than two makes a copy cheaper; a vector of machine integers
+        # (`librt.vecs`): compiled, each read and write is native, where a list item is a boxed
+        # int to check and unbox. Copies share the vector, and it is never changed once
+        # shared: a core writes only to a vector of its own (`own_board`), so a roll's child
+        # and a clone copy nothing, and the moves of a random game after its first copy
+        # nothing either. Pickled as a list (a vector does not pickle).
+        self.board = vec[i64]([0] * (_POS + 1) + [-1] * 12) if board is None else board
         self.owned = False  # `board` is this core's alone (copied by it, never shared since)
         self.masks = masks  # cubes on the board per player, bit v-1 for cube v
         self.stage = stage
@@ -345,17 +354,22 @@ class EinsteinCore(Core):
             self.cur,
         )
 
-    def own_board(self) -> list[int]:
-        """The board, first copied unless this core alone holds it: the list to write to."""
+    def own_board(self) -> vec[i64]:
+        """The board, first copied unless this core alone holds it: the vector to write to."""
         if self.owned:
             return self.board
         board = self.board = self.board[:]
         self.owned = True
         return board
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["board"] = list(self.board)
+        return state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        self.owned = False  # an unpickled board may be another unpickled core's too
+        super().__setstate__({**state, "board": vec[i64](state["board"])})
+        self.owned = False  # (copied again before its first write, as any board)
 
     def mask(self, player: int) -> int:
         """The cubes of `player` on the board. (Indexing `masks` by a variable would make a
@@ -387,14 +401,16 @@ class EinsteinCore(Core):
     def legal_actions(self) -> tuple[int, ...]:
         """Sorted legal actions of the player to move (a shared tuple); empty at chance and
         terminal nodes."""
-        p = self.cur
+        p: i64 = self.cur
         if p < 0:
             return ()
         board = self.board
         if self.stage != _PLAY:  # free setup: the free home cells
             return tuple(PLACE_BASE + i for i, cell in enumerate(_HOME[p]) if not board[cell])
         rules = self.rules
-        codes = rules.selectable[7 * (64 * p + self.mask(p)) + self.die]
+        mask: i64 = self.mask(p)
+        die: i64 = self.die
+        codes = rules.selectable[7 * (64 * p + mask) + die]
         cell = board[codes[0]]
         if len(codes) == 2:
             other = board[codes[1]]

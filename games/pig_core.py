@@ -36,6 +36,8 @@ from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from chancespiel.games.core import (
     CHANCE,
@@ -113,8 +115,9 @@ class PigRules(SharedRules):
                     names.append(f"Roll {a}+{b}")
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         # One int per outcome, not a (kind, amount) pair: compiled, a pair read from a tuple
-        # is unpacked with a check of its type, length and items at every roll.
-        self.gains: tuple[int, ...] = tuple(gains)
+        # is unpacked with a check of its type, length and items at every roll; in a vector
+        # of machine integers (`librt.vecs`), each a native read.
+        self.gains = vec[i64](gains)
         self.outcome_names: tuple[str, ...] = tuple(names)
         # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
         # same floats as `_race_value` computes, looked up instead of computed at every leaf.
@@ -175,14 +178,16 @@ class PigCore(Core):
 
     __slots__ = ("moves", "over", "rolling", "rules", "scores", "turn_player", "turn_total")
 
+    # The numbers are machine integers (`i64`): compiled, each read, add and comparison of a
+    # move is one instruction, where an `int` is a tagged value checked for a boxed long.
     def __init__(
         self,
         rules: PigRules,
-        scores: tuple[int, int] = (0, 0),
-        turn_total: int = 0,
-        turn_player: int = 0,
+        scores: tuple[i64, i64] = (0, 0),
+        turn_total: i64 = 0,
+        turn_player: i64 = 0,
         rolling: bool = False,
-        moves: int = 0,
+        moves: i64 = 0,
         over: bool = False,
     ) -> None:
         self.rules = rules
@@ -193,11 +198,19 @@ class PigCore(Core):
         self.moves = moves  # decision moves made, for the horizon
         self.over = over
 
-    def score(self, player: int) -> int:
+    def score(self, player: i64) -> i64:
         """`player`'s banked points. (Indexing `scores` by a variable would make a compiled
         core box the pair into a new tuple first.)"""
         scores = self.scores
         return scores[1] if player else scores[0]
+
+    def bank(self, player: i64, points: i64) -> None:
+        """Sets `player`'s banked points. (Statements: compiled, a conditional expression of
+        the two pairs would box them.)"""
+        if player:
+            self.scores = (self.scores[0], points)
+        else:
+            self.scores = (points, self.scores[1])
 
     def clone(self) -> PigCore:
         """An independent copy sharing the rules."""
@@ -221,7 +234,9 @@ class PigCore(Core):
         """0 or 1 to decide, CHANCE after a roll, TERMINAL at the end."""
         if self.over:
             return TERMINAL
-        return CHANCE if self.rolling else self.turn_player
+        if self.rolling:  # (a statement: compiled, `CHANCE if ... else` an i64 is boxed)
+            return CHANCE
+        return self.turn_player
 
     def is_terminal(self) -> bool:
         """True once someone has won or the horizon is reached."""
@@ -251,7 +266,7 @@ class PigCore(Core):
                 return
             self.turn_total = 0
             if gain == _RESET:
-                self.scores = (0, self.scores[1]) if p == 0 else (self.scores[0], 0)
+                self.bank(p, 0)
             self.turn_player = 1 - p
             return
         self.moves += 1
@@ -259,7 +274,7 @@ class PigCore(Core):
             self.rolling = True
         else:
             banked = self.score(p) + self.turn_total
-            self.scores = (banked, self.scores[1]) if p == 0 else (self.scores[0], banked)
+            self.bank(p, banked)
             self.turn_total = 0
             self.turn_player = 1 - p  # also on a win, as the C++ game does
             if banked >= rules.winscore:
@@ -339,7 +354,7 @@ def pig_lead_heuristic(core: PigCore, player: int) -> float:
         return core.returns()[player]
     lead = core.score(player) - core.score(1 - player)
     lead += core.turn_total if core.turn_player == player else -core.turn_total
-    return math.tanh(3.0 * lead / core.rules.winscore)
+    return math.tanh(3.0 * float(lead) / core.rules.winscore)
 
 
 def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:

@@ -16,7 +16,6 @@ from golden import play_randomly
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.games.cant_stop_core import OVER, ROLLING, CantStopCore, cant_stop_heuristic
 from chancespiel.games.cant_stop_core import player_progress as fast_progress
-from chancespiel.games.core import fields_of
 from chancespiel.games.einstein_core import _PLAY as EINSTEIN_PLAY
 from chancespiel.games.einstein_core import _POS as EINSTEIN_POS
 from chancespiel.games.einstein_core import _TEMPO as EINSTEIN_TEMPO
@@ -54,7 +53,8 @@ def random_cores(game: pyspiel.Game, count: int, seed: int) -> list:
 
 
 def fields(core) -> dict:
-    return {name: getattr(core, name) for name in fields_of(type(core)) if name != "rules"}
+    """The core's state as it is pickled (EWN's board as a list), the rules left out."""
+    return {name: value for name, value in core.__getstate__().items() if name != "rules"}
 
 
 def reference_progress(core: CantStopCore, player: int, risk: bool = True) -> float:

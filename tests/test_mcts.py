@@ -201,6 +201,50 @@ def test_draws_cross_a_block_with_either_word_first():
         Draws(random.Random(0)).getrandbits(33)
 
 
+def test_draws_from_reseeded_generators_at_every_kind_of_block_position():
+    """Draws(rng) against rng from generators reseeded after drawing (as a bot's generator is
+    between moves) and from each position around a block's end: fresh (the block all drawn),
+    one word in, one word or one float short of the end, just past it; floats and single words
+    alternate over five blocks, so that both alignments of a float's two words cross them."""
+    for seed, reseed in ((0, 1), (5, 2**70 + 1), (123, "a string seed")):
+        for drawn in (0, 1, WORDS - 2, WORDS - 1, WORDS, WORDS + 1, 2 * WORDS - 1):
+            theirs = random.Random(seed)
+            theirs.getrandbits(32 * WORDS + 32)
+            theirs.seed(reseed)
+            if drawn:
+                theirs.getrandbits(32 * drawn)
+            ours = Draws(theirs)
+            for step in range(5 * WORDS // 2):
+                if step % 97 == 0:
+                    assert ours.getrandbits(32) == theirs.getrandbits(32)
+                assert ours.random() == theirs.random()
+
+
+def test_a_numpy_state_draws_cannot_read_leaves_the_generators_copy(monkeypatch):
+    """A Draws reads numpy's MT19937 state in place: where the words at numpy's state address
+    are not the state (a numpy laid out otherwise, played here by an address of zeros), it
+    refuses, and a compiled search draws from a copy of the generator, the same values."""
+    import ctypes
+
+    import numpy.random
+
+    zeros = (ctypes.c_uint32 * (WORDS + 1))()
+
+    class Elsewhere(numpy.random.MT19937):
+        @property
+        def ctypes(self):  # numpy's interface, its state address replaced
+            return type("Interface", (), {"state_address": ctypes.addressof(zeros)})
+
+    Elsewhere.__name__ = "MT19937"  # (numpy takes a state only for a class of that name)
+    monkeypatch.setattr(numpy.random, "MT19937", Elsewhere)
+    rng, theirs = random.Random(4), random.Random(4)
+    with pytest.raises(RuntimeError, match="keeps its state otherwise"):
+        Draws(rng)
+    ours = draws_from(rng)
+    assert not isinstance(ours, Draws)
+    assert [ours.random() for _ in range(WORDS + 5)] == [theirs.random() for _ in range(WORDS + 5)]
+
+
 def test_searches_draw_what_the_generator_would_and_leave_it_alone():
     """draws_from: a Draws where compiled, a copy of the generator as pure Python (both
     checked against random.Random here, the Draws also above), the generator not advanced."""
