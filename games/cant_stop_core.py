@@ -67,11 +67,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
+from librt.strings import read_f64_le
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from chancespiel.games.core import (
@@ -111,33 +114,10 @@ _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
 ROW_BITS: Final = 63  # bits of a packed row of heights (an i64 that stays >= 0)
-MAX_CACHED: Final = 200_000  # player summaries cached before a reset
-MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
 # Columns per digit table of a roll class (`CantStopRules.tabulate_class`): the real game's 11
 # columns take two lookups per mask, and a class's tables 2 * 64 entries.
 CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
-
-
-@final
-class PlayerSummary:
-    """What a player's banked squares are worth to the heuristic, given the won columns.
-
-    `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
-    of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
-    player's runners, by packed runner heights, the runners counted in full or discounted by
-    the bust risk of a pending roll, made on first use (most summaries of a search are the
-    opponent's, read for their progress only). Shared through the rules' cache: do not mutate
-    `fracs`.
-    """
-
-    __slots__ = ("fracs", "full", "progress", "risky")
-
-    def __init__(self, fracs: list[float], progress: float) -> None:
-        self.fracs = fracs
-        self.progress = progress
-        self.full: dict[int, float] | None = None
-        self.risky: dict[int, float] | None = None
 
 
 CANT_STOP_BOUNDS: Final[ParamBounds] = {
@@ -273,30 +253,30 @@ class CantStopRules(SharedRules):
         self.class_columns: tuple[tuple[int, ...], ...] = tuple(
             tuple(i for i in range(n) if mask >> i & 1) for mask in class_masks
         )
-        # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
-        # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
+        # Legal moves by roll class and the turn masks they read (see `moves_for_class`),
+        # filled lazily.
         self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
         self.class_digits: list[tuple[tuple[int, ...], ...]] = [() for _ in classes]
-        self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
-        # Summaries by the won columns, then by the squares (two small keys, where one key of
-        # both could exceed 64 bits); the won columns change only when a column is won, so the
-        # dict of the current ones is kept at hand.
-        self.summaries: dict[int, dict[int, PlayerSummary]] = {}
-        self._summaries_blocked: i64 = -1
-        self._summaries_now: dict[int, PlayerSummary] = {}
-        self._summary_count = 0
-        # The two summaries last asked for: the cores of a turn share both players' squares,
-        # so most lookups of a tree search match one of them without hashing.
+        # The heuristic's tables and scratch space (`progress`): a column's fraction at each
+        # height as little-endian doubles at byte (i << cell_bits | x) * 8, each column's
+        # height as a double, and vectors of machine floats it reuses (every column's value,
+        # the best so far).
+        table = bytearray(8 * n << self.cell_bits)
+        for i, h in enumerate(self.heights):
+            for x in range(h + 1):
+                struct.pack_into("<d", table, 8 * (i << self.cell_bits | x), float(x) / h)
+        self.fractions = bytes(table)
+        self.height_floats = struct.pack(f"<{n}d", *map(float, self.heights))
+        self._values: vec[float] = vec[float]([0.0] * n)
+        self._best: vec[float] = vec[float]([0.0] * self.columns_to_win)
+        # The two banked progresses last asked for (`banked_progress`): the cores of a turn
+        # share both players' squares, so most leaves of a tree search match one of them.
         self._last_squares: i64 = -1
         self._last_blocked: i64 = -1
-        self._last = PlayerSummary([], 0.0)
+        self._last_progress = 0.0
         self._other_squares: i64 = -1
         self._other_blocked: i64 = -1
-        self._other = self._last
-        # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
-        self.fraction_rows: tuple[tuple[float, ...], ...] = tuple(
-            tuple(float(x) / h for x in range(h + 1)) for h in self.heights
-        )
+        self._other_progress = 0.0
 
     def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
@@ -415,64 +395,78 @@ class CantStopRules(SharedRules):
             self._bust_cache[usable] = p
         return p
 
-    def columns_of(self, mask: int) -> tuple[int, ...]:
-        """The column indices in the bitmask `mask`, in increasing order (cached)."""
-        columns = self._columns.get(mask)
-        if columns is None:
-            columns = self._columns[mask] = tuple(
-                i for i in range(self.num_columns) if mask >> i & 1
-            )
-        return columns
-
-    def player_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
-        """The `PlayerSummary` of a player with banked (packed) `squares` when the columns in
-        `blocked` are won.
-
-        The progress changes only when someone stops, so it is cached by (squares, blocked)
-        instead of being recomputed at every leaf. The runners alone decide the rest (the
-        usable columns, hence the bust risk, follow from them, the squares and the won
-        columns), so a search's many leaves with the same runners share one value.
-        """
+    def banked_progress(self, squares: i64, blocked: i64) -> float:
+        """`player_progress` of a player with the banked (packed) `squares` and no runners
+        when the columns in `blocked` are won. It changes only when someone stops, so the
+        two last asked for are kept."""
         if squares == self._last_squares and blocked == self._last_blocked:
-            return self._last
+            return self._last_progress
         if squares == self._other_squares and blocked == self._other_blocked:
-            return self._other
-        if blocked != self._summaries_blocked:
-            found = self.summaries.get(blocked)
-            if found is None:
-                found = self.summaries[blocked] = {}
-            self._summaries_blocked, self._summaries_now = blocked, found
-        summary = self._summaries_now.get(squares)
-        if summary is None:
-            summary = self._new_summary(squares, blocked)
-        self._other_squares, self._other_blocked, self._other = (
-            self._last_squares,
-            self._last_blocked,
-            self._last,
-        )
-        self._last_squares, self._last_blocked, self._last = squares, blocked, summary
-        return summary
+            progress = self._other_progress
+        else:
+            progress = self.progress(squares, blocked, 0, 0, 0.0)
+        self._other_squares, self._other_blocked = self._last_squares, self._last_blocked
+        self._other_progress = self._last_progress
+        self._last_squares, self._last_blocked, self._last_progress = squares, blocked, progress
+        return progress
 
-    def _new_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
-        """`player_summary` computed and cached, for squares not in the cache of `blocked`
-        (the current `_summaries_now`)."""
-        rows = self.fraction_rows
+    def progress(self, squares: i64, blocked: i64, marks: i64, rmask: i64, keep: float) -> float:
+        """The mean of the `columns_to_win` best column values of a player with the packed
+        `squares` when the columns in `blocked` are won (`player_progress`): a column is
+        worth the fraction of its height climbed, 1 if won and 0 if the opponent won it; in
+        the columns of `rmask` the runner (in `marks`) counts with weight `keep`.
+
+        Summed from the largest: the float of `sum(sorted(values, reverse=True)[:w]) / w`
+        (equal values are equal floats, so their order does not matter). The best values so
+        far are kept by insertion in a vector of machine floats (compiled, a list would box
+        every float, and sorting it costs more than picking the few best); every column's
+        value is left in the rules' vector `column_values` reads."""
+        values, best = self._values, self._best
+        fractions, heights = self.fractions, self.height_floats
         bits, cell = self.cell_bits, self.cell_mask
-        fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
-        won = blocked
-        while won:
-            low = won & -won
-            i = int(low).bit_length() - 1
-            won ^= low
-            fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
-        if self._summary_count >= MAX_CACHED:
-            self.summaries.clear()
-            self.summaries[blocked] = self._summaries_now = {}
-            self._summary_count = 0
-        summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
-        self._summaries_now[squares] = summary
-        self._summary_count += 1
-        return summary
+        n: i64 = self.num_columns
+        w: i64 = len(best)
+        last = w - 1
+        for k in range(w):
+            best[k] = -1.0  # below every value
+        low = -1.0  # best[last]
+        column: i64 = 0
+        shift: i64 = 0
+        while column < n:
+            h = squares >> shift & cell
+            if rmask >> column & 1:
+                runner = marks >> shift & cell
+                if keep == 1.0:  # (h + 1.0 * (runner - h)) / height is runner / height exactly
+                    value = read_f64_le(fractions, 8 * (column << bits | runner))
+                else:
+                    value = (float(h) + keep * float(runner - h)) / read_f64_le(heights, 8 * column)
+            else:
+                value = read_f64_le(fractions, 8 * (column << bits | h))
+                if blocked >> column & 1 and value < 1.0:
+                    value = 0.0  # the opponent won the column
+            values[column] = value
+            if value > low:
+                k = last
+                while k > 0:
+                    above = best[k - 1]
+                    if above >= value:
+                        break
+                    best[k] = above
+                    k -= 1
+                best[k] = value
+                low = best[last]
+            column += 1
+            shift += bits
+        total = 0.0
+        for k in range(w):
+            total += best[k]
+        return total / float(w)
+
+    def column_values(self, squares: i64, blocked: i64) -> list[float]:
+        """Each column's banked value to `progress`, by column index, for a player with the
+        packed `squares` when the columns in `blocked` are won."""
+        self.progress(squares, blocked, 0, 0, 0.0)
+        return list(self._values)
 
     # --- States ------------------------------------------------------------------------
 
@@ -1067,67 +1061,15 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     """
     # The field picked here rather than by `squares_of`: a call per leaf costs the interpreter.
     squares = core.squares0 if player == 0 else core.squares1
-    summary = core.rules.player_summary(squares, core.blocked)
-    if player != core.player or not core.nrun:
-        return summary.progress
-    return _with_runners(core, summary, risk and core.phase == ROLLING)
-
-
-def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> float:
-    """`player_progress` of the turn player with runners out, cached in `summary` by the
-    runners; with `rolling`, the runners count with the weight of not busting on the roll."""
-    cache = summary.risky if rolling else summary.full
-    if cache is None:
-        cache = {}
-        if rolling:
-            summary.risky = cache
-        else:
-            summary.full = cache
-    progress = cache.get(core.marks)
-    if progress is None:
-        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
-        progress = _ranked_with_runners(core, summary, keep) if keep else summary.progress
-        if len(cache) >= MAX_RUNNER_VALUES:
-            cache.clear()
-        cache[core.marks] = progress
-    return progress
-
-
-def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> float:
-    """The turn player's progress with runners counted with weight `keep` (> 0).
-
-    The banked fractions with the runners' columns replaced, sorted: the best
-    `columns_to_win` of them are summed in the order of sorting every column, so the float is
-    the definition's. (Copying and sorting 11 floats costs less than picking the runners'
-    banked values out of the ranked ones.)
-    """
     rules = core.rules
-    values = summary.fracs.copy()
-    marks = core.marks
-    bits, cell = rules.cell_bits, rules.cell_mask
-    if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
-        rows = rules.fraction_rows
-        for i in rules.columns_of(core.rmask):
-            values[i] = rows[i][marks >> i * bits & cell]
-    else:
-        heights = rules.heights
-        base = core.squares_of(core.player)
-        for i in rules.columns_of(core.rmask):
-            runner = marks >> i * bits & cell
-            square = base >> i * bits & cell
-            values[i] = (float(square) + keep * float(runner - square)) / heights[i]
-    return best_mean(values, rules.columns_to_win)
-
-
-def best_mean(values: list[float], w: int) -> float:
-    """The mean of the `w` largest of `values` (which it sorts), summed from the largest:
-    the float of `sum(sorted(values, reverse=True)[:w]) / w`, without the generic calls."""
-    values.sort()
-    total = 0.0
-    last = len(values) - 1
-    for k in range(w):
-        total += values[last - k]
-    return total / w
+    if player != core.player or not core.nrun:
+        return rules.banked_progress(squares, core.blocked)
+    keep = 1.0
+    if risk and core.phase == ROLLING:
+        keep -= rules.bust_probability(core.usable)
+        if not keep:  # a certain bust: the runners are worth nothing
+            return rules.banked_progress(squares, core.blocked)
+    return rules.progress(squares, core.blocked, core.marks, core.rmask, keep)
 
 
 def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
@@ -1135,14 +1077,14 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
 
     Progress is `player_progress` (column fractions, runners discounted by the bust risk of
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
-    set of usable columns, and the progress by the banked squares and the runners.
+    set of usable columns, and the best columns are picked from a vector of machine floats.
     """
     if core.phase == OVER:
         return core.returns()[player]
     mover = core.player
     ours = player_progress(core, mover)
     squares = core.squares1 if mover == 0 else core.squares0
-    theirs = core.rules.player_summary(squares, core.blocked).progress
+    theirs = core.rules.banked_progress(squares, core.blocked)
     return ours - theirs if player == mover else theirs - ours
 
 
@@ -1193,9 +1135,10 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
         return [0.0] * (12 + 3 * len(rules.heights))
     me = player
     my_turn = core.player == me
-    mine = rules.player_summary(core.squares_of(me), core.blocked)
-    theirs = rules.player_summary(core.squares_of(1 - me), core.blocked)
-    with_runners = player_progress(core, me, False) if my_turn else mine.progress
+    my_squares, their_squares = core.squares_of(me), core.squares_of(1 - me)
+    mine = rules.banked_progress(my_squares, core.blocked)
+    theirs = rules.banked_progress(their_squares, core.blocked)
+    with_runners = player_progress(core, me, False) if my_turn else mine
     won = core.won
     features = [
         1.0 if my_turn else 0.0,
@@ -1204,15 +1147,15 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
         1.0 if core.phase == DECIDING else 0.0,
         float(core.nrun),
         rules.bust_probability(core.usable),
-        mine.progress,
-        theirs.progress,
+        mine,
+        theirs,
         with_runners,
         float(won[me]),
         float(won[1 - me]),
         cant_stop_heuristic(core, me),
     ]
-    features.extend(mine.fracs)
-    features.extend(theirs.fracs)
+    features.extend(rules.column_values(my_squares, core.blocked))
+    features.extend(rules.column_values(their_squares, core.blocked))
     heights = rules.heights
     base = rules.unpack(core.squares_of(me))
     runners = core.runners
