@@ -73,7 +73,7 @@ from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
-from librt.strings import read_f64_le
+from librt.strings import read_f64_le, read_i16_le, read_i32_le, read_i64_le
 from librt.vecs import vec
 from mypy_extensions import i64
 
@@ -189,6 +189,12 @@ class CantStopRules(SharedRules):
                 cols.append((i, j))
                 names.append(f"use {i + 2} and {j + 2}")
         self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
+        # The same as 16-bit little-endian integers, two per action (-1: no column), and
+        # the heights, for `apply` (compiled, a tuple's item is a boxed int to check).
+        self.action_cells = struct.pack(
+            f"<{2 * len(cols)}h", *(c for a in cols for c in (*a, -1, -1)[:2])
+        )
+        self.height_cells = struct.pack(f"<{n}h", *self.heights)
         self.action_names: tuple[str, ...] = tuple(names)
         self.num_actions = len(cols)
 
@@ -226,6 +232,7 @@ class CantStopRules(SharedRules):
         # pairing of its class (a + b = c + d = a + c forces b + d to the same sum), so a
         # column of the class is read either for its two free cells or for its runner.
         self.class_doubles: tuple[int, ...] = tuple(class_doubles)
+        self.double_masks = struct.pack(f"<{len(classes)}q", *class_doubles)
         self._class_index = {dice: r for r, dice in enumerate(classes)}
         # Chance outcomes: the classes themselves, or every ordered roll of four dice.
         rolls: list[tuple[int, ...]]
@@ -239,6 +246,7 @@ class CantStopRules(SharedRules):
             outcomes = list(enumerate(class_probs))
         self.rolls: tuple[tuple[int, ...], ...] = tuple(rolls)
         self.roll_class: tuple[int, ...] = tuple(roll_class)
+        self.roll_classes = struct.pack(f"<{len(roll_class)}h", *roll_class)  # read by `apply`
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         self.roll_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(
             class_pairings[r] for r in roll_class
@@ -253,10 +261,19 @@ class CantStopRules(SharedRules):
         self.class_columns: tuple[tuple[int, ...], ...] = tuple(
             tuple(i for i in range(n) if mask >> i & 1) for mask in class_masks
         )
-        # Legal moves by roll class and the turn masks they read (see `moves_for_class`),
-        # filled lazily.
+        # Legal moves by roll class and the turn masks they read (see `moves_for_class`):
+        # the tables of moves filled lazily, the digit tables made now.
         self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
-        self.class_digits: list[tuple[tuple[int, ...], ...]] = [() for _ in classes]
+        self.chunks: i64 = -(-n // CHUNK_BITS)  # digit tables per class
+        digits: list[int] = []
+        for columns in self.class_columns:
+            weight = {i: 3 ** (k + 1) for k, i in enumerate(columns)}
+            for start in range(0, CHUNK_BITS * self.chunks, CHUNK_BITS):
+                sums = [0]
+                for i in range(start, start + CHUNK_BITS):
+                    sums += [x + weight.get(i, 0) for x in sums]
+                digits.extend(sums)
+        self.class_digits = struct.pack(f"<{len(digits)}i", *digits)
         # The heuristic's tables and scratch space (`progress`): a column's fraction at each
         # height as little-endian doubles at byte (i << cell_bits | x) * 8, each column's
         # height as a double, and vectors of machine floats it reuses (every column's value,
@@ -342,48 +359,38 @@ class CantStopRules(SharedRules):
         or more: a pair of new columns needs two), then, for each column of the class's sums
         (at most six), whether it is unusable (0), usable (1), or usable with two free cells
         (a double's column) or with a runner (the others') (2). The class's table is a list
-        (at most 3 ** 7 entries): compiled, an index of machine integers, where a dict would
-        box and hash a key per roll. The digits of the columns come from tables of
-        `CHUNK_BITS` columns at a time (`tabulate_class`): the usable mask's adds 1 per usable
-        column, the marked mask's 1 more; looked up, not gathered column by column, as
-        interpreted code pays for every operation."""
-        digits = self.class_digits[klass]
-        if not digits:
-            digits = self.tabulate_class(klass)
-        doubles: i64 = self.class_doubles[klass]
+        (at most 3 ** 7 entries, made on the class's first roll): compiled, an index of
+        machine integers, where a dict would box and hash a key per roll. The digits of the
+        columns come from tables of `CHUNK_BITS` columns at a time (`class_digits`, 32-bit
+        little-endian integers, `chunks` tables of 2 ** CHUNK_BITS per class): the entry at
+        x of the table of columns c.. is the sum over the bits j of x of column c + j's
+        weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the class),
+        so that the usable mask's entries add 1 per usable column, the marked mask's 1
+        more; looked up, not gathered column by column, as interpreted code pays for every
+        operation."""
+        doubles = read_i64_le(self.double_masks, 8 * klass)
         marked = usable & (two_steps & doubles | rmask & ~doubles)
         free = NUM_RUNNERS - nrun
         index = free
         if free > 2:
             index = 2
+        digits = self.class_digits
+        at = 4 * klass * self.chunks << CHUNK_BITS
         rest = usable
-        for weights in digits:
-            index += weights[rest & CHUNK_MASK] + weights[marked & CHUNK_MASK]
+        while rest:  # `marked` is within `rest`; the entries at 0 are 0
+            index += i64(read_i32_le(digits, at + 4 * (rest & CHUNK_MASK)))
+            index += i64(read_i32_le(digits, at + 4 * (marked & CHUNK_MASK)))
             rest >>= CHUNK_BITS
             marked >>= CHUNK_BITS
+            at += 4 << CHUNK_BITS
         table = self.class_moves[klass]
+        if not table:
+            table = [None] * 3 ** (len(self.class_columns[klass]) + 1)
+            self.class_moves[klass] = table
         moves = table[index]
         if moves is None:
             moves = table[index] = generate_moves(self, klass, usable, rmask, two_steps, free)
         return moves
-
-    def tabulate_class(self, klass: int) -> tuple[tuple[int, ...], ...]:
-        """Makes the roll class's empty move table and its digit tables (`moves_for_class`):
-        for each `CHUNK_BITS` columns from column c, the sum over the bits j of x of column
-        c + j's weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the
-        class), at index x. Made on the class's first roll (microseconds, once per rules)."""
-        columns = self.class_columns[klass]
-        weight = {i: 3 ** (k + 1) for k, i in enumerate(columns)}
-        digits: list[tuple[int, ...]] = []
-        for start in range(0, self.num_columns, CHUNK_BITS):
-            sums = [0]
-            for i in range(start, start + CHUNK_BITS):
-                w = weight.get(i, 0)
-                sums += [x + w for x in sums]
-            digits.append(tuple(sums))
-        self.class_moves[klass] = [None] * 3 ** (len(columns) + 1)
-        found = self.class_digits[klass] = tuple(digits)
-        return found
 
     def bust_probability(self, usable: int) -> float:
         """Probability that a roll makes no sum in the column-index bitmask `usable`."""
@@ -799,7 +806,11 @@ class CantStopCore(Core):
         if phase == ROLLING:
             rules = self.rules  # `moves_for_roll`, without the call
             options = rules.moves_for_class(
-                rules.roll_class[action], self.usable, self.rmask, self.two_steps, self.nrun
+                i64(read_i16_le(rules.roll_classes, 2 * action)),
+                self.usable,
+                self.rmask,
+                self.two_steps,
+                self.nrun,
             )
             if options:
                 self.phase = CHOOSING
@@ -858,15 +869,16 @@ class CantStopCore(Core):
         """Places the sums of the move `action`: runners up one cell, or new ones one cell
         above the player's squares."""
         rules = self.rules
-        heights = rules.heights
+        cells, heights = rules.action_cells, rules.height_cells
         bits, cell = rules.cell_bits, rules.cell_mask
         base = self.squares0 if self.player == 0 else self.squares1
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        for i in rules.action_columns[action]:
-            column: i64 = i
+        column = i64(read_i16_le(cells, 4 * action))
+        second = i64(read_i16_le(cells, 4 * action + 2))
+        while column >= 0:
             shift = column * bits
-            height: i64 = heights[i]
+            height = i64(read_i16_le(heights, 2 * column))
             runner = marks >> shift & cell
             if runner:
                 h = runner + 1
@@ -881,6 +893,7 @@ class CantStopCore(Core):
                 usable &= ~(1 << column)
             if h + 2 > height:
                 two_steps &= ~(1 << column)
+            column, second = second, -1
         if nrun >= NUM_RUNNERS:
             usable &= rmask
         self.marks = marks
@@ -900,7 +913,7 @@ class CantStopCore(Core):
         the game."""
         p = self.player
         rules = self.rules
-        heights = rules.heights
+        heights = rules.height_cells
         bits, cell = rules.cell_bits, rules.cell_mask
         n: i64 = rules.num_columns
         if p == 0:
@@ -911,12 +924,15 @@ class CantStopCore(Core):
         marks = self.marks
         blocked = self.blocked
         rmask = self.rmask
-        while rmask:
-            low = rmask & -rmask
-            i: i64 = int(low).bit_length() - 1
-            rmask ^= low
-            shift = i * bits
-            height: i64 = heights[i]
+        column: i64 = 0
+        while rmask >> column:  # the runners' columns, in order
+            low = rmask & 1 << column
+            if not low:
+                column += 1
+                continue
+            shift = column * bits
+            height = i64(read_i16_le(heights, 2 * column))
+            column += 1
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
             if h == height:
