@@ -434,9 +434,12 @@ class CantStopRules(SharedRules):
         n: i64 = self.num_columns
         w: i64 = len(best)
         last = w - 1
+        # Values are >= 0 and there are at least w columns: best starts at w zeros, which
+        # the columns worth 0 need not be inserted to fill (x + 0.0 is x, so the sum is the
+        # same float).
         for k in range(w):
-            best[k] = -1.0  # below every value
-        low = -1.0  # best[last]
+            best[k] = 0.0
+        low = 0.0  # best[last]
         column: i64 = 0
         shift: i64 = 0
         while column < n:
