@@ -118,6 +118,10 @@ ROW_BITS: Final = 63  # bits of a packed row of heights (an i64 that stays >= 0)
 # columns take two lookups per mask, and a class's tables 2 * 64 entries.
 CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
+RUNNER_SLOTS: Final = 4096  # progresses with runners kept (`CantStopRules.runner_progress`)
+FOLD_MASK: Final = (1 << 31) - 1
+MIX_MARKS: Final = 0x9E3779B1  # odd 32-bit constants (golden ratio, murmur3's)
+MIX_SQUARES: Final = 0x85EBCA77
 
 
 CANT_STOP_BOUNDS: Final[ParamBounds] = {
@@ -294,6 +298,12 @@ class CantStopRules(SharedRules):
         self._other_squares: i64 = -1
         self._other_blocked: i64 = -1
         self._other_progress = 0.0
+        # The progresses with runners (`runner_progress`) last computed, by slot: their
+        # squares, runners and tag (won columns and whether the roll is pending), and value.
+        self._slot_squares: vec[i64] = vec[i64]([0] * RUNNER_SLOTS)
+        self._slot_marks: vec[i64] = vec[i64]([-1] * RUNNER_SLOTS)  # -1: empty
+        self._slot_tags: vec[i64] = vec[i64]([0] * RUNNER_SLOTS)
+        self._slot_values: vec[float] = vec[float]([0.0] * RUNNER_SLOTS)
 
     def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
@@ -415,6 +425,43 @@ class CantStopRules(SharedRules):
         self._other_squares, self._other_blocked = self._last_squares, self._last_blocked
         self._other_progress = self._last_progress
         self._last_squares, self._last_blocked, self._last_progress = squares, blocked, progress
+        return progress
+
+    def runner_progress(
+        self, squares: i64, blocked: i64, marks: i64, rmask: i64, usable: i64, rolling: bool
+    ) -> float:
+        """`player_progress` of the turn player with the packed `squares` and runners `marks`
+        (in the columns of `rmask`, `usable` the columns a sum can use), when the columns in
+        `blocked` are won; with `rolling`, the runners count with the weight of not busting
+        on the pending roll.
+
+        Kept in a table of `RUNNER_SLOTS` slots, by a mix of the squares and runners (a
+        search reaches the same runners on many paths, a tree search's leaves mostly the
+        squares of one turn); a slot holds the last value whose key it was, checked in full.
+        The mix multiplies 31-bit folds by 32-bit constants, so no product exceeds 63 bits
+        (the engines agree) and no key is boxed."""
+        tag = blocked << 1 | rolling
+        folded_marks = (marks ^ marks >> 31) & FOLD_MASK
+        folded_squares = (squares ^ squares >> 31) & FOLD_MASK
+        mixed = folded_marks * MIX_MARKS ^ folded_squares * MIX_SQUARES ^ tag
+        slot = mixed >> 18 & RUNNER_SLOTS - 1
+        if (
+            self._slot_marks[slot] == marks
+            and self._slot_squares[slot] == squares
+            and self._slot_tags[slot] == tag
+        ):
+            return self._slot_values[slot]
+        keep = 1.0
+        if rolling:
+            keep -= self.bust_probability(usable)
+        if keep:
+            progress = self.progress(squares, blocked, marks, rmask, keep)
+        else:  # a certain bust: the runners are worth nothing
+            progress = self.banked_progress(squares, blocked)
+        self._slot_marks[slot] = marks
+        self._slot_squares[slot] = squares
+        self._slot_tags[slot] = tag
+        self._slot_values[slot] = progress
         return progress
 
     def progress(self, squares: i64, blocked: i64, marks: i64, rmask: i64, keep: float) -> float:
@@ -1083,12 +1130,10 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     rules = core.rules
     if player != core.player or not core.nrun:
         return rules.banked_progress(squares, core.blocked)
-    keep = 1.0
-    if risk and core.phase == ROLLING:
-        keep -= rules.bust_probability(core.usable)
-        if not keep:  # a certain bust: the runners are worth nothing
-            return rules.banked_progress(squares, core.blocked)
-    return rules.progress(squares, core.blocked, core.marks, core.rmask, keep)
+    rolling = risk and core.phase == ROLLING
+    return rules.runner_progress(
+        squares, core.blocked, core.marks, core.rmask, core.usable, rolling
+    )
 
 
 def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
