@@ -120,6 +120,7 @@ CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
 RUNNER_SLOTS: Final = 4096  # progresses with runners kept (`CantStopRules.runner_progress`)
 FOLD_MASK: Final = (1 << 31) - 1
+LOW_32: Final = (1 << 32) - 1
 MIX_MARKS: Final = 0x9E3779B1  # odd 32-bit constants (golden ratio, murmur3's)
 MIX_SQUARES: Final = 0x85EBCA77
 
@@ -815,19 +816,26 @@ class CantStopCore(Core):
     # --- Search protocol ------------------------------------------------------------------
 
     def state_key(self) -> int:
-        """A hash of the fields that define the state (the others follow from these)."""
-        return hash(
-            (
-                self.squares0,
-                self.squares1,
-                self.marks,
-                self.player,
-                self.phase,
-                self.roll,
-                self.moves,
-                self.winner,
-            )
+        """A hash of the fields that define the state (the others follow from these).
+
+        Mixed in machine integers, without a tuple of boxed fields: each field's low 32 and
+        high 31 bits multiplied by odd constants below 2 ** 31 and 2 ** 32 (no product
+        exceeds 63 bits, so both engines compute the same number), the products combined by
+        exclusive or."""
+        small = (
+            self.moves << 17
+            | (self.roll + 1) << 6
+            | self.phase << 3
+            | self.player << 2
+            | (self.winner + 1)
         )
+        key = (
+            _mix(self.squares0, 0x5BD1E995, 0x85EBCA77)
+            ^ _mix(self.squares1, 0x27D4EB2F, 0xC2B2AE3D)
+            ^ _mix(self.marks, 0x165667B1, 0x9E3779B1)
+            ^ _mix(small, 0x1B873593, 0xCC9E2D51)
+        )
+        return key ^ key >> 29  # the high bits into the low ones, which dicts index by
 
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE before a roll, TERMINAL at the end."""
@@ -1062,6 +1070,13 @@ class CantStopCore(Core):
             f"{status}. Columns won: {self.won0}-{self.won1}. Moves: {self.moves}/{rules.horizon}"
         )
         return "\n".join(lines) + "\n"
+
+
+def _mix(value: i64, low_factor: i64, high_factor: i64) -> i64:
+    """`value` >= 0 (below 2 ** 63) mixed for `state_key`: its low 32 bits times
+    `low_factor` (< 2 ** 31) and its high bits times `high_factor` (< 2 ** 32), exclusive-ored:
+    both products are below 2 ** 63."""
+    return (value & LOW_32) * low_factor ^ (value >> 32) * high_factor
 
 
 def bits_set(mask: i64) -> i64:
