@@ -200,6 +200,10 @@ class CantStopRules(SharedRules):
             f"<{2 * len(cols)}h", *(c for a in cols for c in (*a, -1, -1)[:2])
         )
         self.height_cells = struct.pack(f"<{n}h", *self.heights)
+        # pair_actions[(i, j)] at 16-bit integer i * n + j (i <= j), for `generate_moves`.
+        self.pair_cells = struct.pack(
+            f"<{n * n}h", *(self.pair_actions.get((i, j), -1) for i in range(n) for j in range(n))
+        )
         self.action_names: tuple[str, ...] = tuple(names)
         self.num_actions = len(cols)
 
@@ -1102,25 +1106,30 @@ def generate_moves(
 ) -> tuple[int, ...]:
     """Sorted legal moves for the roll class `klass`, read from the turn's masks: `usable`
     columns, those with a runner (`rmask`) or two free cells (`two_steps`), `free` runners."""
-    found: set[int] = set()
+    pairs, n = rules.pair_cells, rules.num_columns
+    found: list[int] = []  # at most two moves a pairing, three pairings
     for i, j in rules.class_pairings[klass]:
         ok_i = usable >> i & 1
-        if i == j:
-            if ok_i:
-                if two_steps >> i & 1:
-                    found.add(rules.pair_actions[(i, i)])
-                else:  # one cell below the top: a single step only
-                    found.add(FIRST_MOVE + i)
-            continue
         ok_j = usable >> j & 1
-        if ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
-            found.add(rules.pair_actions[(i, j)])  # both usable: the only option
+        if i == j:
+            if not ok_i:
+                continue
+            if two_steps >> i & 1:
+                move = int(read_i16_le(pairs, 2 * (i * n + i)))
+            else:  # one cell below the top: a single step only
+                move = FIRST_MOVE + i
+        elif ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
+            move = int(read_i16_le(pairs, 2 * (i * n + j)))  # both usable: the only option
         else:
-            if ok_i:
-                found.add(FIRST_MOVE + i)
-            if ok_j:
-                found.add(FIRST_MOVE + j)
-    return tuple(sorted(found))
+            if ok_i and FIRST_MOVE + i not in found:
+                found.append(FIRST_MOVE + i)
+            if not ok_j:
+                continue
+            move = FIRST_MOVE + j
+        if move not in found:
+            found.append(move)
+    found.sort()
+    return tuple(found)
 
 
 # --- Heuristics ------------------------------------------------------------------------------
