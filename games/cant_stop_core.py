@@ -393,8 +393,8 @@ class CantStopRules(SharedRules):
         at = 4 * klass * self.chunks << CHUNK_BITS
         rest = usable
         while rest:  # `marked` is within `rest`; the entries at 0 are 0
-            index += i64(read_i32_le(digits, at + 4 * (rest & CHUNK_MASK)))
-            index += i64(read_i32_le(digits, at + 4 * (marked & CHUNK_MASK)))
+            index += int(read_i32_le(digits, at + 4 * (rest & CHUNK_MASK)))
+            index += int(read_i32_le(digits, at + 4 * (marked & CHUNK_MASK)))
             rest >>= CHUNK_BITS
             marked >>= CHUNK_BITS
             at += 4 << CHUNK_BITS
@@ -868,7 +868,7 @@ class CantStopCore(Core):
         if phase == ROLLING:
             rules = self.rules  # `moves_for_roll`, without the call
             options = rules.moves_for_class(
-                i64(read_i16_le(rules.roll_classes, 2 * action)),
+                int(read_i16_le(rules.roll_classes, 2 * action)),
                 self.usable,
                 self.rmask,
                 self.two_steps,
@@ -936,11 +936,13 @@ class CantStopCore(Core):
         base = self.squares0 if self.player == 0 else self.squares1
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        column = i64(read_i16_le(cells, 4 * action))
-        second = i64(read_i16_le(cells, 4 * action + 2))
+        # int(), not i64(): the same machine integers compiled, and in pure Python a builtin
+        # call rather than mypy_extensions' constructor.
+        column: i64 = int(read_i16_le(cells, 4 * action))
+        second: i64 = int(read_i16_le(cells, 4 * action + 2))
         while column >= 0:
             shift = column * bits
-            height = i64(read_i16_le(heights, 2 * column))
+            height: i64 = int(read_i16_le(heights, 2 * column))
             runner = marks >> shift & cell
             if runner:
                 h = runner + 1
@@ -993,7 +995,7 @@ class CantStopCore(Core):
                 column += 1
                 continue
             shift = column * bits
-            height = i64(read_i16_le(heights, 2 * column))
+            height: i64 = int(read_i16_le(heights, 2 * column))
             column += 1
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
