@@ -73,7 +73,7 @@ from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
-from librt.strings import read_f64_le, read_i16_le, read_i32_le, read_i64_le
+from librt.strings import read_f64_le, read_i64_le
 from librt.vecs import vec
 from mypy_extensions import i64
 
@@ -194,15 +194,15 @@ class CantStopRules(SharedRules):
                 cols.append((i, j))
                 names.append(f"use {i + 2} and {j + 2}")
         self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
-        # The same as 16-bit little-endian integers, two per action (-1: no column), and
+        # The same as 64-bit little-endian integers, two per action (-1: no column), and
         # the heights, for `apply` (compiled, a tuple's item is a boxed int to check).
         self.action_cells = struct.pack(
-            f"<{2 * len(cols)}h", *(c for a in cols for c in (*a, -1, -1)[:2])
+            f"<{2 * len(cols)}q", *(c for a in cols for c in (*a, -1, -1)[:2])
         )
-        self.height_cells = struct.pack(f"<{n}h", *self.heights)
-        # pair_actions[(i, j)] at 16-bit integer i * n + j (i <= j), for `generate_moves`.
+        self.height_cells = struct.pack(f"<{n}q", *self.heights)
+        # pair_actions[(i, j)] at 64-bit integer i * n + j (i <= j), for `generate_moves`.
         self.pair_cells = struct.pack(
-            f"<{n * n}h", *(self.pair_actions.get((i, j), -1) for i in range(n) for j in range(n))
+            f"<{n * n}q", *(self.pair_actions.get((i, j), -1) for i in range(n) for j in range(n))
         )
         self.action_names: tuple[str, ...] = tuple(names)
         self.num_actions = len(cols)
@@ -255,7 +255,7 @@ class CantStopRules(SharedRules):
             outcomes = list(enumerate(class_probs))
         self.rolls: tuple[tuple[int, ...], ...] = tuple(rolls)
         self.roll_class: tuple[int, ...] = tuple(roll_class)
-        self.roll_classes = struct.pack(f"<{len(roll_class)}h", *roll_class)  # read by `apply`
+        self.roll_classes = struct.pack(f"<{len(roll_class)}q", *roll_class)  # read by `apply`
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         self.roll_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(
             class_pairings[r] for r in roll_class
@@ -282,7 +282,7 @@ class CantStopRules(SharedRules):
                 for i in range(start, start + CHUNK_BITS):
                     sums += [x + weight.get(i, 0) for x in sums]
                 digits.extend(sums)
-        self.class_digits = struct.pack(f"<{len(digits)}i", *digits)
+        self.class_digits = struct.pack(f"<{len(digits)}q", *digits)
         # The heuristic's tables and scratch space (`progress`): a column's fraction at each
         # height as little-endian doubles at byte (i << cell_bits | x) * 8, each column's
         # height as a double, and vectors of machine floats it reuses (every column's value,
@@ -376,7 +376,7 @@ class CantStopRules(SharedRules):
         (a double's column) or with a runner (the others') (2). The class's table is a list
         (at most 3 ** 7 entries, made on the class's first roll): compiled, an index of
         machine integers, where a dict would box and hash a key per roll. The digits of the
-        columns come from tables of `CHUNK_BITS` columns at a time (`class_digits`, 32-bit
+        columns come from tables of `CHUNK_BITS` columns at a time (`class_digits`, 64-bit
         little-endian integers, `chunks` tables of 2 ** CHUNK_BITS per class): the entry at
         x of the table of columns c.. is the sum over the bits j of x of column c + j's
         weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the class),
@@ -390,14 +390,14 @@ class CantStopRules(SharedRules):
         if free > 2:
             index = 2
         digits = self.class_digits
-        at = 4 * klass * self.chunks << CHUNK_BITS
+        at = 8 * klass * self.chunks << CHUNK_BITS
         rest = usable
         while rest:  # `marked` is within `rest`; the entries at 0 are 0
-            index += int(read_i32_le(digits, at + 4 * (rest & CHUNK_MASK)))
-            index += int(read_i32_le(digits, at + 4 * (marked & CHUNK_MASK)))
+            index += read_i64_le(digits, at + 8 * (rest & CHUNK_MASK))
+            index += read_i64_le(digits, at + 8 * (marked & CHUNK_MASK))
             rest >>= CHUNK_BITS
             marked >>= CHUNK_BITS
-            at += 4 << CHUNK_BITS
+            at += 8 << CHUNK_BITS
         table = self.class_moves[klass]
         if not table:
             table = [None] * 3 ** (len(self.class_columns[klass]) + 1)
@@ -868,7 +868,7 @@ class CantStopCore(Core):
         if phase == ROLLING:
             rules = self.rules  # `moves_for_roll`, without the call
             options = rules.moves_for_class(
-                int(read_i16_le(rules.roll_classes, 2 * action)),
+                read_i64_le(rules.roll_classes, 8 * action),
                 self.usable,
                 self.rmask,
                 self.two_steps,
@@ -936,13 +936,11 @@ class CantStopCore(Core):
         base = self.squares0 if self.player == 0 else self.squares1
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        # int(), not i64(): the same machine integers compiled, and in pure Python a builtin
-        # call rather than mypy_extensions' constructor.
-        column: i64 = int(read_i16_le(cells, 4 * action))
-        second: i64 = int(read_i16_le(cells, 4 * action + 2))
+        column = read_i64_le(cells, 16 * action)
+        second = read_i64_le(cells, 16 * action + 8)
         while column >= 0:
             shift = column * bits
-            height: i64 = int(read_i16_le(heights, 2 * column))
+            height = read_i64_le(heights, 8 * column)
             runner = marks >> shift & cell
             if runner:
                 h = runner + 1
@@ -995,7 +993,7 @@ class CantStopCore(Core):
                 column += 1
                 continue
             shift = column * bits
-            height: i64 = int(read_i16_le(heights, 2 * column))
+            height = read_i64_le(heights, 8 * column)
             column += 1
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
@@ -1116,12 +1114,10 @@ def generate_moves(
         if i == j:
             if not ok_i:
                 continue
-            if two_steps >> i & 1:
-                move = int(read_i16_le(pairs, 2 * (i * n + i)))
-            else:  # one cell below the top: a single step only
-                move = FIRST_MOVE + i
+            # both steps, or one cell below the top a single step only
+            move = read_i64_le(pairs, 8 * (i * n + i)) if two_steps >> i & 1 else FIRST_MOVE + i
         elif ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
-            move = int(read_i16_le(pairs, 2 * (i * n + j)))  # both usable: the only option
+            move = read_i64_le(pairs, 8 * (i * n + j))  # both usable: the only option
         else:
             if ok_i and FIRST_MOVE + i not in found:
                 found.append(FIRST_MOVE + i)
