@@ -114,7 +114,7 @@ _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
 ROW_BITS: Final = 63  # bits of a packed row of heights (an i64 that stays >= 0)
-# Columns per digit table of a roll class (`CantStopRules.tabulate_class`): the real game's 11
+# Columns per digit table of a roll class (`CantStopRules.moves_for_class`): the real game's 11
 # columns take two lookups per mask, and a class's tables 2 * 64 entries.
 CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
@@ -442,7 +442,8 @@ class CantStopRules(SharedRules):
 
         Kept in a table of `RUNNER_SLOTS` slots, by a mix of the squares and runners (a
         search reaches the same runners on many paths, a tree search's leaves mostly the
-        squares of one turn); a slot holds the last value whose key it was, checked in full.
+        squares of one turn); a slot holds the last value whose key it was, checked in full
+        (the usable columns follow from the squares, the won columns and the runners).
         The mix multiplies 31-bit folds by 32-bit constants, so no product exceeds 63 bits
         (the engines agree) and no key is boxed."""
         tag = blocked << 1 | rolling
