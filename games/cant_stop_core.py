@@ -480,7 +480,9 @@ class CantStopRules(SharedRules):
         (equal values are equal floats, so their order does not matter). The best values so
         far are kept by insertion in a vector of machine floats (compiled, a list would box
         every float, and sorting it costs more than picking the few best); every column's
-        value is left in the rules' vector `column_values` reads."""
+        value is left in the rules' vector `column_values` reads. The vectors are the shared
+        rules': compiled, the call holds the interpreter throughout, but interpreted threads
+        evaluating one game's positions at once could interleave (nothing here does)."""
         values, best = self._values, self._best
         fractions, heights = self.fractions, self.height_floats
         bits, cell = self.cell_bits, self.cell_mask
