@@ -67,11 +67,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, final
 
 import numpy as np
 import pyspiel
+from librt.strings import read_f64_le, read_i64_le
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from chancespiel.games.core import (
@@ -111,33 +114,15 @@ _NO_WINNER: Final[tuple[float, ...]] = (0.0, 0.0)
 PHASE_NAMES: Final[tuple[str, ...]] = ("roll", "choose", "decide", "pass")
 
 ROW_BITS: Final = 63  # bits of a packed row of heights (an i64 that stays >= 0)
-MAX_CACHED: Final = 200_000  # player summaries cached before a reset
-MAX_RUNNER_VALUES: Final = 4096  # runner tuples whose progress one player summary keeps
-# Columns per digit table of a roll class (`CantStopRules.tabulate_class`): the real game's 11
+# Columns per digit table of a roll class (`CantStopRules.moves_for_class`): the real game's 11
 # columns take two lookups per mask, and a class's tables 2 * 64 entries.
 CHUNK_BITS: Final = 6
 CHUNK_MASK: Final = (1 << CHUNK_BITS) - 1
-
-
-@final
-class PlayerSummary:
-    """What a player's banked squares are worth to the heuristic, given the won columns.
-
-    `fracs`: each column's fraction (1 if won, 0 if the opponent won it); `progress`: the mean
-    of the `columns_to_win` best fractions; `full` and `risky`: caches of the progress with the
-    player's runners, by packed runner heights, the runners counted in full or discounted by
-    the bust risk of a pending roll, made on first use (most summaries of a search are the
-    opponent's, read for their progress only). Shared through the rules' cache: do not mutate
-    `fracs`.
-    """
-
-    __slots__ = ("fracs", "full", "progress", "risky")
-
-    def __init__(self, fracs: list[float], progress: float) -> None:
-        self.fracs = fracs
-        self.progress = progress
-        self.full: dict[int, float] | None = None
-        self.risky: dict[int, float] | None = None
+RUNNER_SLOTS: Final = 4096  # progresses with runners kept (`CantStopRules.runner_progress`)
+FOLD_MASK: Final = (1 << 31) - 1
+LOW_32: Final = (1 << 32) - 1
+MIX_MARKS: Final = 0x9E3779B1  # odd 32-bit constants (golden ratio, murmur3's)
+MIX_SQUARES: Final = 0x85EBCA77
 
 
 CANT_STOP_BOUNDS: Final[ParamBounds] = {
@@ -209,6 +194,16 @@ class CantStopRules(SharedRules):
                 cols.append((i, j))
                 names.append(f"use {i + 2} and {j + 2}")
         self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
+        # The same as 64-bit little-endian integers, two per action (-1: no column), and
+        # the heights, for `apply` (compiled, a tuple's item is a boxed int to check).
+        self.action_cells = struct.pack(
+            f"<{2 * len(cols)}q", *(c for a in cols for c in (*a, -1, -1)[:2])
+        )
+        self.height_cells = struct.pack(f"<{n}q", *self.heights)
+        # pair_actions[(i, j)] at 64-bit integer i * n + j (i <= j), for `generate_moves`.
+        self.pair_cells = struct.pack(
+            f"<{n * n}q", *(self.pair_actions.get((i, j), -1) for i in range(n) for j in range(n))
+        )
         self.action_names: tuple[str, ...] = tuple(names)
         self.num_actions = len(cols)
 
@@ -246,6 +241,7 @@ class CantStopRules(SharedRules):
         # pairing of its class (a + b = c + d = a + c forces b + d to the same sum), so a
         # column of the class is read either for its two free cells or for its runner.
         self.class_doubles: tuple[int, ...] = tuple(class_doubles)
+        self.double_masks = struct.pack(f"<{len(classes)}q", *class_doubles)
         self._class_index = {dice: r for r, dice in enumerate(classes)}
         # Chance outcomes: the classes themselves, or every ordered roll of four dice.
         rolls: list[tuple[int, ...]]
@@ -259,6 +255,7 @@ class CantStopRules(SharedRules):
             outcomes = list(enumerate(class_probs))
         self.rolls: tuple[tuple[int, ...], ...] = tuple(rolls)
         self.roll_class: tuple[int, ...] = tuple(roll_class)
+        self.roll_classes = struct.pack(f"<{len(roll_class)}q", *roll_class)  # read by `apply`
         self.outcomes: tuple[tuple[int, float], ...] = tuple(outcomes)
         self.roll_pairings: tuple[tuple[tuple[int, int], ...], ...] = tuple(
             class_pairings[r] for r in roll_class
@@ -273,30 +270,45 @@ class CantStopRules(SharedRules):
         self.class_columns: tuple[tuple[int, ...], ...] = tuple(
             tuple(i for i in range(n) if mask >> i & 1) for mask in class_masks
         )
-        # Legal moves by roll class and the turn masks they read (see `moves_for_class`), and
-        # per-player summaries of the banked board (see `player_summary`). Both fill lazily.
+        # Legal moves by roll class and the turn masks they read (see `moves_for_class`):
+        # the tables of moves filled lazily, the digit tables made now.
         self.class_moves: list[list[tuple[int, ...] | None]] = [[] for _ in classes]
-        self.class_digits: list[tuple[tuple[int, ...], ...]] = [() for _ in classes]
-        self._columns: dict[int, tuple[int, ...]] = {}  # runner masks: at most 3 bits set
-        # Summaries by the won columns, then by the squares (two small keys, where one key of
-        # both could exceed 64 bits); the won columns change only when a column is won, so the
-        # dict of the current ones is kept at hand.
-        self.summaries: dict[int, dict[int, PlayerSummary]] = {}
-        self._summaries_blocked: i64 = -1
-        self._summaries_now: dict[int, PlayerSummary] = {}
-        self._summary_count = 0
-        # The two summaries last asked for: the cores of a turn share both players' squares,
-        # so most lookups of a tree search match one of them without hashing.
+        self.chunks: i64 = -(-n // CHUNK_BITS)  # digit tables per class
+        digits: list[int] = []
+        for columns in self.class_columns:
+            weight = {i: 3 ** (k + 1) for k, i in enumerate(columns)}
+            for start in range(0, CHUNK_BITS * self.chunks, CHUNK_BITS):
+                sums = [0]
+                for i in range(start, start + CHUNK_BITS):
+                    sums += [x + weight.get(i, 0) for x in sums]
+                digits.extend(sums)
+        self.class_digits = struct.pack(f"<{len(digits)}q", *digits)
+        # The heuristic's tables and scratch space (`progress`): a column's fraction at each
+        # height as little-endian doubles at byte (i << cell_bits | x) * 8, each column's
+        # height as a double, and vectors of machine floats it reuses (every column's value,
+        # the best so far).
+        table = bytearray(8 * n << self.cell_bits)
+        for i, h in enumerate(self.heights):
+            for x in range(h + 1):
+                struct.pack_into("<d", table, 8 * (i << self.cell_bits | x), float(x) / h)
+        self.fractions = bytes(table)
+        self.height_floats = struct.pack(f"<{n}d", *map(float, self.heights))
+        self._values: vec[float] = vec[float]([0.0] * n)
+        self._best: vec[float] = vec[float]([0.0] * self.columns_to_win)
+        # The two banked progresses last asked for (`banked_progress`): the cores of a turn
+        # share both players' squares, so most leaves of a tree search match one of them.
         self._last_squares: i64 = -1
         self._last_blocked: i64 = -1
-        self._last = PlayerSummary([], 0.0)
+        self._last_progress = 0.0
         self._other_squares: i64 = -1
         self._other_blocked: i64 = -1
-        self._other = self._last
-        # fraction_rows[i][x]: a square at height x in column i as a fraction of the column.
-        self.fraction_rows: tuple[tuple[float, ...], ...] = tuple(
-            tuple(float(x) / h for x in range(h + 1)) for h in self.heights
-        )
+        self._other_progress = 0.0
+        # The progresses with runners (`runner_progress`) last computed, by slot: their
+        # squares, runners and tag (won columns and whether the roll is pending), and value.
+        self._slot_squares: vec[i64] = vec[i64]([0] * RUNNER_SLOTS)
+        self._slot_marks: vec[i64] = vec[i64]([-1] * RUNNER_SLOTS)  # -1: empty
+        self._slot_tags: vec[i64] = vec[i64]([0] * RUNNER_SLOTS)
+        self._slot_values: vec[float] = vec[float]([0.0] * RUNNER_SLOTS)
 
     def params(self) -> dict[str, Any]:
         """The game parameters these rules were built from."""
@@ -362,48 +374,38 @@ class CantStopRules(SharedRules):
         or more: a pair of new columns needs two), then, for each column of the class's sums
         (at most six), whether it is unusable (0), usable (1), or usable with two free cells
         (a double's column) or with a runner (the others') (2). The class's table is a list
-        (at most 3 ** 7 entries): compiled, an index of machine integers, where a dict would
-        box and hash a key per roll. The digits of the columns come from tables of
-        `CHUNK_BITS` columns at a time (`tabulate_class`): the usable mask's adds 1 per usable
-        column, the marked mask's 1 more; looked up, not gathered column by column, as
-        interpreted code pays for every operation."""
-        digits = self.class_digits[klass]
-        if not digits:
-            digits = self.tabulate_class(klass)
-        doubles: i64 = self.class_doubles[klass]
+        (at most 3 ** 7 entries, made on the class's first roll): compiled, an index of
+        machine integers, where a dict would box and hash a key per roll. The digits of the
+        columns come from tables of `CHUNK_BITS` columns at a time (`class_digits`, 64-bit
+        little-endian integers, `chunks` tables of 2 ** CHUNK_BITS per class): the entry at
+        x of the table of columns c.. is the sum over the bits j of x of column c + j's
+        weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the class),
+        so that the usable mask's entries add 1 per usable column, the marked mask's 1
+        more; looked up, not gathered column by column, as interpreted code pays for every
+        operation."""
+        doubles = read_i64_le(self.double_masks, 8 * klass)
         marked = usable & (two_steps & doubles | rmask & ~doubles)
         free = NUM_RUNNERS - nrun
         index = free
         if free > 2:
             index = 2
+        digits = self.class_digits
+        at = 8 * klass * self.chunks << CHUNK_BITS
         rest = usable
-        for weights in digits:
-            index += weights[rest & CHUNK_MASK] + weights[marked & CHUNK_MASK]
+        while rest:  # `marked` is within `rest`; the entries at 0 are 0
+            index += read_i64_le(digits, at + 8 * (rest & CHUNK_MASK))
+            index += read_i64_le(digits, at + 8 * (marked & CHUNK_MASK))
             rest >>= CHUNK_BITS
             marked >>= CHUNK_BITS
+            at += 8 << CHUNK_BITS
         table = self.class_moves[klass]
+        if not table:
+            table = [None] * 3 ** (len(self.class_columns[klass]) + 1)
+            self.class_moves[klass] = table
         moves = table[index]
         if moves is None:
             moves = table[index] = generate_moves(self, klass, usable, rmask, two_steps, free)
         return moves
-
-    def tabulate_class(self, klass: int) -> tuple[tuple[int, ...], ...]:
-        """Makes the roll class's empty move table and its digit tables (`moves_for_class`):
-        for each `CHUNK_BITS` columns from column c, the sum over the bits j of x of column
-        c + j's weight (3 ** (k + 1) for the class's k-th column, 0 for a column not in the
-        class), at index x. Made on the class's first roll (microseconds, once per rules)."""
-        columns = self.class_columns[klass]
-        weight = {i: 3 ** (k + 1) for k, i in enumerate(columns)}
-        digits: list[tuple[int, ...]] = []
-        for start in range(0, self.num_columns, CHUNK_BITS):
-            sums = [0]
-            for i in range(start, start + CHUNK_BITS):
-                w = weight.get(i, 0)
-                sums += [x + w for x in sums]
-            digits.append(tuple(sums))
-        self.class_moves[klass] = [None] * 3 ** (len(columns) + 1)
-        found = self.class_digits[klass] = tuple(digits)
-        return found
 
     def bust_probability(self, usable: int) -> float:
         """Probability that a roll makes no sum in the column-index bitmask `usable`."""
@@ -415,64 +417,121 @@ class CantStopRules(SharedRules):
             self._bust_cache[usable] = p
         return p
 
-    def columns_of(self, mask: int) -> tuple[int, ...]:
-        """The column indices in the bitmask `mask`, in increasing order (cached)."""
-        columns = self._columns.get(mask)
-        if columns is None:
-            columns = self._columns[mask] = tuple(
-                i for i in range(self.num_columns) if mask >> i & 1
-            )
-        return columns
-
-    def player_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
-        """The `PlayerSummary` of a player with banked (packed) `squares` when the columns in
-        `blocked` are won.
-
-        The progress changes only when someone stops, so it is cached by (squares, blocked)
-        instead of being recomputed at every leaf. The runners alone decide the rest (the
-        usable columns, hence the bust risk, follow from them, the squares and the won
-        columns), so a search's many leaves with the same runners share one value.
-        """
+    def banked_progress(self, squares: i64, blocked: i64) -> float:
+        """`player_progress` of a player with the banked (packed) `squares` and no runners
+        when the columns in `blocked` are won. It changes only when someone stops, so the
+        two last asked for are kept."""
         if squares == self._last_squares and blocked == self._last_blocked:
-            return self._last
+            return self._last_progress
         if squares == self._other_squares and blocked == self._other_blocked:
-            return self._other
-        if blocked != self._summaries_blocked:
-            found = self.summaries.get(blocked)
-            if found is None:
-                found = self.summaries[blocked] = {}
-            self._summaries_blocked, self._summaries_now = blocked, found
-        summary = self._summaries_now.get(squares)
-        if summary is None:
-            summary = self._new_summary(squares, blocked)
-        self._other_squares, self._other_blocked, self._other = (
-            self._last_squares,
-            self._last_blocked,
-            self._last,
-        )
-        self._last_squares, self._last_blocked, self._last = squares, blocked, summary
-        return summary
+            progress = self._other_progress
+        else:
+            progress = self.progress(squares, blocked, 0, 0, 0.0)
+        self._other_squares, self._other_blocked = self._last_squares, self._last_blocked
+        self._other_progress = self._last_progress
+        self._last_squares, self._last_blocked, self._last_progress = squares, blocked, progress
+        return progress
 
-    def _new_summary(self, squares: i64, blocked: i64) -> PlayerSummary:
-        """`player_summary` computed and cached, for squares not in the cache of `blocked`
-        (the current `_summaries_now`)."""
-        rows = self.fraction_rows
+    def runner_progress(
+        self, squares: i64, blocked: i64, marks: i64, rmask: i64, usable: i64, rolling: bool
+    ) -> float:
+        """`player_progress` of the turn player with the packed `squares` and runners `marks`
+        (in the columns of `rmask`, `usable` the columns a sum can use), when the columns in
+        `blocked` are won; with `rolling`, the runners count with the weight of not busting
+        on the pending roll.
+
+        Kept in a table of `RUNNER_SLOTS` slots, by a mix of the squares and runners (a
+        search reaches the same runners on many paths, a tree search's leaves mostly the
+        squares of one turn); a slot holds the last value whose key it was, checked in full
+        (the usable columns follow from the squares, the won columns and the runners).
+        The mix multiplies 31-bit folds by 32-bit constants, so no product exceeds 63 bits
+        (the engines agree) and no key is boxed."""
+        tag = blocked << 1 | rolling
+        folded_marks = (marks ^ marks >> 31) & FOLD_MASK
+        folded_squares = (squares ^ squares >> 31) & FOLD_MASK
+        mixed = folded_marks * MIX_MARKS ^ folded_squares * MIX_SQUARES ^ tag
+        slot = mixed >> 18 & RUNNER_SLOTS - 1
+        if (
+            self._slot_marks[slot] == marks
+            and self._slot_squares[slot] == squares
+            and self._slot_tags[slot] == tag
+        ):
+            return self._slot_values[slot]
+        keep = 1.0
+        if rolling:
+            keep -= self.bust_probability(usable)
+        if keep:
+            progress = self.progress(squares, blocked, marks, rmask, keep)
+        else:  # a certain bust: the runners are worth nothing
+            progress = self.banked_progress(squares, blocked)
+        self._slot_marks[slot] = marks
+        self._slot_squares[slot] = squares
+        self._slot_tags[slot] = tag
+        self._slot_values[slot] = progress
+        return progress
+
+    def progress(self, squares: i64, blocked: i64, marks: i64, rmask: i64, keep: float) -> float:
+        """The mean of the `columns_to_win` best column values of a player with the packed
+        `squares` when the columns in `blocked` are won (`player_progress`): a column is
+        worth the fraction of its height climbed, 1 if won and 0 if the opponent won it; in
+        the columns of `rmask` the runner (in `marks`) counts with weight `keep`.
+
+        Summed from the largest: the float of `sum(sorted(values, reverse=True)[:w]) / w`
+        (equal values are equal floats, so their order does not matter). The best values so
+        far are kept by insertion in a vector of machine floats (compiled, a list would box
+        every float, and sorting it costs more than picking the few best); every column's
+        value is left in the rules' vector `column_values` reads. The vectors are the shared
+        rules': compiled, the call holds the interpreter throughout, but interpreted threads
+        evaluating one game's positions at once could interleave (nothing here does)."""
+        values, best = self._values, self._best
+        fractions, heights = self.fractions, self.height_floats
         bits, cell = self.cell_bits, self.cell_mask
-        fracs = [rows[i][squares >> i * bits & cell] for i in range(self.num_columns)]
-        won = blocked
-        while won:
-            low = won & -won
-            i = int(low).bit_length() - 1
-            won ^= low
-            fracs[i] = 1.0 if squares >> i * bits & cell == self.heights[i] else 0.0
-        if self._summary_count >= MAX_CACHED:
-            self.summaries.clear()
-            self.summaries[blocked] = self._summaries_now = {}
-            self._summary_count = 0
-        summary = PlayerSummary(fracs, best_mean(fracs.copy(), self.columns_to_win))
-        self._summaries_now[squares] = summary
-        self._summary_count += 1
-        return summary
+        n: i64 = self.num_columns
+        w: i64 = len(best)
+        last = w - 1
+        # Values are >= 0 and there are at least w columns: best starts at w zeros, which
+        # the columns worth 0 need not be inserted to fill (x + 0.0 is x, so the sum is the
+        # same float).
+        for k in range(w):
+            best[k] = 0.0
+        low = 0.0  # best[last]
+        column: i64 = 0
+        shift: i64 = 0
+        while column < n:
+            h = squares >> shift & cell
+            if rmask >> column & 1:
+                runner = marks >> shift & cell
+                if keep == 1.0:  # (h + 1.0 * (runner - h)) / height is runner / height exactly
+                    value = read_f64_le(fractions, 8 * (column << bits | runner))
+                else:
+                    value = (float(h) + keep * float(runner - h)) / read_f64_le(heights, 8 * column)
+            else:
+                value = read_f64_le(fractions, 8 * (column << bits | h))
+                if blocked >> column & 1 and value < 1.0:
+                    value = 0.0  # the opponent won the column
+            values[column] = value
+            if value > low:
+                k = last
+                while k > 0:
+                    above = best[k - 1]
+                    if above >= value:
+                        break
+                    best[k] = above
+                    k -= 1
+                best[k] = value
+                low = best[last]
+            column += 1
+            shift += bits
+        total = 0.0
+        for k in range(w):
+            total += best[k]
+        return total / float(w)
+
+    def column_values(self, squares: i64, blocked: i64) -> list[float]:
+        """Each column's banked value to `progress`, by column index, for a player with the
+        packed `squares` when the columns in `blocked` are won."""
+        self.progress(squares, blocked, 0, 0, 0.0)
+        return list(self._values)
 
     # --- States ------------------------------------------------------------------------
 
@@ -764,19 +823,26 @@ class CantStopCore(Core):
     # --- Search protocol ------------------------------------------------------------------
 
     def state_key(self) -> int:
-        """A hash of the fields that define the state (the others follow from these)."""
-        return hash(
-            (
-                self.squares0,
-                self.squares1,
-                self.marks,
-                self.player,
-                self.phase,
-                self.roll,
-                self.moves,
-                self.winner,
-            )
+        """A hash of the fields that define the state (the others follow from these).
+
+        Mixed in machine integers, without a tuple of boxed fields: each field's low 32 and
+        high 31 bits multiplied by odd constants below 2 ** 31 and 2 ** 32 (no product
+        exceeds 63 bits, so both engines compute the same number), the products combined by
+        exclusive or."""
+        small = (
+            self.moves << 17
+            | (self.roll + 1) << 6
+            | self.phase << 3
+            | self.player << 2
+            | (self.winner + 1)
         )
+        key = (
+            _mix(self.squares0, 0x5BD1E995, 0x85EBCA77)
+            ^ _mix(self.squares1, 0x27D4EB2F, 0xC2B2AE3D)
+            ^ _mix(self.marks, 0x165667B1, 0x9E3779B1)
+            ^ _mix(small, 0x1B873593, 0xCC9E2D51)
+        )
+        return key ^ key >> 29  # the high bits into the low ones, which dicts index by
 
     def current_player(self) -> int:
         """0 or 1 to decide, CHANCE before a roll, TERMINAL at the end."""
@@ -805,7 +871,11 @@ class CantStopCore(Core):
         if phase == ROLLING:
             rules = self.rules  # `moves_for_roll`, without the call
             options = rules.moves_for_class(
-                rules.roll_class[action], self.usable, self.rmask, self.two_steps, self.nrun
+                read_i64_le(rules.roll_classes, 8 * action),
+                self.usable,
+                self.rmask,
+                self.two_steps,
+                self.nrun,
             )
             if options:
                 self.phase = CHOOSING
@@ -864,15 +934,16 @@ class CantStopCore(Core):
         """Places the sums of the move `action`: runners up one cell, or new ones one cell
         above the player's squares."""
         rules = self.rules
-        heights = rules.heights
+        cells, heights = rules.action_cells, rules.height_cells
         bits, cell = rules.cell_bits, rules.cell_mask
         base = self.squares0 if self.player == 0 else self.squares1
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        for i in rules.action_columns[action]:
-            column: i64 = i
+        column = read_i64_le(cells, 16 * action)
+        second = read_i64_le(cells, 16 * action + 8)
+        while column >= 0:
             shift = column * bits
-            height: i64 = heights[i]
+            height = read_i64_le(heights, 8 * column)
             runner = marks >> shift & cell
             if runner:
                 h = runner + 1
@@ -887,6 +958,7 @@ class CantStopCore(Core):
                 usable &= ~(1 << column)
             if h + 2 > height:
                 two_steps &= ~(1 << column)
+            column, second = second, -1
         if nrun >= NUM_RUNNERS:
             usable &= rmask
         self.marks = marks
@@ -906,7 +978,7 @@ class CantStopCore(Core):
         the game."""
         p = self.player
         rules = self.rules
-        heights = rules.heights
+        heights = rules.height_cells
         bits, cell = rules.cell_bits, rules.cell_mask
         n: i64 = rules.num_columns
         if p == 0:
@@ -917,12 +989,15 @@ class CantStopCore(Core):
         marks = self.marks
         blocked = self.blocked
         rmask = self.rmask
-        while rmask:
-            low = rmask & -rmask
-            i: i64 = int(low).bit_length() - 1
-            rmask ^= low
-            shift = i * bits
-            height: i64 = heights[i]
+        column: i64 = 0
+        while rmask >> column:  # the runners' columns, in order
+            low = rmask & 1 << column
+            if not low:
+                column += 1
+                continue
+            shift = column * bits
+            height = read_i64_le(heights, 8 * column)
+            column += 1
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
             if h == height:
@@ -1004,6 +1079,13 @@ class CantStopCore(Core):
         return "\n".join(lines) + "\n"
 
 
+def _mix(value: i64, low_factor: i64, high_factor: i64) -> i64:
+    """`value` >= 0 (below 2 ** 63) mixed for `state_key`: its low 32 bits times
+    `low_factor` (< 2 ** 31) and its high bits times `high_factor` (< 2 ** 32), exclusive-ored:
+    both products are below 2 ** 63."""
+    return (value & LOW_32) * low_factor ^ (value >> 32) * high_factor
+
+
 def bits_set(mask: i64) -> i64:
     """The number of bits set in `mask` >= 0 (int.bit_count, which compiled code would call
     as a Python method; here at most three runner bits)."""
@@ -1027,25 +1109,28 @@ def generate_moves(
 ) -> tuple[int, ...]:
     """Sorted legal moves for the roll class `klass`, read from the turn's masks: `usable`
     columns, those with a runner (`rmask`) or two free cells (`two_steps`), `free` runners."""
-    found: set[int] = set()
+    pairs, n = rules.pair_cells, rules.num_columns
+    found: list[int] = []  # at most two moves a pairing, three pairings
     for i, j in rules.class_pairings[klass]:
         ok_i = usable >> i & 1
-        if i == j:
-            if ok_i:
-                if two_steps >> i & 1:
-                    found.add(rules.pair_actions[(i, i)])
-                else:  # one cell below the top: a single step only
-                    found.add(FIRST_MOVE + i)
-            continue
         ok_j = usable >> j & 1
-        if ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
-            found.add(rules.pair_actions[(i, j)])  # both usable: the only option
+        if i == j:
+            if not ok_i:
+                continue
+            # both steps, or one cell below the top a single step only
+            move = read_i64_le(pairs, 8 * (i * n + i)) if two_steps >> i & 1 else FIRST_MOVE + i
+        elif ok_i and ok_j and (not rmask >> i & 1) + (not rmask >> j & 1) <= free:
+            move = read_i64_le(pairs, 8 * (i * n + j))  # both usable: the only option
         else:
-            if ok_i:
-                found.add(FIRST_MOVE + i)
-            if ok_j:
-                found.add(FIRST_MOVE + j)
-    return tuple(sorted(found))
+            if ok_i and FIRST_MOVE + i not in found:
+                found.append(FIRST_MOVE + i)
+            if not ok_j:
+                continue
+            move = FIRST_MOVE + j
+        if move not in found:
+            found.append(move)
+    found.sort()
+    return tuple(found)
 
 
 # --- Heuristics ------------------------------------------------------------------------------
@@ -1067,67 +1152,13 @@ def player_progress(core: CantStopCore, player: int, risk: bool = True) -> float
     """
     # The field picked here rather than by `squares_of`: a call per leaf costs the interpreter.
     squares = core.squares0 if player == 0 else core.squares1
-    summary = core.rules.player_summary(squares, core.blocked)
-    if player != core.player or not core.nrun:
-        return summary.progress
-    return _with_runners(core, summary, risk and core.phase == ROLLING)
-
-
-def _with_runners(core: CantStopCore, summary: PlayerSummary, rolling: bool) -> float:
-    """`player_progress` of the turn player with runners out, cached in `summary` by the
-    runners; with `rolling`, the runners count with the weight of not busting on the roll."""
-    cache = summary.risky if rolling else summary.full
-    if cache is None:
-        cache = {}
-        if rolling:
-            summary.risky = cache
-        else:
-            summary.full = cache
-    progress = cache.get(core.marks)
-    if progress is None:
-        keep = 1.0 - core.rules.bust_probability(core.usable) if rolling else 1.0
-        progress = _ranked_with_runners(core, summary, keep) if keep else summary.progress
-        if len(cache) >= MAX_RUNNER_VALUES:
-            cache.clear()
-        cache[core.marks] = progress
-    return progress
-
-
-def _ranked_with_runners(core: CantStopCore, summary: PlayerSummary, keep: float) -> float:
-    """The turn player's progress with runners counted with weight `keep` (> 0).
-
-    The banked fractions with the runners' columns replaced, sorted: the best
-    `columns_to_win` of them are summed in the order of sorting every column, so the float is
-    the definition's. (Copying and sorting 11 floats costs less than picking the runners'
-    banked values out of the ranked ones.)
-    """
     rules = core.rules
-    values = summary.fracs.copy()
-    marks = core.marks
-    bits, cell = rules.cell_bits, rules.cell_mask
-    if keep == 1.0:  # (base + 1.0 * (runner - base)) / height is runner / height exactly
-        rows = rules.fraction_rows
-        for i in rules.columns_of(core.rmask):
-            values[i] = rows[i][marks >> i * bits & cell]
-    else:
-        heights = rules.heights
-        base = core.squares_of(core.player)
-        for i in rules.columns_of(core.rmask):
-            runner = marks >> i * bits & cell
-            square = base >> i * bits & cell
-            values[i] = (float(square) + keep * float(runner - square)) / heights[i]
-    return best_mean(values, rules.columns_to_win)
-
-
-def best_mean(values: list[float], w: int) -> float:
-    """The mean of the `w` largest of `values` (which it sorts), summed from the largest:
-    the float of `sum(sorted(values, reverse=True)[:w]) / w`, without the generic calls."""
-    values.sort()
-    total = 0.0
-    last = len(values) - 1
-    for k in range(w):
-        total += values[last - k]
-    return total / w
+    if player != core.player or not core.nrun:
+        return rules.banked_progress(squares, core.blocked)
+    rolling = risk and core.phase == ROLLING
+    return rules.runner_progress(
+        squares, core.blocked, core.marks, core.rmask, core.usable, rolling
+    )
 
 
 def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
@@ -1135,14 +1166,14 @@ def cant_stop_heuristic(core: CantStopCore, player: int) -> float:
 
     Progress is `player_progress` (column fractions, runners discounted by the bust risk of
     the pending roll), so the value is cheap: a 126-roll bust probability is cached by the
-    set of usable columns, and the progress by the banked squares and the runners.
+    set of usable columns, and the best columns are picked from a vector of machine floats.
     """
     if core.phase == OVER:
         return core.returns()[player]
     mover = core.player
     ours = player_progress(core, mover)
     squares = core.squares1 if mover == 0 else core.squares0
-    theirs = core.rules.player_summary(squares, core.blocked).progress
+    theirs = core.rules.banked_progress(squares, core.blocked)
     return ours - theirs if player == mover else theirs - ours
 
 
@@ -1193,9 +1224,10 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
         return [0.0] * (12 + 3 * len(rules.heights))
     me = player
     my_turn = core.player == me
-    mine = rules.player_summary(core.squares_of(me), core.blocked)
-    theirs = rules.player_summary(core.squares_of(1 - me), core.blocked)
-    with_runners = player_progress(core, me, False) if my_turn else mine.progress
+    my_squares, their_squares = core.squares_of(me), core.squares_of(1 - me)
+    mine = rules.banked_progress(my_squares, core.blocked)
+    theirs = rules.banked_progress(their_squares, core.blocked)
+    with_runners = player_progress(core, me, False) if my_turn else mine
     won = core.won
     features = [
         1.0 if my_turn else 0.0,
@@ -1204,15 +1236,15 @@ def cant_stop_features(core: CantStopCore, player: int) -> list[float]:
         1.0 if core.phase == DECIDING else 0.0,
         float(core.nrun),
         rules.bust_probability(core.usable),
-        mine.progress,
-        theirs.progress,
+        mine,
+        theirs,
         with_runners,
         float(won[me]),
         float(won[1 - me]),
         cant_stop_heuristic(core, me),
     ]
-    features.extend(mine.fracs)
-    features.extend(theirs.fracs)
+    features.extend(rules.column_values(my_squares, core.blocked))
+    features.extend(rules.column_values(their_squares, core.blocked))
     heights = rules.heights
     base = rules.unpack(core.squares_of(me))
     runners = core.runners

@@ -603,6 +603,15 @@ def test_progress_is_the_mean_of_the_best_column_fractions(game_string):
                 assert player_progress(core, player, risk) == expected
 
 
+def test_progress_counts_a_column_the_opponent_won_as_nothing():
+    # A square below the top of a column the opponent won (set up by hand: in play it leaves
+    # the column) is worth 0 to its owner, the winner's square 1.
+    core = RULES.position(squares=[{7: 13, 2: 1}, {7: 6, 3: 2}])
+    w = RULES.columns_to_win
+    assert player_progress(core, 0) == sum(sorted([1.0, 1 / 3] + [0.0] * 9, reverse=True)[:w]) / w
+    assert player_progress(core, 1) == sum(sorted([2 / 5] + [0.0] * 10, reverse=True)[:w]) / w
+
+
 # --- Rule of 28 -------------------------------------------------------------------------------
 
 
