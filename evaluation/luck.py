@@ -153,13 +153,15 @@ def _plan(state: Core, depth: int, symmetric: SymmetricOutcomes | None, leaves: 
         return len(leaves) - 1
     else:
         outcomes, children, depth = [], _move_children(state), depth - 1
+    if depth > 0:
+        return player, outcomes, [_plan(child, depth, symmetric, leaves) for child in children]
     plans: list[Plan] = []
     for child in children:  # the leaves among them here: most of a plan's nodes are leaves
-        if depth == 0 and (child.is_terminal() or child.current_player() != CHANCE):
+        if child.is_terminal() or child.current_player() != CHANCE:
+            plans.append(len(leaves))
             leaves.append(child)
-            plans.append(len(leaves) - 1)
         else:
-            plans.append(_plan(child, depth, symmetric, leaves))
+            plans.append(_plan(child, 0, symmetric, leaves))
     return player, outcomes, plans
 
 
@@ -187,7 +189,7 @@ class Lookahead:
 
     On a learned value, the leaves below a state go through the network as one block
     (`LearnedValue.leaf_values`): the same values within the last bits, in a fraction of the
-    time where most leaves are new. (One block for all the children of a chance node, hundreds
+    time where many leaves are new. (One block for all the children of a chance node, hundreds
     of leaves in Ra, was slower: 0.21 s a record against 0.13.)"""
 
     h: Callable[[Any, int], float]
@@ -677,14 +679,20 @@ def _distinct_children(
     """A chance node's outcomes of positive probability, each as (outcome, probability, the
     index of its child), and the children: one for each outcome, or with `symmetric` one for
     each class of outcomes."""
-    classes = symmetric(state) if symmetric is not None else None
     outcomes: list[tuple[int, float, int]] = []
     children: list[Core] = []
+    if symmetric is None:
+        for outcome, prob in state.chance_outcomes():
+            if prob > 0.0:
+                outcomes.append((outcome, prob, len(children)))
+                child = state.clone()
+                child.apply(outcome)
+                children.append(child)
+        return outcomes, children
     index: dict[int, int] = {}  # the first outcome of a class -> its child's index
-    for i, (outcome, prob) in enumerate(state.chance_outcomes()):
+    for (outcome, prob), first in zip(state.chance_outcomes(), symmetric(state), strict=True):
         if prob <= 0.0:
             continue
-        first = outcome if classes is None else classes[i]
         k = index.get(first)
         if k is None:
             k = index[first] = len(children)

@@ -855,7 +855,17 @@ HEURISTIC_SCALE: Final = 20.0
 
 def projected_fame(core: RaCore, player: int) -> float:
     """Fame plus what the player's tiles and suns are worth if the epoch ended now."""
+    return _projected_fame(core, player, _tile_points(core, player))
+
+
+def _tile_points(core: RaCore, player: int) -> int:
+    """The epoch's and the monuments' points of `player`'s tiles if the epoch ended now."""
     mine = core.tiles[player]
+    return epoch_points(mine, core.tiles[1 - player]) + monument_points(mine)
+
+
+def _projected_fame(core: RaCore, player: int, tile_points: int) -> float:
+    """`projected_fame` of `player`, whose `_tile_points` are given."""
     up = core.up[player]
     held = sun_sum(up) + sun_sum(core.down[player])
     other = sun_sum(core.up[1 - player]) + sun_sum(core.down[1 - player])
@@ -863,11 +873,7 @@ def projected_fame(core: RaCore, player: int) -> float:
     for v in up:
         face_up += SUN_BASE + SUN_RANK * (v - 5)
     return (
-        core.fame[player]
-        + epoch_points(mine, core.tiles[1 - player])
-        + monument_points(mine)
-        + SUN_TOTAL_WEIGHT * sun_total_points(held, other)
-        + face_up
+        core.fame[player] + tile_points + SUN_TOTAL_WEIGHT * sun_total_points(held, other) + face_up
     )
 
 
@@ -1002,16 +1008,15 @@ def ra_symmetric_outcomes(core: RaCore) -> list[int]:
     return classes
 
 
-def _track_gain(core: RaCore, player: int) -> float:
+def _track_gain(core: RaCore, player: int, tile_points: int) -> float:
     """What winning the auction track would add to `player`'s epoch and monument points as if
-    the epoch ended now (disasters left out: their losses depend on the winner's choices)."""
-    mine = core.tiles[player]
+    the epoch ended now (disasters left out: their losses depend on the winner's choices), from
+    those points without it (`_tile_points`)."""
     theirs = core.tiles[1 - player]
-    taken = mine.copy()
+    taken = core.tiles[player].copy()
     for kind in core.track:
         taken[kind] += 1
-    before = epoch_points(mine, theirs) + monument_points(mine)
-    return float(epoch_points(taken, theirs) + monument_points(taken) - before)
+    return float(epoch_points(taken, theirs) + monument_points(taken) - tile_points)
 
 
 def ra_features(core: RaCore, player: int) -> list[float]:
@@ -1021,23 +1026,26 @@ def ra_features(core: RaCore, player: int) -> list[float]:
     sides' face-up suns, the sun in the centre and the standing bid, and tile counts by group
     on the track and in each side's hand."""
     other = 1 - player
-    mine = projected_fame(core, player)
-    theirs = projected_fame(core, other)
+    my_points = _tile_points(core, player)
+    their_points = _tile_points(core, other)
+    mine = _projected_fame(core, player, my_points)
+    theirs = _projected_fame(core, other, their_points)
     return _features_of(
         core,
         player,
         (mine, theirs, _lead_value(core, player, mine, theirs)),
-        (_track_gain(core, player), _track_gain(core, other)),
+        (_track_gain(core, player, my_points), _track_gain(core, other, their_points)),
         (_laid_groups(core), _group_counts(core.tiles[player]), _group_counts(core.tiles[other])),
     )
 
 
 def ra_feature_pair(core: RaCore) -> tuple[list[float], list[float]]:
     """`ra_features` of both players from one call: what the two views share (each side's
-    projected fame, track gain and tile counts by group) computed once."""
-    first = projected_fame(core, 0)
-    second = projected_fame(core, 1)
-    gains = (_track_gain(core, 0), _track_gain(core, 1))
+    tile points, projected fame, track gain and tile counts by group) computed once."""
+    points = (_tile_points(core, 0), _tile_points(core, 1))
+    first = _projected_fame(core, 0, points[0])
+    second = _projected_fame(core, 1, points[1])
+    gains = (_track_gain(core, 0, points[0]), _track_gain(core, 1, points[1]))
     laid = _laid_groups(core)
     hands = (_group_counts(core.tiles[0]), _group_counts(core.tiles[1]))
     return (
