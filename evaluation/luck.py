@@ -134,9 +134,10 @@ def _mean(outcomes: list[tuple[int, float, int]], values: list[float]) -> float:
     return total
 
 
-Plan = int | tuple[int, list[tuple[int, float, int]], list[Any]]
+Plan = int | tuple[int, list[tuple[int, float, int]] | None, list[Any]]
 """`expected_value`'s tree with the values of its leaves left out: a leaf's index among the
-leaves, or a node (its player or CHANCE, a chance node's outcomes, its children's plans)."""
+leaves, or a node (its player or CHANCE; a chance node's outcomes, or None for a decision whose
+children are all leaves, the last ones listed; its children's plans)."""
 
 
 def _plan(state: Core, depth: int, symmetric: SymmetricOutcomes | None, leaves: list[Core]) -> Plan:
@@ -156,13 +157,15 @@ def _plan(state: Core, depth: int, symmetric: SymmetricOutcomes | None, leaves: 
     if depth > 0:
         return player, outcomes, [_plan(child, depth, symmetric, leaves) for child in children]
     plans: list[Plan] = []
+    leaves_only = player != CHANCE
     for child in children:  # the leaves among them here: most of a plan's nodes are leaves
         if child.is_terminal() or child.current_player() != CHANCE:
             plans.append(len(leaves))
             leaves.append(child)
         else:
+            leaves_only = False
             plans.append(_plan(child, 0, symmetric, leaves))
-    return player, outcomes, plans
+    return player, None if leaves_only else outcomes, plans
 
 
 def _planned_value(plan: Plan, values: list[float]) -> float:
@@ -174,7 +177,7 @@ def _planned_value(plan: Plan, values: list[float]) -> float:
         values[child] if isinstance(child, int) else _planned_value(child, values)
         for child in children
     ]
-    if player == CHANCE:
+    if outcomes is not None and player == CHANCE:
         return _mean(outcomes, found)
     return max(found) if player == 0 else min(found)
 
@@ -201,7 +204,12 @@ class Lookahead:
         if isinstance(h, LearnedValue):
             leaves: list[Core] = []
             plan = self._plan(state, leaves)
-            return _planned_value(plan, h.leaf_values(leaves))
+            values = h.leaf_values(leaves)
+            if isinstance(plan, int):
+                return values[plan]
+            if plan[1] is None:  # a decision whose moves all lead to leaves, those alone
+                return max(values) if plan[0] == 0 else min(values)
+            return _planned_value(plan, values)
         terminal = _terminal_or(state)
         if terminal is not None:
             return terminal
