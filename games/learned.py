@@ -43,6 +43,8 @@ from chancespiel.files import (
 from chancespiel.games.core import Heuristic
 from chancespiel.games.registry import (
     HeuristicFactory,
+    feature_key_for,
+    feature_pair_for,
     features_for,
     register_heuristic_factory,
     value_model_file,
@@ -233,8 +235,14 @@ def learned_heuristic(game: pyspiel.Game) -> Heuristic:
     Raises:
       ModelError: as game_model.
     """
-    features, _ = features_for(game.get_type().short_name)
-    return LearnedValue(game_model(game).model, features)
+    short_name = game.get_type().short_name
+    features, _ = features_for(short_name)
+    return LearnedValue(
+        game_model(game).model,
+        features,
+        feature_pair_for(short_name),
+        feature_key_for(short_name),
+    )
 
 
 register_heuristic_factory(

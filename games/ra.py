@@ -4,7 +4,16 @@ and the heuristic are in `games.ra_core`."""
 from __future__ import annotations
 
 from chancespiel.games._adapter import CoreGame, CoreState, chance_game_type
-from chancespiel.games.ra_core import RA_BOUNDS, RA_FEATURES, RaRules, ra_features, ra_heuristic
+from chancespiel.games.ra_core import (
+    RA_BOUNDS,
+    RA_FEATURES,
+    RaRules,
+    ra_feature_key,
+    ra_feature_pair,
+    ra_features,
+    ra_heuristic,
+    ra_symmetric_outcomes,
+)
 from chancespiel.games.registry import GameSpec, register_game
 
 _DEFAULTS = {"epochs": 3}
@@ -36,5 +45,8 @@ register_game(
         heuristic=ra_heuristic,
         features=ra_features,
         feature_names=RA_FEATURES,
+        feature_pair=ra_feature_pair,
+        feature_key=ra_feature_key,
+        symmetric_outcomes=ra_symmetric_outcomes,
     )
 )

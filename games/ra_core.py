@@ -855,7 +855,17 @@ HEURISTIC_SCALE: Final = 20.0
 
 def projected_fame(core: RaCore, player: int) -> float:
     """Fame plus what the player's tiles and suns are worth if the epoch ended now."""
+    return _projected_fame(core, player, _tile_points(core, player))
+
+
+def _tile_points(core: RaCore, player: int) -> int:
+    """The epoch's and the monuments' points of `player`'s tiles if the epoch ended now."""
     mine = core.tiles[player]
+    return epoch_points(mine, core.tiles[1 - player]) + monument_points(mine)
+
+
+def _projected_fame(core: RaCore, player: int, tile_points: int) -> float:
+    """`projected_fame` of `player`, whose `_tile_points` are given."""
     up = core.up[player]
     held = sun_sum(up) + sun_sum(core.down[player])
     other = sun_sum(core.up[1 - player]) + sun_sum(core.down[1 - player])
@@ -863,11 +873,7 @@ def projected_fame(core: RaCore, player: int) -> float:
     for v in up:
         face_up += SUN_BASE + SUN_RANK * (v - 5)
     return (
-        core.fame[player]
-        + epoch_points(mine, core.tiles[1 - player])
-        + monument_points(mine)
-        + SUN_TOTAL_WEIGHT * sun_total_points(held, other)
-        + face_up
+        core.fame[player] + tile_points + SUN_TOTAL_WEIGHT * sun_total_points(held, other) + face_up
     )
 
 
@@ -875,10 +881,14 @@ def ra_heuristic(core: RaCore, player: int) -> float:
     """Evaluation for `player` in [-1, 1]: exact at the end, else the lead in `projected_fame`
     (fame, the current epoch's unrealized points, monuments and half the sun-total bonus as if
     the game ended now, and the value of the suns still face up), squashed by tanh."""
+    return _lead_value(core, player, projected_fame(core, player), projected_fame(core, 1 - player))
+
+
+def _lead_value(core: RaCore, player: int, mine: float, theirs: float) -> float:
+    """`ra_heuristic` of `player` whose projected fame is `mine` against `theirs`."""
     if core.phase == OVER:
         return core.returns()[player]
-    lead = projected_fame(core, player) - projected_fame(core, 1 - player)
-    return math.tanh(lead / HEURISTIC_SCALE)
+    return math.tanh((mine - theirs) / HEURISTIC_SCALE)
 
 
 _GROUPS: Final[tuple[tuple[str, tuple[int, ...]], ...]] = (
@@ -892,6 +902,19 @@ _GROUPS: Final[tuple[tuple[str, tuple[int, ...]], ...]] = (
     ("disasters", (FUNERAL, DROUGHT, UNREST, EARTHQUAKE)),
 )
 _PHASES: Final[tuple[int, ...]] = (TURN, GODS, DRAWING, AUCTION, DISCARD)
+# The features' phase one-hot of each phase (OVER: none of them), and each kind's group.
+_PHASE_ONE_HOT: Final[tuple[tuple[float, ...], ...]] = tuple(
+    tuple(1.0 if phase == p else 0.0 for p in _PHASES) for phase in range(OVER + 1)
+)
+_GROUP_OF: Final[tuple[int, ...]] = tuple(  # each kind's group (-1: Ra, in none)
+    next((g for g, (_, kinds) in enumerate(_GROUPS) if kind in kinds), -1)
+    for kind in range(NUM_KINDS)
+)
+# The groups are runs of consecutive kinds, each from its start to the next's (summed so).
+_GROUP_STARTS: Final[tuple[int, ...]] = (*(kinds[0] for _, kinds in _GROUPS), NUM_KINDS)
+assert _GROUP_OF[_GROUP_STARTS[0] :] == tuple(
+    g for g in range(len(_GROUPS)) for _ in range(_GROUP_STARTS[g], _GROUP_STARTS[g + 1])
+)
 
 RA_FEATURES: Final[tuple[str, ...]] = (
     "my_turn",
@@ -923,16 +946,77 @@ RA_FEATURES: Final[tuple[str, ...]] = (
 )
 
 
-def _track_gain(core: RaCore, player: int) -> float:
+def ra_feature_key(core: RaCore) -> int:
+    """A hash of what `ra_features` reads: `state_key` without the bag and the discards, and
+    the track's tiles in any order (a position's features do not depend on them)."""
+    t0, t1 = core.tiles
+    return hash(
+        (
+            tuple(sorted(core.track)),
+            tuple(t0),
+            tuple(t1),
+            core.up,
+            core.down,
+            core.centre,
+            core.fame,
+            core.epoch,
+            core.phase,
+            core.turn_player,
+            core.to_move,
+            core.high_bid,
+            core.high_bidder,
+            core.ra_count,
+        )
+    )
+
+
+# Kinds the rules treat alike (civilizations score by how many types a player holds, monuments
+# by types and by tiles of a type): the group each kind can be exchanged within, -1 if none.
+_EXCHANGEABLE: Final[tuple[int, ...]] = tuple(
+    0 if kind in CIVS else 1 if kind in MONUMENTS else -1 for kind in range(NUM_KINDS)
+)
+
+
+def ra_symmetric_outcomes(core: RaCore) -> list[int]:
+    """For each outcome of a chance node (`chance_outcomes`: the kinds in the bag), the first
+    kind whose draw leads to the same position up to renaming kinds: two civilizations (or two
+    monuments) as many in the bag, on the track and in each hand are exchangeable, so their
+    draws lead to positions whose features, and whose futures, differ only by the names of the
+    two kinds."""
+    bag = core.bag
+    track = core.track
+    first, second = core.tiles
+    classes: list[int] = []
+    seen: dict[tuple[int, int, int, int, int], int] = {}
+    for kind in range(NUM_KINDS):
+        if not bag[kind]:
+            continue
+        group = _EXCHANGEABLE[kind]
+        if group < 0:
+            classes.append(kind)
+            continue
+        laid = 0
+        for k in track:
+            if k == kind:
+                laid += 1
+        key = (group, bag[kind], laid, first[kind], second[kind])
+        found = seen.get(key)
+        if found is None:
+            seen[key] = kind
+            found = kind
+        classes.append(found)
+    return classes
+
+
+def _track_gain(core: RaCore, player: int, tile_points: int) -> float:
     """What winning the auction track would add to `player`'s epoch and monument points as if
-    the epoch ended now (disasters left out: their losses depend on the winner's choices)."""
-    mine = core.tiles[player]
+    the epoch ended now (disasters left out: their losses depend on the winner's choices), from
+    those points without it (`_tile_points`)."""
     theirs = core.tiles[1 - player]
-    taken = mine.copy()
+    taken = core.tiles[player].copy()
     for kind in core.track:
         taken[kind] += 1
-    before = epoch_points(mine, theirs) + monument_points(mine)
-    return float(epoch_points(taken, theirs) + monument_points(taken) - before)
+    return float(epoch_points(taken, theirs) + monument_points(taken) - tile_points)
 
 
 def ra_features(core: RaCore, player: int) -> list[float]:
@@ -942,8 +1026,79 @@ def ra_features(core: RaCore, player: int) -> list[float]:
     sides' face-up suns, the sun in the centre and the standing bid, and tile counts by group
     on the track and in each side's hand."""
     other = 1 - player
+    my_points = _tile_points(core, player)
+    their_points = _tile_points(core, other)
+    mine = _projected_fame(core, player, my_points)
+    theirs = _projected_fame(core, other, their_points)
+    return _features_of(
+        core,
+        player,
+        (mine, theirs, _lead_value(core, player, mine, theirs)),
+        (_track_gain(core, player, my_points), _track_gain(core, other, their_points)),
+        (_laid_groups(core), _group_counts(core.tiles[player]), _group_counts(core.tiles[other])),
+    )
+
+
+def ra_feature_pair(core: RaCore) -> tuple[list[float], list[float]]:
+    """`ra_features` of both players from one call: what the two views share (each side's
+    tile points, projected fame, track gain and tile counts by group) computed once."""
+    points = (_tile_points(core, 0), _tile_points(core, 1))
+    first = _projected_fame(core, 0, points[0])
+    second = _projected_fame(core, 1, points[1])
+    gains = (_track_gain(core, 0, points[0]), _track_gain(core, 1, points[1]))
+    laid = _laid_groups(core)
+    hands = (_group_counts(core.tiles[0]), _group_counts(core.tiles[1]))
+    return (
+        _features_of(
+            core,
+            0,
+            (first, second, _lead_value(core, 0, first, second)),
+            gains,
+            (laid, hands[0], hands[1]),
+        ),
+        _features_of(
+            core,
+            1,
+            (second, first, _lead_value(core, 1, second, first)),
+            (gains[1], gains[0]),
+            (laid, hands[1], hands[0]),
+        ),
+    )
+
+
+def _laid_groups(core: RaCore) -> list[float]:
+    """Tiles of each group of _GROUPS on the auction track, as floats."""
+    laid = [0] * len(_GROUPS)
+    for kind in core.track:
+        laid[_GROUP_OF[kind]] += 1
+    return [float(total) for total in laid]
+
+
+def _group_counts(tiles: list[int]) -> list[float]:
+    """Tiles of each group of _GROUPS, as floats, from counts by kind."""
+    out = []
+    for g in range(len(_GROUPS)):
+        total = 0
+        for kind in range(_GROUP_STARTS[g], _GROUP_STARTS[g + 1]):
+            total += tiles[kind]
+        out.append(float(total))
+    return out
+
+
+def _features_of(
+    core: RaCore,
+    player: int,
+    fame: tuple[float, float, float],
+    gains: tuple[float, float],
+    groups: tuple[list[float], list[float], list[float]],
+) -> list[float]:
+    """`ra_features` of `player` from what it shares with the other's: the projected fame of
+    `player` and of the other and the heuristic, the track gain of both (`player`'s first),
+    and the tiles by group on the track and in the hands (`player`'s first)."""
+    other = 1 - player
     mine_up = core.up[player]
     theirs_up = core.up[other]
+    high_bid = core.high_bid
     features = [
         1.0 if core.turn_player == player else 0.0,
         1.0 if core.to_move == player else 0.0,
@@ -951,36 +1106,27 @@ def ra_features(core: RaCore, player: int) -> list[float]:
         core.ra_count / RA_PER_EPOCH,
         len(core.track) / TRACK_SIZE,
     ]
-    for phase in _PHASES:
-        features.append(1.0 if core.phase == phase else 0.0)
-    features.extend(
-        [
-            core.fame[player] / 50.0,
-            core.fame[other] / 50.0,
-            projected_fame(core, player) / 50.0,
-            projected_fame(core, other) / 50.0,
-            ra_heuristic(core, player),
-            _track_gain(core, player) / 10.0,
-            _track_gain(core, other) / 10.0,
-            float(len(mine_up)),
-            float(len(theirs_up)),
-            sun_sum(mine_up) / 16.0,
-            sun_sum(theirs_up) / 16.0,
-            (max(mine_up) if mine_up else 0) / 16.0,
-            (max(theirs_up) if theirs_up else 0) / 16.0,
-            core.centre / 16.0,
-            core.high_bid / 16.0,
-            1.0 if core.high_bid and core.high_bidder == player else 0.0,
-            1.0 if core.high_bid and core.high_bidder == other else 0.0,
-        ]
-    )
-    counts = [0] * NUM_KINDS
-    for kind in core.track:
-        counts[kind] += 1
-    for tiles in (counts, core.tiles[player], core.tiles[other]):
-        for _, kinds in _GROUPS:
-            total = 0
-            for kind in kinds:
-                total += tiles[kind]
-            features.append(float(total))
+    features.extend(_PHASE_ONE_HOT[core.phase])
+    features += [
+        core.fame[player] / 50.0,
+        core.fame[other] / 50.0,
+        fame[0] / 50.0,
+        fame[1] / 50.0,
+        fame[2],
+        gains[0] / 10.0,
+        gains[1] / 10.0,
+        float(len(mine_up)),
+        float(len(theirs_up)),
+        sun_sum(mine_up) / 16.0,
+        sun_sum(theirs_up) / 16.0,
+        (mine_up[-1] if mine_up else 0) / 16.0,  # suns are sorted: the last is the highest
+        (theirs_up[-1] if theirs_up else 0) / 16.0,
+        core.centre / 16.0,
+        high_bid / 16.0,
+        1.0 if high_bid and core.high_bidder == player else 0.0,
+        1.0 if high_bid and core.high_bidder == other else 0.0,
+    ]
+    features.extend(groups[0])
+    features.extend(groups[1])
+    features.extend(groups[2])
     return features

@@ -33,11 +33,15 @@ import pyspiel
 from chancespiel.games._adapter import CoreGame
 from chancespiel.games.contract import TOLERANCE, GameContractError, where
 from chancespiel.games.core import MAX_INT_PARAM, Heuristic, Ordering
-from chancespiel.games.value_model import Features
+from chancespiel.games.value_model import FeatureKey, FeaturePair, Features
 
 CoreReader = Callable[[pyspiel.State], Any]
 """reader(state) -> a fresh core of one of our games equal move for move to a foreign state
 (actions, chance outcomes, returns), or None for a variant it cannot read."""
+
+SymmetricOutcomes = Callable[[Any], list[int]]
+"""classes(chance node) -> for each of its outcomes, the first outcome of its class (see
+`GameSpec.symmetric_outcomes`)."""
 
 MoveNote = Callable[[Any, int, int], "str | None"]
 """note(state, player, action) -> a few words on what the move does, or None (a bust)."""
@@ -67,6 +71,17 @@ class GameSpec:
       note: what `chancespiel play` says about a move whose name does not say it (a bust).
       features, feature_names: the position as each player sees it, for a learned value
         (`features(state, player)`, as many floats as `feature_names` names).
+      feature_pair: both players' features from one call, `(features(state, 0),
+        features(state, 1))`, for a game whose two views share their work (a learned value
+        needs both at every leaf).
+      feature_key: a hash of what the features read of a state (equal keys, equal features),
+        where that is less than the state: a learned value keeps its values by it instead of
+        by `state_key`, so that positions the features do not tell apart share one.
+      symmetric_outcomes: at a chance node, for each outcome (in `chance_outcomes`' order) the
+        first outcome whose child is the same position up to a symmetry of the rules that the
+        features do not see (a renaming of interchangeable pieces): equal features there and
+        below, with the same probabilities, so a learned value's lookahead values one child
+        of each class.
       reader: for another implementation of one of our games (OpenSpiel's), reads its states
         into our core, so that agents search them at the core's speed.
       openspiel_versions: specs of OpenSpiel's versions of this game, each with a reader,
@@ -90,6 +105,9 @@ class GameSpec:
     note: MoveNote | None = None
     features: Features | None = None
     feature_names: tuple[str, ...] = ()
+    feature_pair: FeaturePair | None = None
+    feature_key: FeatureKey | None = None
+    symmetric_outcomes: SymmetricOutcomes | None = None
     reader: CoreReader | None = None
     openspiel_versions: tuple[GameSpec, ...] = ()
     value_model: str | None = None
@@ -107,6 +125,13 @@ class GameSpec:
             )
         if (self.features is None) != (not self.feature_names):
             raise ValueError(f"{self.short_name}: features and feature_names come together")
+        if self.features is None and (
+            self.feature_pair or self.feature_key or self.symmetric_outcomes
+        ):
+            raise ValueError(
+                f"{self.short_name}: a feature pair, a feature key and symmetric outcomes need "
+                "the features"
+            )
         for version in self.openspiel_versions:
             if version.reader is None or version.game_class is not None:
                 raise ValueError(
@@ -252,6 +277,32 @@ def features_for(short_name: str) -> tuple[Features, tuple[str, ...]]:
     # a game without one of our cores gets its own state objects, as its heuristics do
     features = spec.features if _has_core(spec) else _on_own_states(spec.features)
     return features, spec.feature_names
+
+
+def feature_pair_for(short_name: str) -> FeaturePair | None:
+    """The game's `feature_pair`, if it declares one (for the states `features_for`'s
+    features take)."""
+    spec = _SPECS.get(short_name)
+    if spec is None or spec.feature_pair is None:
+        return None
+    return spec.feature_pair if _has_core(spec) else _on_own_states(spec.feature_pair)
+
+
+def feature_key_for(short_name: str) -> FeatureKey | None:
+    """The game's `feature_key`, if it declares one on a core of ours (a learned value keeps
+    no values of other states)."""
+    spec = _SPECS.get(short_name)
+    return spec.feature_key if _has_core(spec) and spec is not None else None
+
+
+def symmetric_outcomes_for(short_name: str) -> SymmetricOutcomes | None:
+    """The game's `symmetric_outcomes`, if it declares them (for the states `features_for`'s
+    features take)."""
+    spec = _SPECS.get(short_name)
+    if spec is None or spec.symmetric_outcomes is None:
+        return None
+    hook = spec.symmetric_outcomes
+    return hook if _has_core(spec) else _on_own_states(hook)
 
 
 def value_model_file(short_name: str) -> str | None:

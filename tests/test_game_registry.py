@@ -189,6 +189,9 @@ def test_a_spec_is_checked_when_it_is_made():
         GameSpec(NAME, game_type=ours, game_class=pyspiel.Game)
     with pytest.raises(ValueError, match="features and feature_names come together"):
         GameSpec(NAME, features=lambda state, player: [0.0])
+    for hook in ("feature_pair", "feature_key", "symmetric_outcomes"):
+        with pytest.raises(ValueError, match="symmetric outcomes need the features"):
+            GameSpec(NAME, **{hook: lambda state: 0})
     with pytest.raises(ValueError, match="needs a reader"):
         GameSpec(NAME, openspiel_versions=(GameSpec(NAME + "_version"),))
     for reserved in ("default", "zero", "learned"):

@@ -33,6 +33,7 @@ from chancespiel.evaluation.luck import (
 )
 from chancespiel.evaluation.match import read_records
 from chancespiel.evaluation.play import play_game
+from chancespiel.evaluation.positions import replay
 from chancespiel.evaluation.report import records_by_pair
 from chancespiel.evaluation.stats import Z95, match_interval
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
@@ -522,3 +523,39 @@ def test_corrections_of_committed_records_are_pinned() -> None:
             assert (summary.value, summary.matches) == ("learned_lookahead", 3)
             expected = PINNED_RATES[name]
             assert (summary.corrected.mean, summary.beta) == pytest.approx(expected, abs=1e-12)
+
+
+def test_symmetric_outcomes_and_batched_leaves_give_the_plain_walks_values() -> None:
+    # Ra's learned lookahead values one draw of each class of exchangeable kinds and runs the
+    # network over the leaves below each child at once: at every chance node of a game, the
+    # values of the walk over every outcome, leaf by leaf, within the last bits. Merging the
+    # kinds of a group without regard to where their tiles are would change them.
+    from chancespiel.games.ra_core import CIVS, MONUMENTS, ra_features, ra_symmetric_outcomes
+    from chancespiel.games.value_model import LearnedValue
+
+    def by_group(state) -> list[int]:
+        first = {}
+        return [
+            first.setdefault(0 if k in CIVS else 1 if k in MONUMENTS else k, k)
+            for k, _ in state.chance_outcomes()
+        ]
+
+    record = next(r for r in read_records(LUCK_SAMPLE) if r["game"].startswith("python_ra"))
+    game = pyspiel.load_game(record["game"])
+    _, fast = value_function(record["game"])
+    assert isinstance(fast, luck.Lookahead) and fast.symmetric is ra_symmetric_outcomes
+    model = fast.h.model
+    leaf_by_leaf = LearnedValue(model, ra_features)  # called as a function: one leaf at a time
+    plain = luck.Lookahead(lambda state, player: leaf_by_leaf(state, player))
+    wrong = luck.Lookahead(LearnedValue(model, ra_features), symmetric=by_group)
+    merged = differ = 0
+    # by then both sides hold civilizations and monuments, some of a kind alike, some not
+    for _, state, action in replay(game, record["history"][:110]):
+        if state.current_player() != CHANCE:
+            continue
+        expected = luck._chance_values(state, action, plain)
+        assert luck._chance_values(state, action, fast) == pytest.approx(expected, abs=1e-12)
+        classes = ra_symmetric_outcomes(state)
+        merged += len(set(classes)) < len(classes)
+        differ += abs(luck._chance_values(state, action, wrong)[1] - expected[1]) > 1e-9
+    assert merged > 0 and differ > 0

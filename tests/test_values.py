@@ -556,3 +556,52 @@ def test_a_bad_learned_value_leaves_the_correction_unbiased(registered_model) ->
         corrected.append((played.returns[0] + 1.0) / 2.0 - correction / 2.0)
     se = np.std(corrected, ddof=1) / math.sqrt(len(corrected))
     assert abs(np.mean(corrected) - exact) < 4 * se
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+@pytest.mark.parametrize("hidden", [0, 5])
+def test_leaf_values_are_the_calls_values(game_string, hidden, registered_model) -> None:
+    # a block of leaves through the network at once gives each leaf the value a call gives it
+    # (within the last bits), keeps them as calls do, and values a lone new leaf (and every
+    # leaf of a logistic model) exactly as a call does
+    game = pyspiel.load_game(game_string)
+    registered_model(game.get_type().short_name, random_model(game, hidden=hidden))
+    called, batched = evaluation_for(game, "learned"), evaluation_for(game, "learned")
+    positions = random_positions(game, 40, seed=3)
+    expected = [called(s, 0) for s in positions]
+    found = batched.leaf_values(positions[:25])
+    assert found == pytest.approx(expected[:25], rel=0, abs=1e-12)
+    assert len(batched.cache) == len(called.cache.keys() & batched.cache.keys()) > 0
+    found += batched.leaf_values(positions[25:26]) + batched.leaf_values(positions[26:])
+    assert found[:25] == batched.leaf_values(positions[:25])  # now kept
+    assert found[25] == expected[25]
+    if not hidden:
+        assert found == expected
+
+
+def test_ras_feature_pair_and_key_change_no_value() -> None:
+    # both sides' features from one call are the two calls' features; states with equal
+    # feature keys have equal features (the key leaves out the bag and the track's order, so
+    # it tells fewer states apart); and the learned value is the same with and without them
+    from chancespiel.games.ra_core import ra_feature_key, ra_feature_pair, ra_features
+    from chancespiel.games.value_model import LearnedValue
+
+    game = pyspiel.load_game("python_ra")
+    positions = random_positions(game, 300, seed=4)
+    seen: dict[int, tuple] = {}
+    for state in positions:
+        pair = ra_feature_pair(state)
+        assert pair == (ra_features(state, 0), ra_features(state, 1))
+        assert seen.setdefault(ra_feature_key(state), pair) == pair
+    state = next(s for s in positions if len(set(s.track)) > 1)
+    swapped = state.clone()
+    swapped.track.reverse()
+    assert swapped.state_key() != state.state_key()
+    assert ra_feature_key(swapped) == ra_feature_key(state)
+    learned_value = evaluation_for(game, "learned")
+    plain = LearnedValue(learned_value.model, ra_features)
+    both = [*positions, swapped]
+    assert [learned_value(s, p) for s in both for p in (0, 1)] == [
+        plain(s, p) for s in both for p in (0, 1)
+    ]
+    assert len(learned_value.cache) < len(plain.cache)

@@ -4,9 +4,11 @@ file, and what one leaf of a learned value's lookahead costs, part by part.
 The correction of a record replays it and, at each chance node, values every child with the
 game's default value (Pig's exact values; the learned value under one ply of expectimax
 elsewhere): for a learned lookahead that is h at every leaf below the children, about 500
-leaves a chance node in Ra. The first `--records` clean records of each file are corrected
-(a fresh value function each, so no values kept from another run), timed by the process's CPU
-clock, which other processes on a shared machine disturb much less than the wall clock.
+leaves a chance node in Ra, fewer where the game's symmetric outcomes share a child's value,
+each child's leaves through the network at once. The first `--records` clean records of each
+file are corrected (a fresh value function each, so no values kept from another run), timed by
+the process's CPU clock, which other processes on a shared machine disturb much less than the
+wall clock.
 
     .venv/bin/python lab/benchmarks/bench_luck_speed.py [--records 20] [--games ra cant_stop]
 """
@@ -28,8 +30,9 @@ FILES = ("pig", "ewn", "cant_stop", "ra")
 
 
 def leaf_parts(game_string: str, records: list, count: int = 3000) -> str:
-    """Microseconds per leaf below the first chance nodes of a record: both sides' features,
-    the network's pass over their two rows, and the state key of the values kept."""
+    """Microseconds per leaf below the first chance nodes of a record: both sides' features
+    (from one call where the game declares a feature pair), the network's pass over their two
+    rows alone, and the key of the values kept (the game's feature key, or the state key)."""
     game = load_game_cached(game_string)
     if not has_learned_value(game):
         return "(no learned value)"
@@ -44,12 +47,11 @@ def leaf_parts(game_string: str, records: list, count: int = 3000) -> str:
         if len(states) >= count:
             break
     states = [s for s in states[:count] if not s.is_terminal()]
-    rows = [(h.features(s, 0), h.features(s, 1)) for s in states]
+    rows = [h.rows(s, 0) for s in states]
 
     def features() -> None:  # rows dropped at once, as a call drops them
         for s in states:
-            h.features(s, 0)
-            h.features(s, 1)
+            h.rows(s, 0)
 
     def network() -> None:
         for mine, theirs in rows:
@@ -57,7 +59,7 @@ def leaf_parts(game_string: str, records: list, count: int = 3000) -> str:
 
     def key() -> None:
         for s in states:
-            s.state_key()
+            h.cache_key(s, 0)
 
     out = []
     for name, run in (("features", features), ("network", network), ("key", key)):
