@@ -21,7 +21,7 @@ No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -173,8 +173,13 @@ class StarSearch(OrderedSearch):
         self.table = table
         self.full_root_window = full_root_window and samples is not None
         # How a sampled chance node is sampled, or enumerated (StarSearch.outcomes).
-        self.systematic = systematic
-        self.stratified = stratified
+        self.draw: Callable[..., list[tuple[int, float]]] = (
+            systematic_outcomes
+            if systematic
+            else stratified_outcomes
+            if stratified
+            else sample_outcomes
+        )
         self.exact_up_to = exact_up_to
         self.exact_plies = exact_plies
         self.root_depth = 0  # the depth of the current iteration (root_search)
@@ -220,14 +225,7 @@ class StarSearch(OrderedSearch):
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        draw = (
-            systematic_outcomes
-            if self.systematic
-            else stratified_outcomes
-            if self.stratified
-            else sample_outcomes
-        )
-        sample = draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
+        sample = self.draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample
