@@ -182,6 +182,7 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
         (["--chance-prob", "1.5"], "--chance-prob"),
         (["--width", "0"], "--width"),
         (["--exact-plies", "-1"], "--exact-plies"),
+        (["--classic-trial"], "--classic-trial needs --classic-first"),
         (["--budgets", "100,100"], "distinct"),
         (["--positions", "0"], "--positions"),
         (["--summarise-only"], "has no raw.jsonl"),
