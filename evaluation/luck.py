@@ -117,12 +117,7 @@ def expected_value(
 
 def _move_children(state: Core) -> list[Core]:
     """The child of each legal move of a decision node."""
-    children = []
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply(action)
-        children.append(child)
-    return children
+    return [state.child(action) for action in state.legal_actions()]
 
 
 def _mean(outcomes: list[tuple[int, float, int]], values: list[float]) -> float:
@@ -641,9 +636,7 @@ def luck_and_drift(
                     changes.append((CHANCE_GAP, exact_mean - here))
                     here = exact_drawn
             elif drift:
-                child = state.clone()
-                child.apply(action)
-                after = exact_at_end(child)
+                after = exact_at_end(state.child(action))
                 changes.append((move_kind(state.action_to_string(player, action)), after - here))
                 here = after
     except ReplayError as e:
@@ -676,8 +669,7 @@ def _children(state: Core) -> Iterator[tuple[int, float, Core, float | None]]:
     """(outcome, probability, child, its returns for player 0 if it ends the game, else None)
     for each outcome of a chance node."""
     for outcome, prob in state.chance_outcomes():
-        child = state.clone()
-        child.apply(outcome)
+        child = state.child(outcome)
         yield outcome, prob, child, _terminal_or(child)
 
 
@@ -693,9 +685,7 @@ def _distinct_children(
         for outcome, prob in state.chance_outcomes():
             if prob > 0.0:
                 outcomes.append((outcome, prob, len(children)))
-                child = state.clone()
-                child.apply(outcome)
-                children.append(child)
+                children.append(state.child(outcome))
         return outcomes, children
     index: dict[int, int] = {}  # the first outcome of a class -> its child's index
     for (outcome, prob), first in zip(state.chance_outcomes(), symmetric(state), strict=True):
@@ -704,9 +694,7 @@ def _distinct_children(
         k = index.get(first)
         if k is None:
             k = index[first] = len(children)
-            child = state.clone()
-            child.apply(outcome)
-            children.append(child)
+            children.append(state.child(outcome))
         outcomes.append((outcome, prob, k))
     return outcomes, children
 
