@@ -10,15 +10,15 @@ results do not depend on the worker count, the backend or the order games finish
 Record files are JSON Lines, one game per line (compact; spaced here), appended in completion
 order as games finish:
 
-    {"v": 4, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=25)",
+    {"v": 5, "game": "python_pig(winscore=20)", "a": "pig_optimal", "b": "hold(n=25)",
      "seed": 0, "match": 3, "game_index": 1, "seats": ["hold(n=25)", "pig_optimal"],
      "key": {"game": "python_pig(dice=2,...,winscore=20)", "a": "pig_optimal",
              "b": "hold(n=25)", "models": [null, null], "dice": 3, "game_index": 1},
      "returns": [-1.0, 1.0], "moves": 14, "history": [...],
      "move_ms": [[0.01, ...], [0.02, ...]], "nodes": [null, null],
      "evaluations": [null, null], "depths": [null, null], "limit_ms": [null, null],
-     "overrun_ms": 50.0, "overruns": [0, 0], "error": null, "seconds": 0.002,
-     "engine": "compiled", "load": 1.92}
+     "overrun_ms": 50.0, "overruns": [0, 0], "clocks": ["wall", "wall"], "error": null,
+     "seconds": 0.002, "engine": "compiled", "load": 1.92}
 
 `key` names the game (`GameKey`): the loaded game's string, A's and B's canonical specs
 (`canonical_agent`: 'hold' and 'hold(n=20)' are one agent), the SHA-256 of the value model
@@ -31,14 +31,17 @@ format 4 have no `key`: theirs is made from their fields, with no model named.
 iteration; MCTS: the deepest decision ply of its tree) hold one list per seat (null when the
 agent reports none; records written before a field was counted lack it),
 `limit_ms` each seat's per-move budget (the spec's `time_ms`, or null), `overruns` the number
-of moves longer than limit_ms + overrun_ms. `error` is null, or {"seat", "spec", "kind",
-"message"} when a bot raised (kind: the exception's class; 'BuildError' if the bot could not
-even be built) or exceeded the hard move limit ('MoveTimeoutError'; the record of a worker
-killed for it has no moves or history): the game is then a forfeit, with returns -1 for the
-failing seat and +1 for the other. When the worker process died ('Crash'), "seat" and returns
-are null: the game is counted but not scored. `seconds` is the game's wall time, `engine` the
-engine that played it ('compiled' or 'pure Python') and `load` the machine's one-minute load
-average when it started (what a millisecond of search bought depends on both).
+of moves longer than limit_ms + overrun_ms, `clocks` the clock each seat's `move_ms` were
+measured by: "cpu" for an agent whose budget is CPU time (`clock=cpu`), so that its moves are
+judged on the clock it spends, otherwise "wall" (records written before the field: "wall").
+`error` is null, or {"seat", "spec", "kind", "message"} when a bot raised (kind: the
+exception's class; 'BuildError' if the bot could not even be built) or exceeded the hard move
+limit ('MoveTimeoutError'; the record of a worker killed for it has no moves or history): the
+game is then a forfeit, with returns -1 for the failing seat and +1 for the other. When the
+worker process died ('Crash'), "seat" and returns are null: the game is counted but not scored.
+`seconds` is the game's wall time, `engine` the engine that played it ('compiled' or 'pure
+Python') and `load` the machine's one-minute load average when it started (what a millisecond
+of search bought depends on both).
 
 Resume: the unit is the game, not the match (the two games of a match depend only on the match
 seed, so either can be replayed alone, and games are also the unit of parallel work). A run
@@ -75,6 +78,7 @@ from chancespiel import engine, files
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.registry import canonical_spec, parse_spec, resolve_spec
+from chancespiel.agents.search_common import CLOCKS
 from chancespiel.evaluation.play import (
     MoveWatch,
     bot_seed,
@@ -88,9 +92,10 @@ from chancespiel.games.learned import LEARNED_HEURISTIC, ModelError, game_model
 from chancespiel.games.registry import parse_parameters
 from chancespiel.plugins import PluginError, load_plugins, loaded, located, print_traceback
 
-# 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load"; 4 adds "key". Older
-# records read the same otherwise.
-FORMAT_VERSION = 4
+# 2 adds "version" and "rules"; 3 adds "depths", "engine" and "load"; 4 adds "key"; 5 adds
+# "clocks" (move times on the CPU clock for agents whose budget is CPU time). Older records
+# read the same otherwise.
+FORMAT_VERSION = 5
 KEYED_VERSION = 4  # the first format whose records carry their key
 MODEL_SHOWN = 12  # hex digits of a model's digest in names people read
 DEFAULT_OVERRUN_MS = 50.0
@@ -494,6 +499,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
         "limit_ms": limits,
         "overrun_ms": task.overrun_ms,
         "overruns": overruns,
+        "clocks": played.clocks,
         "error": error,
         "seconds": round(time.perf_counter() - start, 4),
         "engine": engine.name(),
@@ -565,6 +571,7 @@ _WRITTEN = (
     "error", "seconds",
 )  # fmt: skip
 _PER_SEAT = files.list_of(files.maybe(files.list_of(files.maybe(files.NATURAL))), 2)
+_CLOCK = files.Kind(f"one of {', '.join(CLOCKS)}", lambda v: type(v) is str and v in CLOCKS)
 _ERROR_FIELDS = {
     "seat": files.maybe(files.NATURAL),
     "spec": files.maybe(files.TEXT),
@@ -599,6 +606,7 @@ _FIELDS = {
     "limit_ms": files.list_of(files.maybe(files.NUMBER), 2),
     "overrun_ms": files.NUMBER,
     "overruns": files.list_of(files.NATURAL, 2),
+    "clocks": files.list_of(_CLOCK, 2),
     "error": _ERROR,
     "seconds": files.NUMBER,
     "engine": files.TEXT,

@@ -12,7 +12,6 @@ import hashlib
 import random
 import signal
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -22,6 +21,7 @@ import pyspiel
 from chancespiel.agents import make_bot
 from chancespiel.agents.bot import PolicyBot
 from chancespiel.agents.result import SearchResult
+from chancespiel.agents.search_common import CLOCKS
 from chancespiel.games.contract import GameContractError, Referee
 from chancespiel.games.core import CHANCE
 from chancespiel.plugins import located, print_traceback
@@ -85,10 +85,12 @@ class GameRecord:
     """The result of one game.
 
     `move_seconds`, `move_players`, `move_nodes`, `move_evaluations` and `move_depths` have one
-    entry per decision move; nodes, heuristic evaluations and the depth reached are None for a
-    move whose bot does not report them (`PolicyBot.last_result.nodes`, `.evaluations`,
-    `.depth`). After a
-    `failure` the game is a forfeit: `returns` are -1 for the failing player, +1 for the other.
+    entry per decision move. A move's seconds are measured by its player's entry of `clocks`
+    (`move_clock`: the clock of the bot's time budget), so that a move is judged against its
+    budget on the clock that budget is spent by; nodes, heuristic evaluations and the depth
+    reached are None for a move whose bot does not report them (`PolicyBot.last_result.nodes`,
+    `.evaluations`, `.depth`). After a `failure` the game is a forfeit: `returns` are -1 for
+    the failing player, +1 for the other.
     """
 
     returns: list[float]
@@ -99,6 +101,7 @@ class GameRecord:
     move_nodes: list[int | None] = field(default_factory=list)
     move_evaluations: list[int | None] = field(default_factory=list)
     move_depths: list[int | None] = field(default_factory=list)
+    clocks: list[str] = field(default_factory=list)  # per player, a name of CLOCKS
     failure: BotFailure | None = None
 
 
@@ -156,6 +159,15 @@ def _restart(bot: pyspiel.Bot, state: pyspiel.State) -> None:
         bot.restart_at(state)
 
 
+def move_clock(bot: pyspiel.Bot) -> str:
+    """The clock (a name of CLOCKS) a bot's moves are timed by: that of its time budget, so a
+    search on CPU time is judged on CPU time (under load the wall clock also counts the time
+    other processes held the core); the wall clock for a bot that keeps no budget."""
+    if isinstance(bot, PolicyBot) and bot.limits is not None:
+        return bot.limits.clock
+    return "wall"
+
+
 def last_result(bot: pyspiel.Bot) -> SearchResult | None:
     """What the bot's last search found: chancespiel's bots keep it (None after a move played
     without search); other pyspiel bots report nothing."""
@@ -191,7 +203,8 @@ def play_game(
     rng = random.Random(seed)
     state = game.new_initial_state()
     referee = Referee(game, state)  # the game's contract, checked at every move
-    record = GameRecord([], 0, [])
+    record = GameRecord([], 0, [], clocks=[move_clock(bot) for bot in bots])
+    clocks = [CLOCKS[name] for name in record.clocks]
     culprit = -1  # the player whose bot is running; -1 while no bot is
     try:
         for player, bot in enumerate(bots):
@@ -204,9 +217,9 @@ def play_game(
             else:
                 culprit, bot = player, bots[player]
                 before = last_result(bot)
-                start = time.perf_counter()
+                start = clocks[player]()
                 action = _watched_step(bot, state, move_timeout_s, player, watch)
-                record.move_seconds.append(time.perf_counter() - start)
+                record.move_seconds.append(clocks[player]() - start)
                 record.move_players.append(player)
                 after = last_result(bot)
                 fresh = after if after is not before else None  # this move's search, if any

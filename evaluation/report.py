@@ -212,6 +212,7 @@ class AgentStats:
     overrun_ms: float | None = None  # the tolerance of the records
     overruns: int = 0
     worst_overrun_ms: float | None = None  # max(move time - limit) over all moves
+    clocks: set[str] = field(default_factory=set)  # what the move times were measured on
     failures: Counter[str] = field(default_factory=Counter)  # 'Kind: message' -> games
     model: str | None = None  # the digest of its value model, where its records name one
 
@@ -249,6 +250,8 @@ class AgentStats:
             "overrun_ms": self.overrun_ms,
             "overruns": self.overruns,
             "worst_overrun_ms": self.worst_overrun_ms,
+            # only where some moves were timed on the CPU (format 5 on): older reports stay
+            **({"clocks": sorted(self.clocks)} if "cpu" in self.clocks else {}),
             "failures": sum(self.failures.values()),
             "failure_kinds": dict(self.failures),
         }
@@ -329,6 +332,7 @@ class Tally:
                 stats[(key.game, agent)] = entry
             entry.games += 1
             entry.add_moves(record["move_ms"][seat])
+            entry.clocks.add(record.get("clocks", ["wall", "wall"])[seat])  # format 5 on
             if record["nodes"][seat] is not None:
                 for count, ms in zip(record["nodes"][seat], record["move_ms"][seat], strict=False):
                     if count is not None:
@@ -421,6 +425,11 @@ def format_agent_stats(stats: Sequence[AgentStats]) -> str:
     if tolerances:
         shown = ", ".join(f"{t:g}" for t in sorted(tolerances))
         lines.append(f"  (an overrun is a move longer than limit + {shown} ms)")
+    on_cpu = [
+        s.spec if s.clocks == {"cpu"} else f"{s.spec} (partly)" for s in stats if "cpu" in s.clocks
+    ]
+    if on_cpu:
+        lines.append(f"  (times and nodes/s on the CPU clock, as the budget: {', '.join(on_cpu)})")
     for s in stats:
         for failure, count in s.failures.most_common():
             lines.append(f"  FAILED: {s.spec} forfeited {count} game(s): {failure}")

@@ -16,15 +16,18 @@ import pyspiel
 from chancespiel.agents import AGENTS, register_agent
 from chancespiel.agents.baselines import RandomBot
 from chancespiel.agents.registry import Param
+from chancespiel.agents.search_common import CLOCK, Limits
 
 
 class FaultyBot(RandomBot):
     """Plays randomly, and misbehaves on its `on_move`-th move (counted from 1 per bot)."""
 
-    def __init__(self, game, player, seed, fault: str, on_move: int, ms: float, time_ms, seat):
+    def __init__(self, game, player, seed, fault, on_move, ms, time_ms, seat, clock):
         super().__init__(game, player, seed)
         self.fault, self.on_move, self.ms = fault, on_move, ms
         self.options = {"time_ms": time_ms}
+        if time_ms is not None:  # a budget kept as a searching bot keeps it
+            self.limits = Limits(time_ms=time_ms, clock=clock)
         self.moves = 0
         self.misbehaves = seat is None or seat == player
 
@@ -50,8 +53,8 @@ class FaultyBot(RandomBot):
 
 
 def _factory(fault: str):
-    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms, seat):
-        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms, seat)
+    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms, seat, clock):
+        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms, seat, clock)
 
     return make
 
@@ -61,6 +64,7 @@ _PARAMS = {
     "ms": Param(20.0, "how long to sleep (hang, slow)", high=3_600_000.0),
     "time_ms": Param(None, "the per-move budget this agent claims", float, high=3_600_000.0),
     "seat": Param(None, "misbehave only in this seat (none: in either)", int, high=1),
+    "clock": CLOCK,
 }
 
 FAULTS = ("raise", "exit", "hang", "stuck", "slow", "illegal")

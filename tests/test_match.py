@@ -69,7 +69,8 @@ def test_record_fields_and_seat_swap():
     assert first["seats"] == [SEARCHER, "hold(n=20)"]
     assert second["seats"] == ["hold(n=20)", SEARCHER]
     for record in (first, second):
-        assert record["error"] is None and record["v"] == 4
+        assert record["error"] is None and record["v"] == 5
+        assert record["clocks"] == ["wall", "wall"]  # no budget of CPU time
         assert record["version"] and len(record["rules"]) == 16
         assert record["key"] == {
             "game": str(pyspiel.load_game(GAME)),
@@ -713,3 +714,19 @@ def test_two_results_of_one_game_are_refused(tmp_path, capsys):
 def test_a_negative_seed_is_refused_by_the_python_api():
     with pytest.raises(ValueError, match="seed must be >= 0"):
         RunConfig(GAME, [("random", "random")], 1, seed=-1)
+
+
+def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys):
+    """A move of an agent whose budget is CPU time is timed on the CPU: a move that sleeps
+    (the wall clock runs, the CPU's does not) is no overrun of it, and its record says so."""
+    out = tmp_path / "cpu.jsonl"
+    spec = "test_slow(ms=120,time_ms=5,clock=cpu)"
+    assert _match(out, 1, "--overrun-ms", "10", a=spec, b="test_slow(ms=120,time_ms=5)") == 0
+    for r in read_records(out):
+        cpu = r["seats"].index(spec)
+        assert r["clocks"][cpu] == "cpu" and r["clocks"][1 - cpu] == "wall"
+        assert r["overruns"][cpu] == 0 and max(r["move_ms"][cpu]) < 100
+        assert r["overruns"][1 - cpu] == len(r["move_ms"][1 - cpu]) > 0
+    capsys.readouterr()
+    assert cli.main(["report", str(out)]) == 0
+    assert f"(times and nodes/s on the CPU clock, as the budget: {spec})" in capsys.readouterr().out

@@ -19,6 +19,7 @@ from chancespiel.evaluation import cli
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import value_function
 from chancespiel.evaluation.match import (
+    FORMAT_VERSION,
     MISSING,
     Agent,
     GameTask,
@@ -344,7 +345,7 @@ def _without(value: Any, keys: set[str]) -> Any:
     return value
 
 
-def test_records_of_format_4_appended_to_older_ones_are_one_run(tmp_path, capsys):
+def test_keyed_records_appended_to_older_ones_are_one_run(tmp_path, capsys):
     """A file of format 3 (no keys) resumed: its games are found by the keys made from their
     fields, and the new records join them as one pair, each game once."""
     out = tmp_path / "old.jsonl"
@@ -358,6 +359,6 @@ def test_records_of_format_4_appended_to_older_ones_are_one_run(tmp_path, capsys
     assert _match(out, "hold(n=20)", "random", 5) == 0
     text = capsys.readouterr().out
     assert "played 4 games in" in text and "; 6 games were already in the file" in text
-    assert [r["v"] for r in read_records(out)] == [3] * 6 + [4] * 4
+    assert [r["v"] for r in read_records(out)] == [3] * 6 + [FORMAT_VERSION] * 4
     (pair,) = _report(capsys, out)["games"][0]["pairs"]
     assert (pair["games"], pair["matches"], pair["whole_matches"]) == (10, 5, 5)
