@@ -27,7 +27,11 @@ def plain(tmp_path: Path) -> Path:
 def test_committed_raw_data_is_compressed_and_small():
     raw = [p for p in (ROOT / "lab" / "results").rglob("*") if p.suffix in (".jsonl", ".gz")]
     assert raw and all(p.suffix == ".gz" for p in raw), [p for p in raw if p.suffix != ".gz"]
-    assert sum(p.stat().st_size for p in raw) < 74e6 / 4
+    stored = sum(p.stat().st_size for p in raw)
+    # Records compress about sevenfold; a fifth would mean a file stored without it. The
+    # total is the repository's budget for raw results (18.5 MB before the hybrid's matches).
+    assert stored < sum(len(gzip.decompress(p.read_bytes())) for p in raw) / 5
+    assert stored < 24e6
 
 
 def test_gzip_records_read_as_the_plain_file(plain: Path):
