@@ -445,16 +445,20 @@ class OrderedSearch:
         self.ordering = ordering
         self.best_moves = MoveTable()
 
-    def ordered_actions(self, state: Core, key: i64) -> Sequence[int]:
-        """Legal actions, best move from the previous iteration first, then static order."""
+    def ordered_actions(self, state: Core, key: i64) -> tuple[int, ...]:
+        """Legal actions, best move from the previous iteration first, then static order.
+
+        A tuple, which the searches' loops read natively (a `Sequence` is iterated through
+        Python's iterator protocol); the cores' own tuples are used as they are."""
         actions = state.legal_actions()
         if self.ordering is not None:
             actions = self.ordering(state, actions)
+        ordered = tuple(actions)
         best = self.best_moves.get(key)
         # `best in actions`: a state key's hash collision must not bring in an illegal move.
-        if best != ABSENT and best != actions[0] and best in actions:
-            actions = [best, *(a for a in actions if a != best)]
-        return actions
+        if best != ABSENT and best != ordered[0] and best in ordered:
+            return (best, *[a for a in ordered if a != best])
+        return ordered
 
     def remember(self, key: i64, action: i64) -> None:
         """Stores the best move of the node `key` for the next iteration."""
