@@ -352,9 +352,10 @@ class MoveTable:
 
     Open addressing with linear probing: a key's slots start at a multiplicative hash of it
     (state keys need not be well mixed) and every lookup compares the full key. Entries are
-    never removed, only emptied (`take`), so the probe sequences stay intact; the table
-    doubles when half its slots hold keys, keeping the entries that have a move. Moves are
-    actions and outcomes, which are non-negative.
+    never removed, only emptied (`take`), so the probe sequences stay intact; when half its
+    slots hold keys, it is made anew with the entries that have a move, twice as large if
+    they fill a quarter of it (so its size follows the entries, as a dict's does, not the
+    keys ever put). Moves are actions and outcomes, which are non-negative.
     """
 
     __slots__ = ("keys", "mask", "moves", "size", "slots_used", "values")
@@ -424,12 +425,15 @@ class MoveTable:
         self.moves[i] = move
         self.values[i] = value
         if 2 * self.slots_used > self.mask:
-            self._grow()
+            self._rebuild()
 
-    def _grow(self) -> None:
-        """Twice the slots, with the entries that have a move."""
+    def _rebuild(self) -> None:
+        """The entries that have a move in new slots, twice as many if they fill a quarter."""
         keys, moves, values = self.keys, self.moves, self.values
-        self._allocate(2 * (self.mask + 1))
+        slots = self.mask + 1
+        if 4 * self.size >= slots:
+            slots *= 2
+        self._allocate(slots)
         for i in range(len(keys)):
             if moves[i] >= 0:
                 self.put(keys[i], moves[i], values[i])

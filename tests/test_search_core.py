@@ -67,3 +67,16 @@ def test_remember_clears_a_full_table():
     search.remember(99, 7)
     assert len(search.best_moves) == 1
     assert search.best_moves.get(99) == 7 and search.best_moves.get(3) == ABSENT
+
+
+def test_move_table_size_follows_its_entries():
+    """Keys put and taken one after another do not grow the table (as a dict's deleted keys
+    do not grow it): it is rebuilt in as many slots when its taken keys fill it."""
+    table = MoveTable()
+    for key in range(10_000):
+        table.put(key * 7919, 1, 0.5)
+        assert table.take(key * 7919) == (1, 0.5)
+    assert len(table) == 0 and len(table.moves) <= 64
+    for key in range(1000):
+        table.put(key, key, 0.0)
+    assert len(table) == 1000 and all(table.get(key) == key for key in range(1000))
