@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, final
 
 from librt.strings import read_f64_le, read_i32_le
+from librt.vecs import vec
 from mypy_extensions import i64, mypyc_attr
 
 from chancespiel.games.core import Core, Ordering
@@ -32,13 +33,63 @@ MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulativ
 OutcomeTable = tuple[list[int], list[float], "Guide | None", Sequence[tuple[int, float]]]
 
 
-def child_key(key: int, action: int) -> int:
-    """Path key of the child reached from the node `key` by `action`.
+RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see child_key)
 
-    CPython's tuple hash of ints is fast, well mixed and the same in every process (only str
-    and bytes hashes are salted); samples mix the key again before drawing.
+# CPython's hash of a pair of ints (`tuplehash` over `long_hash`), as signed 64-bit words: an
+# int hashes to its absolute value modulo the Mersenne prime 2 ** 61 - 1, with its sign (and
+# -1 made -2); the pair's lanes are combined by xxHash's rounds with these primes.
+_HASH_MODULUS: Final[i64] = (1 << 61) - 1
+# 11400714785074694791 = 2 ** 63 + this: the product with 2 ** 63 is the lowest bit moved to
+# the top (mypyc boxes an i64 constant beyond +-2 ** 62, and converts it at every use).
+_XXPRIME_1_LOW: Final[i64] = 2177342748219918983
+_XXPRIME_2: Final[i64] = -4417276706812531889  # 14029467366897019727 - 2 ** 64
+_XXPRIME_5: Final[i64] = 2870177450012600261
+_PAIR_LENGTH: Final[i64] = 2870177450013471924  # 2 ^ _XXPRIME_5 ^ 3527539: the length, mangled
+_LOW31: Final[i64] = (1 << 31) - 1
+
+
+def child_key(key: i64, action: i64) -> i64:
+    """Path key of the child reached from the node `key` by `action`: `hash((key, action))`.
+
+    CPython's tuple hash of ints is well mixed and the same in every process (only str and
+    bytes hashes are salted); samples mix the key again before drawing. Compiled, the same
+    number is computed in machine integers (64-bit products wrap around, as CPython's
+    unsigned ones do), without boxing the key and making a tuple to hash: a tenth of a
+    node's work in Star2. In pure Python the integers would not wrap, and the tuple's hash
+    is the faster way there.
     """
-    return hash((key, action))
+    if not RUNS_COMPILED:
+        return hash((key, action))
+    acc = _hash_round(_hash_round(_XXPRIME_5, _int_hash(key)), _int_hash(action)) + _PAIR_LENGTH
+    if acc == -1:
+        return 1546275796
+    return acc
+
+
+def _int_hash(x: i64) -> i64:
+    """`hash(x)`: |x| modulo 2 ** 61 - 1 (2 ** 61 is 1 modulo it, so the bits above 61 add
+    to the rest), with x's sign, and -1 made -2. ~x is |x| - 1 for a negative x, whose
+    absolute value may not fit in 64 bits."""
+    if x >= 0:
+        r = (x & _HASH_MODULUS) + (x >> 61)
+    else:
+        m = ~x
+        r = (m & _HASH_MODULUS) + (m >> 61) + 1
+    if r >= _HASH_MODULUS:
+        r -= _HASH_MODULUS
+    if x >= 0:
+        return r
+    if r == 1:
+        return -2
+    return -r
+
+
+def _hash_round(acc: i64, lane: i64) -> i64:
+    """One of xxHash's rounds, as CPython's tuple hash runs it on each item's hash (the
+    multiplications wrap modulo 2 ** 64; the rotation is by 31 bits)."""
+    acc += lane * _XXPRIME_2
+    acc = acc << 31 | (acc >> 33) & _LOW31
+    return acc * _XXPRIME_1_LOW + (acc << 63)
 
 
 # Chance tables and sampling ----------------------------------------------------------------
@@ -233,6 +284,7 @@ class SearchTimeout(Exception):  # noqa: N818  (control flow, not an error)
     """Raised inside a search when its time or node budget runs out."""
 
 
+@final
 class Budget:
     """A time and node budget, checked every 256 nodes (so it may overrun by that many)."""
 
@@ -245,7 +297,7 @@ class Budget:
         self.clock = clock
         self.deadline: float | None = None if time_ms is None else clock() + time_ms / 1000.0
         self.max_nodes = max_nodes
-        self.nodes = 0
+        self.nodes: i64 = 0
 
     def tick(self) -> None:
         """Counts a node; raises SearchTimeout once the budget is spent."""
@@ -275,7 +327,7 @@ class Budget:
         given up; returns the limits that `widen` puts back."""
         limits = (self.max_nodes, self.deadline)
         if self.max_nodes is not None:
-            self.max_nodes = self.nodes + int((self.max_nodes - self.nodes) * share)
+            self.max_nodes = self.nodes + int((self.max_nodes - int(self.nodes)) * share)
         if self.deadline is not None:
             now = self.clock()
             self.deadline = now + (self.deadline - now) * share
@@ -286,6 +338,107 @@ class Budget:
         self.max_nodes, self.deadline = limits
 
 
+EMPTY: Final = -2  # a MoveTable slot never used
+ABSENT: Final = -1  # MoveTable: no move (a key not found, or its entry taken)
+_SPREAD: Final[i64] = 0x2545F4914F6CDD1D  # an odd multiplier spreading keys over the slots
+MIN_SLOTS: Final[i64] = 16
+
+
+@final
+class MoveTable:
+    """A table from 64-bit keys (path or state keys) to a move and a value: what a
+    `dict[int, tuple[int, float]]` holds, in vectors of machine integers and floats, so that
+    no key, move or value is boxed, hashed as an object or compared as one.
+
+    Open addressing with linear probing: a key's slots start at a multiplicative hash of it
+    (state keys need not be well mixed) and every lookup compares the full key. Entries are
+    never removed, only emptied (`take`), so the probe sequences stay intact; when half its
+    slots hold keys, it is made anew with the entries that have a move, twice as large if
+    they fill a quarter of it (so its size follows the entries, as a dict's does, not the
+    keys ever put). Moves are actions and outcomes, which are non-negative.
+    """
+
+    __slots__ = ("keys", "mask", "moves", "size", "slots_used", "values")
+
+    def __init__(self) -> None:
+        self.keys: vec[i64] = vec[i64]()
+        self.moves: vec[i64] = vec[i64]()
+        self.values: vec[float] = vec[float]()
+        self.mask: i64 = 0
+        self.size: i64 = 0  # keys with a move, as len() of the dict
+        self.slots_used: i64 = 0  # slots holding a key, with a move or taken
+        self.clear()
+
+    def __len__(self) -> int:
+        """The keys with a move."""
+        return int(self.size)
+
+    def clear(self) -> None:
+        """Removes every entry (and gives back the memory of a grown table)."""
+        self._allocate(MIN_SLOTS)
+
+    def _allocate(self, slots: i64) -> None:
+        """Empty vectors of `slots` slots (a power of two)."""
+        self.keys = vec[i64]([0] * slots)
+        self.moves = vec[i64]([EMPTY] * slots)
+        self.values = vec[float]([0.0] * slots)
+        self.mask = slots - 1
+        self.size = 0
+        self.slots_used = 0
+
+    def _slot(self, key: i64) -> i64:
+        """The slot holding `key`, or the empty slot where it would go."""
+        keys, moves, mask = self.keys, self.moves, self.mask
+        # The product's middle bits depend on all of the key's low ones (its wrapping, when
+        # compiled, changes which slots are used, never what is found).
+        i = (key * _SPREAD >> 29) & mask
+        while moves[i] != EMPTY and keys[i] != key:
+            i = (i + 1) & mask
+        return i
+
+    def get(self, key: i64) -> i64:
+        """The move kept for `key`, or ABSENT."""
+        move = self.moves[self._slot(key)]
+        if move < 0:
+            return ABSENT
+        return move
+
+    def take(self, key: i64) -> tuple[i64, float]:
+        """The move and value kept for `key`, which are removed; (ABSENT, 0.0) if none."""
+        i = self._slot(key)
+        move = self.moves[i]
+        if move < 0:
+            return ABSENT, 0.0
+        self.moves[i] = ABSENT
+        self.size -= 1
+        return move, self.values[i]
+
+    def put(self, key: i64, move: i64, value: float) -> None:
+        """Keeps `move` (>= 0) and `value` for `key`, replacing what it had."""
+        i = self._slot(key)
+        old = self.moves[i]
+        if old == EMPTY:
+            self.keys[i] = key
+            self.slots_used += 1
+        if old < 0:
+            self.size += 1
+        self.moves[i] = move
+        self.values[i] = value
+        if 2 * self.slots_used > self.mask:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """The entries that have a move in new slots, twice as many if they fill a quarter."""
+        keys, moves, values = self.keys, self.moves, self.values
+        slots = self.mask + 1
+        if 4 * self.size >= slots:
+            slots *= 2
+        self._allocate(slots)
+        for i in range(len(keys)):
+            if moves[i] >= 0:
+                self.put(keys[i], moves[i], values[i])
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class OrderedSearch:
     """Base of the depth-first searches, for their move ordering: the best move each decision
@@ -294,21 +447,25 @@ class OrderedSearch:
 
     def __init__(self, ordering: Ordering | None) -> None:
         self.ordering = ordering
-        self.best_moves: dict[int, int] = {}
+        self.best_moves = MoveTable()
 
-    def ordered_actions(self, state: Core, key: int) -> Sequence[int]:
-        """Legal actions, best move from the previous iteration first, then static order."""
+    def ordered_actions(self, state: Core, key: i64) -> tuple[int, ...]:
+        """Legal actions, best move from the previous iteration first, then static order.
+
+        A tuple, which the searches' loops read natively (a `Sequence` is iterated through
+        Python's iterator protocol); the cores' own tuples are used as they are."""
         actions = state.legal_actions()
         if self.ordering is not None:
             actions = self.ordering(state, actions)
+        ordered = tuple(actions)
         best = self.best_moves.get(key)
         # `best in actions`: a state key's hash collision must not bring in an illegal move.
-        if best is not None and best != actions[0] and best in actions:
-            actions = [best, *(a for a in actions if a != best)]
-        return actions
+        if best != ABSENT and best != ordered[0] and best in ordered:
+            return (best, *[a for a in ordered if a != best])
+        return ordered
 
-    def remember(self, key: int, action: int) -> None:
+    def remember(self, key: i64, action: i64) -> None:
         """Stores the best move of the node `key` for the next iteration."""
-        if len(self.best_moves) >= MAX_TABLE_SIZE:
+        if self.best_moves.size >= MAX_TABLE_SIZE:
             self.best_moves.clear()
-        self.best_moves[key] = action
+        self.best_moves.put(key, action, 0.0)

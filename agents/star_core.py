@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, final
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import vec
+from mypy_extensions import i64, mypyc_attr
 
 from chancespiel.agents.search_core import (
+    ABSENT,
     Budget,
+    MoveTable,
     OrderedSearch,
     child_key,
     sample_outcomes,
@@ -50,49 +53,90 @@ _COUNT_MASK: Final = (1 << 32) - 1
 RootValues = tuple[float, int, dict[int, float], dict[int, str]]
 
 
+@final
 class ChanceBounds:
     """Star1's knowledge of one chance node (MCMS paper, Algorithm 1).
 
-    Outcome i, of probability probs[i], is known to be worth within [lower[i], upper[i]]
-    (unsearched: [vmin, vmax]); pess = sum p_i lower_i and opti = sum p_i upper_i bound the
-    node. Children are made when first needed (a cut may come before most are) and kept
-    between Star2's probing and its search.
+    Outcome i < count, of probability probs[i], is known to be worth within [lower[i],
+    upper[i]] (unsearched: [vmin, vmax]); pess = sum p_i lower_i and opti = sum p_i upper_i
+    bound the node. Children are made when first needed (a cut may come before most are) and
+    kept between Star2's probing and its search.
+
+    A search keeps one for each level of chance nodes on the current path and fills it anew
+    at each chance node of that level (`reset`): its vectors of machine numbers grow to the
+    most outcomes seen and are reused, where an object and five lists of boxed numbers a
+    chance node cost about a tenth of Star2's work.
     """
 
-    def __init__(
+    def __init__(self) -> None:
+        self.state: Core | None = None
+        self.count: i64 = 0
+        self.outcomes: vec[i64] = vec[i64]()
+        self.probs: vec[float] = vec[float]()
+        self.lower: vec[float] = vec[float]()
+        self.upper: vec[float] = vec[float]()
+        self.children: list[Core | None] = []
+        # The node's own keys: a child's are made only when it is searched (with a thousand
+        # outcomes, most nodes cut after a few).
+        self.key: i64 = 0
+        self.ckey: i64 = 0
+        self.vmin = 0.0
+        self.vmax = 0.0
+        self.pess = 0.0
+        self.opti = 0.0
+
+    def reset(
         self,
         state: Core,
         outcomes: Sequence[tuple[int, float]],
-        key: int,
-        ckey: int,
+        key: i64,
+        ckey: i64,
         vmin: float,
         vmax: float,
     ) -> None:
-        n = len(outcomes)
+        """Makes this the chance node `state` with `outcomes`, every outcome unsearched."""
+        n: i64 = len(outcomes)
+        if len(self.probs) < n:
+            self.outcomes = vec[i64]([0] * n)
+            self.probs = vec[float]([0.0] * n)
+            self.lower = vec[float]([0.0] * n)
+            self.upper = vec[float]([0.0] * n)
+            self.children = [None] * n
+        ids, probs, lower, upper = self.outcomes, self.probs, self.lower, self.upper
+        children = self.children
+        for i, (outcome, prob) in enumerate(outcomes):
+            ids[i] = outcome
+            probs[i] = prob
+            lower[i] = vmin
+            upper[i] = vmax
+            children[i] = None
         self.state = state
-        self.outcomes = [outcome for outcome, _ in outcomes]
-        self.probs = [prob for _, prob in outcomes]
-        # The node's own keys: a child's are made only when it is searched (with a thousand
-        # outcomes, most nodes cut after a few).
+        self.count = n
         self.key = key
         self.ckey = ckey
-        self.children: list[Core | None] = [None] * n
         self.vmin = vmin
         self.vmax = vmax
-        self.lower = [vmin] * n
-        self.upper = [vmax] * n
         self.pess = vmin  # probabilities sum to 1
         self.opti = vmax
 
-    def child(self, i: int) -> Core:
+    def release(self) -> None:
+        """Lets go of the node's state and children (made again by the next `reset`)."""
+        self.state = None
+        children = self.children
+        for i in range(self.count):
+            children[i] = None
+
+    def child(self, i: i64) -> Core:
         """The child of outcome i, made once."""
         child = self.children[i]
         if child is None:
-            child = self.state.child(self.outcomes[i])
+            state = self.state
+            assert state is not None
+            child = state.child(self.outcomes[i])
             self.children[i] = child
         return child
 
-    def window(self, i: int, alpha: float, beta: float) -> tuple[float, float]:
+    def window(self, i: i64, alpha: float, beta: float) -> tuple[float, float]:
         """Outcome i's window: the values for which it could change whether the node cuts,
         alpha' = max(vmin, (alpha - opti + p u) / p), beta' = min(vmax, (beta - pess + p l) / p)."""
         prob = self.probs[i]
@@ -104,7 +148,7 @@ class ChanceBounds:
             child_beta = self.vmax
         return child_alpha, child_beta
 
-    def tighten(self, i: int, low: float, up: float) -> None:
+    def tighten(self, i: i64, low: float, up: float) -> None:
         """Outcome i is now known to lie within [low, up]."""
         prob = self.probs[i]
         self.pess += prob * (low - self.lower[i])
@@ -125,8 +169,13 @@ class ChanceBounds:
         return self.pess if self.pess >= beta - FP_SLACK else self.opti
 
     def exact(self) -> float:
-        """The value once every outcome is known exactly (pess == opti up to rounding)."""
-        return sum([prob * low for prob, low in zip(self.probs, self.lower, strict=True)])
+        """The value once every outcome is known exactly (pess == opti up to rounding): the
+        sum of p_i lower_i, added in the order of the outcomes."""
+        probs, lower = self.probs, self.lower
+        total = 0.0
+        for i in range(self.count):
+            total += probs[i] * lower[i]
+        return total
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -190,24 +239,29 @@ class StarSearch(OrderedSearch):
         self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
         self.evaluations = 0
-        self.probes: dict[int, tuple[int, float]] = {}  # key -> (action, exact probe value)
+        self.probes = MoveTable()  # path key -> the action probed and its exact value
+        # One ChanceBounds for each level of chance nodes on the current path (`chance_node`).
+        self.chance_bounds: list[ChanceBounds] = []
+        self.chance_level: i64 = 0
 
     # Shared helpers -----------------------------------------------------------------------
 
-    def path_key(self, key: int, action: int) -> int:
+    def path_key(self, key: i64, action: i64) -> i64:
         """The path key of the child reached by `action`, or 0 when no key is needed: path
         keys name nodes for their samples, Star2's probes and a best-move table kept by path;
         classic expectimax, and classic Star1 with its table by state, use none, and hashing
         every child's path cost Star1 a sixth of its time (lab/results/speed/)."""
-        return child_key(key, action) if self.path_keys else 0
+        if self.path_keys:
+            return child_key(key, action)
+        return 0
 
-    def chance_child_keys(self, key: int, ckey: int, outcome: int) -> tuple[int, int]:
+    def chance_child_keys(self, key: i64, ckey: i64, outcome: i64) -> tuple[i64, i64]:
         """Path key and sample key of the child reached from the chance node (`key`, `ckey`)
         by `outcome`."""
         k = self.path_key(key, outcome)
         return k, self.chance_ckey(ckey, k)
 
-    def outcomes(self, state: Core, depth: int, ckey: int) -> Sequence[tuple[int, float]]:
+    def outcomes(self, state: Core, depth: int, ckey: i64) -> Sequence[tuple[int, float]]:
         """The chance node's outcomes, or its sample (a function of its sample key).
 
         A sampled search enumerates a node with at most `exact_up_to` outcomes, and every node
@@ -225,7 +279,7 @@ class StarSearch(OrderedSearch):
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = self.draw(outcomes, samples, mix64((ckey ^ self.seed) & MASK64), self.budget)
+        sample = self.draw(outcomes, samples, mix64((int(ckey) ^ self.seed) & MASK64), self.budget)
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample
@@ -242,20 +296,24 @@ class StarSearch(OrderedSearch):
     # uniform numbers wherever it is in the tree: every line sees "that player's n-th roll"
     # alike, as dice dealt in advance to each player would be.
 
-    def decision_ckey(self, ckey: int, player: int, key: int) -> int:
+    def decision_ckey(self, ckey: i64, player: i64, key: i64) -> i64:
         """Sample key of the children of `player`'s decision node, whose child's path key is
         `key`."""
-        return (ckey & ~1) | player if self.shared else key
+        if self.shared:
+            return (ckey & ~1) | player
+        return key
 
-    def chance_ckey(self, ckey: int, key: int) -> int:
+    def chance_ckey(self, ckey: i64, key: i64) -> i64:
         """Sample key of a chance node's child, whose path key is `key`."""
         if not self.shared:
             return key
-        return ckey + (1 << 33 if ckey & 1 else 2)
+        if ckey & 1:
+            return ckey + (1 << 33)
+        return ckey + 2
 
     # Expectimax ---------------------------------------------------------------------------
 
-    def expectimax(self, state: Core, depth: int, key: int, ckey: int) -> float:
+    def expectimax(self, state: Core, depth: int, key: i64, ckey: i64) -> float:
         """Exact depth-limited expectimax value for the root player (no pruning).
 
         Without pruning, move order changes nothing, so no best moves are stored; path keys
@@ -272,20 +330,24 @@ class StarSearch(OrderedSearch):
             total = 0.0
             for outcome, prob in self.outcomes(state, depth, ckey):
                 k = self.path_key(key, outcome)
-                c = self.chance_ckey(ckey, k) if sampled else 0
+                c: i64 = 0
+                if sampled:
+                    c = self.chance_ckey(ckey, k)
                 total += prob * self.expectimax(state.child(outcome), depth, k, c)
             return total
         values = []
         for action in state.legal_actions():
             k = self.path_key(key, action)
-            c = self.decision_ckey(ckey, player, k) if sampled else 0
+            c = 0
+            if sampled:
+                c = self.decision_ckey(ckey, player, k)
             values.append(self.expectimax(state.child(action), depth - 1, k, c))
         return max(values) if player == self.root else min(values)
 
     # Star1 / Star2 ------------------------------------------------------------------------
 
     def star(
-        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: i64, ckey: i64
     ) -> float:
         """Fail-soft value in window (alpha, beta): exact inside it, a bound outside it.
 
@@ -309,8 +371,8 @@ class StarSearch(OrderedSearch):
         depth: int,
         alpha: float,
         beta: float,
-        key: int,
-        ckey: int,
+        key: i64,
+        ckey: i64,
         probe: bool,
     ) -> float:
         """Alpha-beta at a decision node; with `probe`, Star2's probe: the first ordered
@@ -321,18 +383,21 @@ class StarSearch(OrderedSearch):
         actions = self.ordered_actions(state, table_key)
         if probe:
             actions = actions[:1]
-        probed = None if probe else self.probes.pop(key, None)
+        probed: i64 = ABSENT  # the action of Star2's probe of this node, if exact
+        probed_value = 0.0
+        if not probe:
+            probed, probed_value = self.probes.take(key)
         best_value = -math.inf if maximizing else math.inf
         best_action = actions[0]
         for action in actions:
-            if probed is not None and probed[0] == action:
-                value = probed[1]  # exact, from Star2's probe of this node
+            if probed == action:
+                value = probed_value  # exact, from Star2's probe of this node
             else:
                 k = self.path_key(key, action)
                 c = self.decision_ckey(ckey, player, k)
                 value = self.star(state.child(action), depth - 1, alpha, beta, k, c)
                 if probe and alpha < value < beta:
-                    self.probes[key] = (action, value)
+                    self.probes.put(key, action, value)
             if maximizing:
                 if value > best_value:
                     best_value, best_action = value, action
@@ -348,7 +413,7 @@ class StarSearch(OrderedSearch):
             self.remember(table_key, best_action)
         return best_value
 
-    def chance_average(self, state: Core, depth: int, key: int, ckey: int) -> float:
+    def chance_average(self, state: Core, depth: int, key: i64, ckey: i64) -> float:
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
         for outcome, prob in self.outcomes(state, depth, ckey):
@@ -357,14 +422,23 @@ class StarSearch(OrderedSearch):
         return total
 
     def chance_node(
-        self, state: Core, depth: int, alpha: float, beta: float, key: int, ckey: int
+        self, state: Core, depth: int, alpha: float, beta: float, key: i64, ckey: i64
     ) -> float:
         """Star1 (Algorithm 1) or Star2 (Algorithm 2) at a chance node."""
         outcomes = self.outcomes(state, depth, ckey)
-        node = ChanceBounds(state, outcomes, key, ckey, self.vmin, self.vmax)
+        level = self.chance_level
+        if level == len(self.chance_bounds):
+            self.chance_bounds.append(ChanceBounds())
+        node = self.chance_bounds[level]
+        node.reset(state, outcomes, key, ckey, self.vmin, self.vmax)
+        self.chance_level = level + 1  # (root_search starts at 0 again after a timeout)
         if self.algorithm == "star2" and self.probe_outcomes(node, depth, alpha, beta):
-            return node.bound(beta)
-        return self.search_outcomes(node, depth, alpha, beta)
+            value = node.bound(beta)
+        else:
+            value = self.search_outcomes(node, depth, alpha, beta)
+        node.release()
+        self.chance_level = level
+        return value
 
     def probe_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> bool:
         """Star2's probing phase: one action at each decision child gives a one-sided bound
@@ -375,7 +449,7 @@ class StarSearch(OrderedSearch):
         beta = vmax, a Min child while alpha = vmin) is skipped.
         """
         root, vmin, vmax = self.root, self.vmin, self.vmax
-        for i in range(len(node.probs)):
+        for i in range(node.count):
             child = node.child(i)
             player = child.current_player()
             if player == CHANCE:
@@ -405,7 +479,7 @@ class StarSearch(OrderedSearch):
         it could cause a cut; a child that fails high (low) only raises (lowers) one side of
         its bounds, so a bound is never taken for an exact value."""
         vmin, vmax = self.vmin, self.vmax
-        for i in range(len(node.probs)):
+        for i in range(node.count):
             low, up = node.lower[i], node.upper[i]
             if low == up:
                 continue  # known exactly (a terminal child found while probing)
@@ -433,6 +507,7 @@ class StarSearch(OrderedSearch):
         """
         assert state.current_player() == self.root, "the root player moves at the root"
         self.root_depth = depth
+        self.chance_level = 0
         values: dict[int, float] = {}
         kinds: dict[int, str] = {}
         best_value, best_action = -math.inf, -1

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chancespiel.agents.search_core import SearchTimeout, child_key
+from chancespiel.agents.search_core import ABSENT, SearchTimeout, child_key
 from chancespiel.agents.star_core import ChanceBounds, RootValues, StarSearch
 from chancespiel.agents.star_minimax import StarMinimaxBot, StarResult
 from chancespiel.games.core import CHANCE, TERMINAL, Core
@@ -269,8 +269,8 @@ class TracedStarSearch(StarSearch):
         if not probe:  # (the node was entered by `star`)
             node = self.stack[-1] if self.stack else None
             probed = self.probes.get(key)
-            if node is not None and probed is not None:
-                node.reused = probed[0]
+            if node is not None and probed != ABSENT:
+                node.reused = probed
             return super().decision_node(state, depth, alpha, beta, key, ckey, probe)
         node = self._enter(state, depth, alpha, beta, key, PROBED)
         if node is not None:
@@ -348,9 +348,7 @@ class TracedStarSearch(StarSearch):
 
 def _bounds(traced: TraceNode, node: ChanceBounds) -> None:
     """Copies a chance node's per-outcome bounds onto its trace."""
-    bounds = {
-        o: (low, up) for o, low, up in zip(node.outcomes, node.lower, node.upper, strict=True)
-    }
+    bounds = {node.outcomes[i]: (node.lower[i], node.upper[i]) for i in range(node.count)}
     for row in traced.outcomes:
         if row.outcome in bounds:
             row.lower, row.upper = bounds[row.outcome]
