@@ -298,7 +298,7 @@ def test_luck_summary_on_a_match(tmp_path) -> None:
 
 
 def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
-    from chancespiel.evaluation.match import RunIdentity
+    from chancespiel.evaluation.match import FORMAT_VERSION, RunIdentity
     from chancespiel.evaluation.report import summarize
     from chancespiel.evaluation.runner import RunConfig, run
 
@@ -308,7 +308,7 @@ def test_equivalent_game_strings_are_one_game(tmp_path) -> None:
     )
     run(config)
     records = _records(out)
-    assert records[0]["v"] == 4 and len(records[0]["rules"]) == 16
+    assert records[0]["v"] == FORMAT_VERSION and len(records[0]["rules"]) == 16
     for record in records[:3]:
         record["game"] = "python_pig(dice=2,winscore=20,horizon=1000)"
     summary = summarize(records, luck=True)
