@@ -8,7 +8,11 @@ first look where either
   50% and a published figure): decided, whatever more matches would show; or
 - it has played `max_matches`: the cap.
 
-A look whose matches all scored alike (no variance) settles nothing.
+A look whose matches all scored alike (no variance, e.g. two agents that play the same moves)
+has no estimate of the spread; it is precise when the rule of three says so: at 95%, fewer
+than 3/n of all matches would score otherwise, and each moves the mean by at most 1, so the
+mean lies within 3/n of the common score, which settles the run once 3/n <= `target` (60
+matches for 5 points). It never decides.
 
 Looking again and again at a normal interval and stopping when it excludes a value rejects a
 true value far more often than 5% of the time. z is therefore Pocock's constant for the number
@@ -154,7 +158,9 @@ def decide(
         if interval is None:
             return Decision(n, None, last, rule.z)
         last = interval
-        if not interval.variance > 0:  # all matches alike: no estimate of the spread yet
+        if not interval.variance > 0:  # all matches alike: the rule of three bounds the mean
+            if 3 / n <= rule.target:
+                return Decision(n, "precise", interval, rule.z)
             continue
         if interval.half_width <= rule.target:
             return Decision(n, "precise", interval, rule.z)

@@ -85,10 +85,14 @@ def test_decisions_precise_decided_cap_and_open():
     assert _walk(rule, close, [0.5]).reason == "precise"
 
 
-def test_a_look_with_no_spread_settles_nothing():
-    rule = SequentialRule(batch=10, max_matches=30, min_matches=10, target=0.05)
+def test_a_look_with_no_spread_settles_nothing_before_the_rule_of_three_does():
+    rule = SequentialRule(batch=10, max_matches=200, min_matches=10, target=0.05)
     decision = _walk(rule, [1.0] * 20, [0.5])
     assert decision.reason is None and decision.matches == 30
+    # every match 1-1 (agents that play alike): within 3/n of 0.5 at 95%, 5 points at 60
+    tied = _walk(rule, [0.5] * 100, [0.5])
+    assert (tied.reason, tied.matches) == ("precise", 60)
+    assert _walk(rule, [1.0] * 100, [0.5]).reason == "precise"  # never "decided" on no spread
 
 
 def test_a_resumed_run_reaches_the_decision_of_one_played_at_once():
