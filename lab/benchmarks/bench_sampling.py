@@ -37,9 +37,9 @@ class _CountingSearch(StarSearch):
 
     sampled = 0
 
-    def outcomes(self, state: Core, ckey: int) -> Sequence[tuple[int, float]]:
+    def outcomes(self, state: Core, depth: int, ckey: int) -> Sequence[tuple[int, float]]:
         _CountingSearch.sampled += 1
-        return super().outcomes(state, ckey)
+        return super().outcomes(state, depth, ckey)
 
 
 def searches(game: pyspiel.Game, states: list, depth: int, samples: int, **options) -> tuple:
