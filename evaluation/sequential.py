@@ -10,8 +10,8 @@ first look where either
 
 A look whose matches all scored alike (no variance, e.g. two agents that play the same moves)
 has no estimate of the spread; it is precise when the rule of three says so: at 95%, fewer
-than 3/n of all matches would score otherwise, and each moves the mean by at most 1, so the
-mean lies within 3/n of the common score, which settles the run once 3/n <= `target` (60
+than 3/n of all matches would score otherwise, and a match's score is within 1 of the common
+one, so the mean lies within 3/n of it, which settles the run once 3/n <= `target` (60
 matches for 5 points). It never decides.
 
 Looking again and again at a normal interval and stopping when it excludes a value rejects a
