@@ -20,7 +20,7 @@ from chancespiel.agents.search_core import (
     systematic_outcomes,
 )
 from chancespiel.agents.star_core import EXACT, LOWER, UPPER, StarSearch
-from chancespiel.agents.star_minimax import search
+from chancespiel.agents.star_minimax import hybrid_options, search
 from chancespiel.evaluation.positions import random_decision_positions as random_positions
 
 
@@ -628,6 +628,17 @@ def test_sampling_options_are_checked():
         make_bot("star2ss(classic_trial=true)", game, 0)
     with pytest.raises(ValueError, match="classic_trial needs classic_first"):
         make_bot("star2hs(classic_first=false)", game, 0)
+
+
+def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    for name in ("exphs", "star1hs", "star2hs"):
+        with pytest.raises(ValueError, match=r"samples must be in \[2, "):
+            make_bot(f"{name}(samples=1)", game, 0)
+        make_bot(f"{name}(samples=2)", game, 0)
+    with pytest.raises(ValueError, match="at least 2 outcomes, not 1"):
+        hybrid_options(1)
+    assert hybrid_options(2)["exact_up_to"] == 2
 
 
 def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():

@@ -53,7 +53,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.search_common import MAX_SAMPLES
-from chancespiel.agents.star_minimax import hybrid_options, search
+from chancespiel.agents.star_minimax import MIN_HYBRID_SAMPLES, hybrid_options, search
 from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
@@ -482,9 +482,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--width",
-        type=Bounded(int, 1, MAX_SAMPLES),
+        type=Bounded(int, MIN_HYBRID_SAMPLES, MAX_SAMPLES),
         default=8,
-        help="outcomes sampled per chance node by the sampled and hybrid searches",
+        help="outcomes sampled per chance node by the sampled and hybrid searches (at least "
+        "the hybrid's narrowest width)",
     )
     parser.add_argument(
         "--prune-min-depth",

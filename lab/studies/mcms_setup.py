@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from chancespiel.agents.star_minimax import MIN_HYBRID_SAMPLES
+
 PAPER_SCALE = 100.0  # the paper's utilities are in [-100, 100]
 PRUNE_MIN_DEPTH = 2  # "pruning is ignored at search depths 2 or lower"
 TIME_MS = 200.0  # the paper's search time per move
@@ -50,7 +52,8 @@ SETUPS: dict[str, GameSetup] = {
 
 # The paper's names of the agents, in the order of its Table 1.
 AGENT_NAMES = ("mcts", "dpw", "exp", "star1", "star2", "expss", "star1ss", "star2ss")
-# Beyond the paper: the hybrid sampled searches at the paper's widths.
+# Beyond the paper: the hybrid sampled searches at the paper's widths, or at the hybrid's
+# narrowest (MIN_HYBRID_SAMPLES) where the paper's is below it (EinStein's one outcome).
 HYBRID_NAMES = ("exphs", "star1hs", "star2hs")
 
 
@@ -74,7 +77,8 @@ def paper_specs(
     max_nodes: int | None = None,
 ) -> dict[str, str]:
     """Agent specs of the paper's players in `setup`'s game, keyed by AGENT_NAMES (and the
-    hybrid searches at the same widths, keyed by HYBRID_NAMES); all of them
+    hybrid searches at the same widths but never below MIN_HYBRID_SAMPLES, keyed by
+    HYBRID_NAMES); all of them
     evaluate with the game's heuristic `heuristic` (see games.registry.evaluation_for) and
     measure time_ms on `clock` (agents.search_common.CLOCKS). With `max_nodes` the six
     *-Minimax players search that many nodes per move instead, with no time limit: a budget
@@ -99,9 +103,9 @@ def paper_specs(
         "expss": f"expss(samples={exp_w},{star})",
         "star1ss": f"star1ss(samples={star1_w},{star})",
         "star2ss": f"star2ss(samples={star2_w},{star})",
-        "exphs": f"exphs(samples={exp_w},{star})",
-        "star1hs": f"star1hs(samples={star1_w},{star})",
-        "star2hs": f"star2hs(samples={star2_w},{star})",
+        "exphs": f"exphs(samples={max(exp_w, MIN_HYBRID_SAMPLES)},{star})",
+        "star1hs": f"star1hs(samples={max(star1_w, MIN_HYBRID_SAMPLES)},{star})",
+        "star2hs": f"star2hs(samples={max(star2_w, MIN_HYBRID_SAMPLES)},{star})",
     }
 
 

@@ -23,6 +23,10 @@ def test_paper_parameters_are_converted_to_our_scale():
     ewn = mcms_setup.paper_specs(mcms_setup.SETUPS["ewn"], 200)
     assert ewn["mcts"] == "mcts(uct_c=2,rollout_depth=100,time_ms=200)"
     assert ewn["expss"].startswith("expss(samples=1,")
+    # the hybrid never samples a single outcome: at the paper's width of one it takes two
+    assert ewn["exphs"].startswith("exphs(samples=2,")
+    assert ewn["star1hs"].startswith("star1hs(samples=2,")
+    assert cant_stop["star2hs"] == "star2hs(samples=15,time_ms=200,prune_min_depth=2)"
     assert pe.paper_specs(200) == mcms_setup.paper_specs(mcms_setup.SETUPS["pig"], 200)
 
 
