@@ -83,6 +83,7 @@ from chancespiel.evaluation.play import (
     MoveWatch,
     bot_seed,
     forfeit_returns,
+    move_clock,
     play_game,
     score_of,
 )
@@ -353,6 +354,15 @@ def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
     return None if limit is None else float(limit)
 
 
+def move_clock_for(spec: str, bot: pyspiel.Bot) -> str:
+    """The clock a bot's moves are timed by: its budget's (`move_clock`), or for a bot that
+    keeps none, the `clock` its spec names, as `move_limit_ms` takes the spec's `time_ms`."""
+    if isinstance(bot, PolicyBot) and bot.limits is not None:
+        return move_clock(bot)
+    clock = resolve_spec(spec)[1].get("clock")
+    return clock if clock in CLOCKS else "wall"
+
+
 @functools.lru_cache(maxsize=1)
 def package_version() -> str:
     """The installed chancespiel version ('unknown' when run from a source tree)."""
@@ -455,6 +465,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             catch_errors=True,
             move_timeout_s=task.move_timeout_s,
             watch=watch,
+            clocks=[move_clock_for(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)],
         )
     except GameContractError as e:  # no result of the agents: the run stops, nothing written
         print_traceback(e, f"game {task.game}")

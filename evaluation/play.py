@@ -183,6 +183,7 @@ def play_game(
     catch_errors: bool = False,
     move_timeout_s: float | None = None,
     watch: MoveWatch | None = None,
+    clocks: Sequence[str] | None = None,
 ) -> GameRecord:
     """Plays one game; chance outcomes come from `random.Random(seed)`.
 
@@ -199,12 +200,15 @@ def play_game(
         alarm cannot stop a bot stuck in native code; only a process watching from outside
         (see `watch`) can.
       watch: told when each bot move starts and ends.
+      clocks: the clock (a name of CLOCKS) each bot's moves are timed by; default, each bot's
+        own (`move_clock`).
     """
     rng = random.Random(seed)
     state = game.new_initial_state()
     referee = Referee(game, state)  # the game's contract, checked at every move
-    record = GameRecord([], 0, [], clocks=[move_clock(bot) for bot in bots])
-    clocks = [CLOCKS[name] for name in record.clocks]
+    names = [move_clock(bot) for bot in bots] if clocks is None else list(clocks)
+    record = GameRecord([], 0, [], clocks=names)
+    timers = [CLOCKS[name] for name in names]
     culprit = -1  # the player whose bot is running; -1 while no bot is
     try:
         for player, bot in enumerate(bots):
@@ -217,9 +221,9 @@ def play_game(
             else:
                 culprit, bot = player, bots[player]
                 before = last_result(bot)
-                start = clocks[player]()
+                start = timers[player]()
                 action = _watched_step(bot, state, move_timeout_s, player, watch)
-                record.move_seconds.append(clocks[player]() - start)
+                record.move_seconds.append(timers[player]() - start)
                 record.move_players.append(player)
                 after = last_result(bot)
                 fresh = after if after is not before else None  # this move's search, if any

@@ -22,11 +22,11 @@ from chancespiel.agents.search_common import CLOCK, Limits
 class FaultyBot(RandomBot):
     """Plays randomly, and misbehaves on its `on_move`-th move (counted from 1 per bot)."""
 
-    def __init__(self, game, player, seed, fault, on_move, ms, time_ms, seat, clock):
+    def __init__(self, game, player, seed, fault, on_move, ms, time_ms, seat, clock, keeps):
         super().__init__(game, player, seed)
         self.fault, self.on_move, self.ms = fault, on_move, ms
         self.options = {"time_ms": time_ms}
-        if time_ms is not None:  # a budget kept as a searching bot keeps it
+        if time_ms is not None and keeps:  # a budget kept as a searching bot keeps it
             self.limits = Limits(time_ms=time_ms, clock=clock)
         self.moves = 0
         self.misbehaves = seat is None or seat == player
@@ -53,8 +53,8 @@ class FaultyBot(RandomBot):
 
 
 def _factory(fault: str):
-    def make(game: pyspiel.Game, player: int, seed, on_move: int, ms: float, time_ms, seat, clock):
-        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms, seat, clock)
+    def make(game: pyspiel.Game, player: int, seed, on_move, ms, time_ms, seat, clock, keeps):
+        return FaultyBot(game, player, seed, fault, on_move, ms, time_ms, seat, clock, keeps)
 
     return make
 
@@ -65,6 +65,7 @@ _PARAMS = {
     "time_ms": Param(None, "the per-move budget this agent claims", float, high=3_600_000.0),
     "seat": Param(None, "misbehave only in this seat (none: in either)", int, high=1),
     "clock": CLOCK,
+    "keeps": Param(True, "keeps its budget as a searching bot does (false: as a plugin's may not)"),
 }
 
 FAULTS = ("raise", "exit", "hang", "stuck", "slow", "illegal")

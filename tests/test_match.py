@@ -730,3 +730,15 @@ def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["report", str(out)]) == 0
     assert f"(times and nodes/s on the CPU clock, as the budget: {spec})" in capsys.readouterr().out
+
+
+def test_a_bot_that_keeps_no_budget_is_timed_on_the_clock_its_spec_names(tmp_path):
+    """As its spec's time_ms is its limit, its spec's clock times it (a plugin's bot need not
+    keep a budget as ours do)."""
+    out = tmp_path / "cpu.jsonl"
+    spec = "test_slow(ms=120,time_ms=5,clock=cpu,keeps=false)"
+    assert _match(out, 1, "--overrun-ms", "10", a=spec, b="test_slow(ms=120,keeps=false)") == 0
+    for r in read_records(out):
+        cpu = r["seats"].index(spec)
+        assert r["clocks"][cpu] == "cpu" and r["clocks"][1 - cpu] == "wall"
+        assert r["overruns"][cpu] == 0 and max(r["move_ms"][cpu]) < 100
