@@ -716,12 +716,17 @@ def test_a_negative_seed_is_refused_by_the_python_api():
         RunConfig(GAME, [("random", "random")], 1, seed=-1)
 
 
-def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys):
+# A bot that keeps its budget, as ours do, and one that keeps none, as a plugin's may: then
+# its spec's clock times it, as its spec's time_ms is its limit.
+@pytest.mark.parametrize("keeps", ["", ",keeps=false"])
+def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys, keeps):
     """A move of an agent whose budget is CPU time is timed on the CPU: a move that sleeps
     (the wall clock runs, the CPU's does not) is no overrun of it, and its record says so."""
     out = tmp_path / "cpu.jsonl"
-    spec = "test_slow(ms=120,time_ms=5,clock=cpu)"
-    assert _match(out, 1, "--overrun-ms", "10", a=spec, b="test_slow(ms=120,time_ms=5)") == 0
+    spec = f"test_slow(ms=120,time_ms=5,clock=cpu{keeps})"
+    assert (
+        _match(out, 1, "--overrun-ms", "10", a=spec, b=f"test_slow(ms=120,time_ms=5{keeps})") == 0
+    )
     for r in read_records(out):
         cpu = r["seats"].index(spec)
         assert r["clocks"][cpu] == "cpu" and r["clocks"][1 - cpu] == "wall"
@@ -730,15 +735,3 @@ def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["report", str(out)]) == 0
     assert f"(times and nodes/s on the CPU clock, as the budget: {spec})" in capsys.readouterr().out
-
-
-def test_a_bot_that_keeps_no_budget_is_timed_on_the_clock_its_spec_names(tmp_path):
-    """As its spec's time_ms is its limit, its spec's clock times it (a plugin's bot need not
-    keep a budget as ours do)."""
-    out = tmp_path / "cpu.jsonl"
-    spec = "test_slow(ms=120,time_ms=5,clock=cpu,keeps=false)"
-    assert _match(out, 1, "--overrun-ms", "10", a=spec, b="test_slow(ms=120,keeps=false)") == 0
-    for r in read_records(out):
-        cpu = r["seats"].index(spec)
-        assert r["clocks"][cpu] == "cpu" and r["clocks"][1 - cpu] == "wall"
-        assert r["overruns"][cpu] == 0 and max(r["move_ms"][cpu]) < 100
