@@ -155,7 +155,8 @@ class Guide:
     is at most the answer (u >= b / G exactly, as G is a power of two, and rounding u * cum[-1]
     keeps the order); the scan stops at the same comparison `x < cum[i]` as the bisection.
     The starts and `cum` are kept as little-endian bytes: compiled, each is one native read
-    (mypyc's `librt.strings`), where an item of a list is a boxed number to check and unbox.
+    (mypyc's `librt.strings`), where an item of a list is a boxed number to check and unbox
+    (and a `librt.vecs` vector costs more to read than bytes); the index is a machine integer.
     """
 
     __slots__ = ("buckets", "count", "cum", "starts", "total")
@@ -173,7 +174,7 @@ class Guide:
         """The buckets, G."""
         return int(self.buckets)
 
-    def sample(self, u: float) -> int:
+    def sample(self, u: float) -> i64:
         """`sample_index(cum, u)`."""
         x = u * self.total
         cum = self.cum
@@ -181,10 +182,10 @@ class Guide:
         n = self.count
         while i < n and x >= read_f64_le(cum, 8 * i):
             i += 1
-        return int(i)
+        return i
 
 
-def sample_guided(cum: list[float], guide: Guide | None, u: float) -> int:
+def sample_guided(cum: list[float], guide: Guide | None, u: float) -> i64:
     """`sample_index(cum, u)`: by the guide of `cum` if it has one, else by bisection."""
     if guide is None:
         return sample_index(cum, u)
