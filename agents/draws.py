@@ -21,12 +21,17 @@ WORDS: Final = 624  # generator words made at a time: MT19937's state, twisted a
 RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see draws_from)
 
 
-def temper(y: i64) -> i64:
-    """MT19937's output word of the state word `y` (32 bits): its tempering."""
-    y ^= y >> 11
-    y ^= (y << 7) & 0x9D2C5680
-    y ^= (y << 15) & 0xEFC60000
-    return y ^ (y >> 18)
+def temper(words: i64) -> i64:
+    """MT19937's output words of the state words in the two 32-bit halves of `words` (the
+    high half 0 for one word): its tempering, both halves at once. Each shift's bits are
+    masked to their own half, after a right shift and before a left one, so that no bit
+    crosses into the other half: (y << 7) & 0x9D2C5680 is (y & 0x9D2C5680 >> 7) << 7, as the
+    mask's low 7 bits are 0 (and its 15 for the second one). The masks stay below 2**62:
+    compiled, a larger constant would be a boxed int converted at every use."""
+    words ^= (words >> 11) & 0x001FFFFF001FFFFF
+    words ^= (words & 0x013A58AD013A58AD) << 7
+    words ^= (words & 0x0001DF8C0001DF8C) << 15
+    return words ^ ((words >> 18) & 0x00003FFF00003FFF)
 
 
 @final
@@ -36,10 +41,11 @@ class Draws:
 
     Both are the Mersenne Twister MT19937. numpy's `MT19937`, given the generator's state,
     twists it, 624 words at a time, in C; its state words are read in place (through
-    `ctypes`, at the address numpy gives of its state) as little-endian bytes, and each
-    drawn word is tempered here, as CPython does (`_randommodule.c`). `random()` makes
-    ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two words a, b, and `getrandbits(k)` the top
-    k bits of one word. The generator itself does not advance: draw from one of the two only.
+    `ctypes`, at the address numpy gives of its state) as little-endian bytes, and the drawn
+    words are tempered here, as CPython does (`_randommodule.c`), a float's two at once.
+    `random()` makes ((a >> 5) * 2**26 + (b >> 6)) / 2**53 of two words a, b, and
+    `getrandbits(k)` the top k bits of one word. The generator itself does not advance:
+    draw from one of the two only.
 
     Compiled, a draw is a native call that returns an unboxed float, where `rng.random()` is a
     call through a method object and a float boxed and unboxed; a block of words costs one C
@@ -86,15 +92,14 @@ class Draws:
     def random(self) -> float:
         """`rng.random()`: a float in [0, 1) of 53 random bits, from the next two words."""
         i = self.index
-        if i + 8 <= 4 * WORDS:  # both words in the block: read here, not by two calls
+        if i + 8 <= 4 * WORDS:  # both words in the block: read and tempered together
             self.index = i + 8
-            pair = read_i64_le(self.block, i)
-            a = temper(pair & 0xFFFFFFFF)
-            b = temper((pair >> 32) & 0xFFFFFFFF)
+            pair = temper(read_i64_le(self.block, i))
         else:
-            a = self.word()
-            b = self.word()
-        return float((a >> 5) << 26 | b >> 6) * 1.1102230246251565e-16  # 2**-53
+            pair = self.word()
+            pair |= self.word() << 32
+        # a = the low half, b = the high one: (a >> 5) << 26 | b >> 6
+        return float((pair & 0xFFFFFFE0) << 21 | (pair >> 38) & 0x3FFFFFF) * 1.1102230246251565e-16
 
     def getrandbits(self, k: int) -> int:
         """`rng.getrandbits(k)` for 0 <= k <= 32: the top k bits of the next word."""

@@ -148,14 +148,16 @@ def sample_index(cum: list[float], u: float) -> int:
 
 @final
 class Guide:
-    """`sample_index` of one table `cum` in about one step instead of a bisection (`sample`).
+    """The table with which `sample_guided` draws from `cum` in about one step instead of a
+    bisection.
 
     The guide has G buckets, G a power of two about twice the outcomes: bucket b starts the
     scan at `sample_index(cum, b / G)`, the draw of the smallest u that falls into it, which
     is at most the answer (u >= b / G exactly, as G is a power of two, and rounding u * cum[-1]
     keeps the order); the scan stops at the same comparison `x < cum[i]` as the bisection.
     The starts and `cum` are kept as little-endian bytes: compiled, each is one native read
-    (mypyc's `librt.strings`), where an item of a list is a boxed number to check and unbox.
+    (mypyc's `librt.strings`), where an item of a list is a boxed number to check and unbox
+    (and a `librt.vecs` vector costs more to read than bytes); the index is a machine integer.
     """
 
     __slots__ = ("buckets", "count", "cum", "starts", "total")
@@ -173,22 +175,20 @@ class Guide:
         """The buckets, G."""
         return int(self.buckets)
 
-    def sample(self, u: float) -> int:
-        """`sample_index(cum, u)`."""
-        x = u * self.total
-        cum = self.cum
-        i = i64(read_i32_le(self.starts, 4 * i64(int(u * self.buckets))))
-        n = self.count
-        while i < n and x >= read_f64_le(cum, 8 * i):
-            i += 1
-        return int(i)
 
-
-def sample_guided(cum: list[float], guide: Guide | None, u: float) -> int:
-    """`sample_index(cum, u)`: by the guide of `cum` if it has one, else by bisection."""
+def sample_guided(cum: list[float], guide: Guide | None, u: float) -> i64:
+    """`sample_index(cum, u)`: by the guide of `cum` if it has one (the scan written here,
+    not in a method of the guide: compiled, a call fewer per chance node), else by
+    bisection."""
     if guide is None:
         return sample_index(cum, u)
-    return guide.sample(u)
+    x = u * guide.total
+    table = guide.cum
+    i = i64(read_i32_le(guide.starts, 4 * i64(int(u * guide.buckets))))
+    n = guide.count
+    while i < n and x >= read_f64_le(table, 8 * i):
+        i += 1
+    return i
 
 
 _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample_outcomes

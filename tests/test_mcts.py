@@ -15,6 +15,7 @@ from scipy.stats import chisquare
 from chancespiel import engine
 from chancespiel.agents import AGENTS, make_bot, search_state
 from chancespiel.agents.baselines import expected_evaluation, greedy_values, mc_search
+from chancespiel.agents.draws import temper
 from chancespiel.agents.mcts import mcts_search
 from chancespiel.agents.mcts_core import (
     WORDS,
@@ -155,6 +156,31 @@ def test_shuffle_makes_the_draws_and_order_of_random_shuffle():
             theirs.shuffle(expected)
             assert items == expected
             assert ours.getstate() == theirs.getstate()
+
+
+def test_temper_tempers_both_halves_of_a_word_pair_alone():
+    """temper(a | b << 32) is MT19937's tempering of a and of b, each in its own half (no bit
+    of one half reaches the other), read as a signed 64-bit word as the block gives it; one
+    word alone is tempered as itself. Words with every bit near a half's edge set included."""
+
+    def textbook(y: int) -> int:
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return (y ^ (y >> 18)) & 0xFFFFFFFF
+
+    rng = random.Random(11)
+    words = [0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xFFFF0000, 0x0000FFFF]
+    words += [rng.getrandbits(32) for _ in range(300)]
+    for a in words:
+        assert temper(a) == textbook(a), a
+        for b in words[:60]:
+            pair = a | b << 32
+            tempered = temper(pair - (1 << 64) if pair >= 1 << 63 else pair)
+            assert (tempered & 0xFFFFFFFF, (tempered >> 32) & 0xFFFFFFFF) == (
+                textbook(a),
+                textbook(b),
+            ), (a, b)
 
 
 def test_draws_make_the_values_of_random_random_in_its_order():
