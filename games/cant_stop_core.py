@@ -989,14 +989,20 @@ class CantStopCore(Core):
         marks = self.marks
         blocked = self.blocked
         rmask = self.rmask
+        # The runners' columns, in order: `rest` is rmask shifted down to `column` (a shift and
+        # a test a column, where shifting rmask by the column and a bit up to it took four).
+        rest = rmask
         column: i64 = 0
-        while rmask >> column:  # the runners' columns, in order
-            low = rmask & 1 << column
-            if not low:
+        shift: i64 = 0
+        while rest:
+            if not rest & 1:
+                rest >>= 1
                 column += 1
+                shift += bits
                 continue
-            shift = column * bits
+            low = rmask & 1 << column
             height = read_i64_le(heights, 8 * column)
+            rest >>= 1
             column += 1
             h = marks >> shift & cell
             mine += (h - (mine >> shift & cell)) << shift
@@ -1007,6 +1013,7 @@ class CantStopCore(Core):
                 theirs &= ~(cell << shift)  # the opponent's square leaves a won column
             if h + 2 > height:
                 two_steps &= ~low
+            shift += bits
         # Columns won now are closed to the opponent too (both masks of their turn start).
         newly = blocked ^ self.blocked
         closed = ~(newly | newly << n)
