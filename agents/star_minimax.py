@@ -725,7 +725,7 @@ HYBRID = {
 # The hybrid's narrowest width. At one outcome a sampled chance node is a single roll and a
 # sampled tree a game with its dice known: in EinStein, Star1HS at one outcome went 3.6 plies
 # past the classic search on such trees and lost to Star1 (33.5%); at two it was level
-# (docs/agents.md, "Sampled or classic search").
+# (docs/agents.md, "Which search to use: sampled or classic").
 MIN_HYBRID_SAMPLES: Final = 2
 
 
