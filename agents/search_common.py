@@ -6,7 +6,6 @@ iterative deepening, the game check, and the reference sampler. What runs inside
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.registry import Param, seat_problems
-from chancespiel.agents.search_core import SearchTimeout
+from chancespiel.agents.search_core import SearchTimeout, uniform
 
 
 def sample_outcomes_linear(
@@ -24,12 +23,12 @@ def sample_outcomes_linear(
     """`search_core.sample_outcomes` by a linear scan of the distribution per draw.
 
     Kept as the reference of the sampling benchmark and tests: both draw the same outcomes
-    but where a uniform number falls within rounding error of a cumulative boundary.
+    (the i-th at `uniform(key, i)`) but where a uniform number falls within rounding error
+    of a cumulative boundary.
     """
-    draw = random.Random(key).random
     counts: dict[int, int] = {}
-    for _ in range(samples):
-        u = draw()
+    for i in range(samples):
+        u = uniform(key, i)
         chosen = outcomes[-1][0]  # if rounding leaves u just above the total
         for outcome, prob in outcomes:
             u -= prob

@@ -12,7 +12,6 @@ No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
 
 from __future__ import annotations
 
-import random
 import struct
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from librt.vecs import vec
 from mypy_extensions import i64, mypyc_attr
 
 from chancespiel.games.core import Core, Ordering
+from chancespiel.games.tree_hash import MASK64, mix64, signed64
 
 MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is cleared
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
@@ -90,6 +90,44 @@ def _hash_round(acc: i64, lane: i64) -> i64:
     acc += lane * _XXPRIME_2
     acc = acc << 31 | (acc >> 33) & _LOW31
     return acc * _XXPRIME_1_LOW + (acc << 63)
+
+
+# SplitMix64 (tree_hash.mix64) as signed 64-bit words, its constants split so that no part
+# lies beyond +-2 ** 62 (mypyc boxes such an i64 constant): the increment as a sum of two, each
+# multiplier as 2 ** 63 + c (the product with 2 ** 63 is the lowest bit moved to the top).
+_GAMMA_HIGH: Final[i64] = -(1 << 62)
+_GAMMA_LOW: Final[i64] = -2434343235958965227  # 0x9E3779B97F4A7C15 - 2 ** 64 - _GAMMA_HIGH
+_MIX_1_LOW: Final[i64] = 4564476756301768121  # 0xBF58476D1CE4E5B9 - 2 ** 63
+_MIX_2_LOW: Final[i64] = 1499779743744070123  # 0x94D049BB133111EB - 2 ** 63
+_LOW33: Final[i64] = (1 << 33) - 1  # masks making the right shifts logical
+_LOW34: Final[i64] = (1 << 34) - 1
+_LOW37: Final[i64] = (1 << 37) - 1
+_LOW53: Final[i64] = (1 << 53) - 1
+_UNIT: Final = 1.0 / (1 << 53)
+
+
+def mix_key(x: i64) -> i64:
+    """`tree_hash.mix64` of the 64 bits of `x`, as a signed 64-bit integer.
+
+    Compiled, in machine integers (products wrap modulo 2 ** 64, right shifts masked to be
+    logical); in pure Python, where integers do not wrap, `mix64` itself.
+    """
+    if not RUNS_COMPILED:
+        return signed64(mix64(x & MASK64))
+    x = x + _GAMMA_HIGH + _GAMMA_LOW
+    x ^= (x >> 30) & _LOW34
+    x = x * _MIX_1_LOW + (x << 63)
+    x ^= (x >> 27) & _LOW37
+    x = x * _MIX_2_LOW + (x << 63)
+    return x ^ ((x >> 31) & _LOW33)
+
+
+def uniform(key: i64, index: i64) -> float:
+    """The `index`-th uniform number in [0, 1) of the chance node `key`: output `index` of
+    SplitMix64 seeded by `key` (the state key + (index + 1) * gamma, finalised), its top 53
+    bits. A pure function of the two numbers: a node's draws cost no generator to seed, and
+    any draw can be computed without the ones before it."""
+    return float(mix_key(key + index * _GAMMA_HIGH + index * _GAMMA_LOW) >> 11 & _LOW53) * _UNIT
 
 
 # Chance tables and sampling ----------------------------------------------------------------
@@ -195,27 +233,27 @@ _SAMPLE_TABLES: dict[int, OutcomeTable] = {}  # outcome_table's cache for sample
 
 
 SAMPLE_CHUNK: Final = 4096  # draws between two looks at the budget's clock
-INDEPENDENT: Final = 0  # how _draw_outcomes places its points
+INDEPENDENT: Final = 0  # how draw_outcomes places its points
 SYSTEMATIC: Final = 1
 STRATIFIED: Final = 2
 
 
 def sample_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
+    outcomes: Sequence[tuple[int, float]], samples: int, key: i64, budget: Budget | None = None
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn with replacement by probability, duplicates merged.
 
     Each distinct outcome gets weight count / samples; the result lists outcomes in order of
-    first draw. The draws are a pure function of `key` (uniform numbers from a generator
-    seeded by it), each found in the cumulative table by bisection (O(log n) per draw).
+    first draw. The draws are a pure function of `key` (the i-th is `uniform(key, i)`), each
+    found in the cumulative table by bisection (O(log n) per draw).
     With a `budget`, its clock is read every SAMPLE_CHUNK draws (a search's budget is
     checked per node, and one node may draw millions), raising SearchTimeout once spent.
     """
-    return _draw_outcomes(outcomes, samples, key, budget, INDEPENDENT)
+    return draw_outcomes(outcomes, samples, key, budget, INDEPENDENT)
 
 
 def systematic_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
+    outcomes: Sequence[tuple[int, float]], samples: int, key: i64, budget: Budget | None = None
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn systematically by probability, duplicates merged.
 
@@ -226,11 +264,11 @@ def systematic_outcomes(
     give only in expectation. A pure function of `key`; weights count / samples; the
     `budget`'s clock is read as in `sample_outcomes`.
     """
-    return _draw_outcomes(outcomes, samples, key, budget, SYSTEMATIC)
+    return draw_outcomes(outcomes, samples, key, budget, SYSTEMATIC)
 
 
 def stratified_outcomes(
-    outcomes: Sequence[tuple[int, float]], samples: int, key: int, budget: Budget | None = None
+    outcomes: Sequence[tuple[int, float]], samples: int, key: i64, budget: Budget | None = None
 ) -> list[tuple[int, float]]:
     """`samples` outcomes drawn by stratified sampling, duplicates merged.
 
@@ -241,38 +279,38 @@ def stratified_outcomes(
     sampled at half their number, are such a period: every systematic point falls on the
     same parity of the second die. A pure function of `key`; weights count / samples.
     """
-    return _draw_outcomes(outcomes, samples, key, budget, STRATIFIED)
+    return draw_outcomes(outcomes, samples, key, budget, STRATIFIED)
 
 
-def _draw_outcomes(
+def draw_outcomes(
     outcomes: Sequence[tuple[int, float]],
     samples: int,
-    key: int,
+    key: i64,
     budget: Budget | None,
-    mode: int,
+    mode: i64,
 ) -> list[tuple[int, float]]:
-    """The draws of `sample_outcomes`, `systematic_outcomes` or `stratified_outcomes`,
-    counted."""
+    """The draws of `sample_outcomes`, `systematic_outcomes` or `stratified_outcomes` (`mode`
+    INDEPENDENT, SYSTEMATIC or STRATIFIED), counted. Draw i is at `uniform(key, i)`, or
+    stratum i's point at (i + uniform(key, i)) / samples; the systematic points share
+    `uniform(key, 0)`."""
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
     ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
-    # A Mersenne Twister seeded by the key: seeding plus c draws costs about half of c
-    # SplitMix64 hashes in Python, and the key is already a well-mixed 64-bit hash.
-    draw = random.Random(key).random
-    start = draw() if mode == SYSTEMATIC else 0.0  # one uniform number for every point
+    n: i64 = samples
+    start = uniform(key, 0) if mode == SYSTEMATIC else 0.0  # one uniform number for every point
     counts: dict[int, int] = {}
-    done = 0
-    while done < samples:  # chunks: the loop over draws stays free of a clock test per draw
-        end = done + SAMPLE_CHUNK if samples - done > SAMPLE_CHUNK else samples
+    done: i64 = 0
+    while done < n:  # chunks: the loop over draws stays free of a clock test per draw
+        end = done + SAMPLE_CHUNK if n - done > SAMPLE_CHUNK else n
         for i in range(done, end):
             if mode == INDEPENDENT:
-                u = draw()
+                u = uniform(key, i)
             else:  # systematic: the same offset in every stratum; stratified: its own
-                u = (i + (start if mode == SYSTEMATIC else draw())) / samples
+                u = (float(i) + (start if mode == SYSTEMATIC else uniform(key, i))) / float(n)
             chosen = ids[sample_guided(cum, guide, u)]
             counts[chosen] = counts.get(chosen, 0) + 1
         done = end
-        if done < samples and budget is not None:
+        if done < n and budget is not None:
             budget.check()
     return [(outcome, count / samples) for outcome, count in counts.items()]
 

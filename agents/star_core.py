@@ -21,7 +21,7 @@ No pyspiel here: the module is part of the compiled engine (chancespiel.engine).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Final, final
 
 from librt.vecs import vec
@@ -29,16 +29,17 @@ from mypy_extensions import i64, mypyc_attr
 
 from chancespiel.agents.search_core import (
     ABSENT,
+    INDEPENDENT,
+    STRATIFIED,
+    SYSTEMATIC,
     Budget,
     MoveTable,
     OrderedSearch,
     child_key,
-    sample_outcomes,
-    stratified_outcomes,
-    systematic_outcomes,
+    draw_outcomes,
+    mix_key,
 )
 from chancespiel.games.core import CHANCE, TERMINAL, Core, Heuristic, Ordering
-from chancespiel.games.tree_hash import MASK64, mix64
 
 ALGORITHMS: Final = ("expectimax", "star1", "star2")
 TABLES: Final = ("state", "path")  # keys of the best-move table
@@ -196,7 +197,7 @@ class StarSearch(OrderedSearch):
         vmin: float,
         vmax: float,
         samples: int | None,
-        seed: int,
+        seed: i64,
         prune_min_depth: int,
         ordering: Ordering | None,
         budget: Budget,
@@ -221,13 +222,10 @@ class StarSearch(OrderedSearch):
         self.shared = shared_samples
         self.table = table
         self.full_root_window = full_root_window and samples is not None
-        # How a sampled chance node is sampled, or enumerated (StarSearch.outcomes).
-        self.draw: Callable[..., list[tuple[int, float]]] = (
-            systematic_outcomes
-            if systematic
-            else stratified_outcomes
-            if stratified
-            else sample_outcomes
+        # How a sampled chance node is sampled, or enumerated (StarSearch.outcomes): a mode of
+        # draw_outcomes, called natively (through a callable, the sample key would be boxed).
+        self.draw_mode: i64 = (
+            SYSTEMATIC if systematic else STRATIFIED if stratified else INDEPENDENT
         )
         self.exact_up_to = exact_up_to
         self.exact_plies = exact_plies
@@ -279,7 +277,9 @@ class StarSearch(OrderedSearch):
         if self.shared:  # (last mover, chance nodes after that player's moves so far)
             last = ckey & 1
             ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = self.draw(outcomes, samples, mix64((int(ckey) ^ self.seed) & MASK64), self.budget)
+        sample = draw_outcomes(
+            outcomes, samples, mix_key(ckey ^ self.seed), self.budget, self.draw_mode
+        )
         if len(sample) < len(outcomes):
             self.partial_sample = True
         return sample

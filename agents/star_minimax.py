@@ -13,15 +13,15 @@ where a chance outcome decides who moves next (Pig, Can't Stop, Ra) are handled.
   `expectiminimax`, which the tests use as the reference.
 - `samples=c` replaces every chance node by c outcomes drawn with replacement (weights 1/c,
   duplicates merged): expss / star1ss / star2ss. Within one search a node's sample is a pure
-  function of its path from the root and the search's sample stream (see search_common), so
-  the three sample identically and Star2 probes and searches the same sample (MCMS paper,
-  section 3.1). With `shared_samples`, a chance node's sample key is only "the n-th chance
-  node after player p's moves" on its path (neither moves nor outcomes): sibling subtrees use
-  the same uniform numbers for each player's n-th roll, hence the same outcomes when the
-  distributions are equal (common random numbers, like dice dealt in advance to each player,
-  so the difference between two moves carries less noise). Each node's sample is still an
-  independent-looking draw from its own distribution; only the correlation between nodes
-  changes.
+  function of its path from the root and the search's sample stream (its i-th uniform number is
+  SplitMix64's i-th output from its key, the path key mixed with the stream's seed:
+  search_core.uniform), so the three sample identically and Star2 probes and searches the same
+  sample (MCMS paper, section 3.1). With `shared_samples`, a chance node's sample key is only "the
+  n-th chance node after player p's moves" on its path (neither moves nor outcomes): sibling
+  subtrees use the same uniform numbers for each player's n-th roll, hence the same outcomes when
+  the distributions are equal (common random numbers, like dice dealt in advance to each player, so
+  the difference between two moves carries less noise). Each node's sample is still an
+  independent-looking draw from its own distribution; only the correlation between nodes changes.
 - Sampled iterative deepening is the paper's (sections 3.1 and 4.2): one search per depth, each
   drawing from a fresh sample stream (the n-th depth from stream n, so expss, star1ss and
   star2ss with one seed sample alike), and on timeout the best move of the last completed
@@ -96,7 +96,7 @@ from chancespiel.agents.star_core import (
 )
 from chancespiel.games.core import Core, Heuristic, Ordering
 from chancespiel.games.registry import DEFAULT_ORDERING, evaluation_for, move_ordering_for
-from chancespiel.games.tree_hash import MASK64, mix64
+from chancespiel.games.tree_hash import MASK64, mix64, signed64
 
 __all__ = ["EXACT", "LOWER", "UPPER", "StarMinimaxBot", "StarResult", "StarSearch", "search"]
 
@@ -301,7 +301,7 @@ def search(
         game.min_utility(),
         game.max_utility(),
         samples,
-        mix64(seed & MASK64),
+        signed64(mix64(seed & MASK64)),
         prune_min_depth,
         move_ordering_for(game, ordering),
         budget,
@@ -419,7 +419,7 @@ def _sampled_iterations(
             if deeper:
                 depth += 1
             stream += 1
-            context.seed = mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64)
+            context.seed = signed64(mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64))
             context.horizon_reached = context.partial_sample = False
             context.probes.clear()
             nodes = budget.nodes

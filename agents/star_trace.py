@@ -329,6 +329,7 @@ class TracedStarSearch(StarSearch):
             result = super().root_search(state, depth)
         except SearchTimeout:
             root.notes.append("the budget ran out during this search: it is incomplete")
+            _trim(root, self.trace.children)  # as every other node's, on leaving it
             raise
         finally:
             self.stack = []

@@ -20,6 +20,11 @@ def mix64(x: int) -> int:
     return x ^ (x >> 31)
 
 
+def signed64(x: int) -> int:
+    """The low 64 bits of `x` as a signed (two's complement) 64-bit integer."""
+    return ((x + (1 << 63)) & MASK64) - (1 << 63)
+
+
 def unit(x: int) -> float:
     """A 64-bit hash as a float in [0, 1)."""
     return (x >> 11) * (1.0 / (1 << 53))

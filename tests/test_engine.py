@@ -44,7 +44,8 @@ GAMES = (
 )
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
 # heuristic, and flat Monte Carlo (rollouts through the engine's own loop); expectimax, Star1,
-# Star2 classic and sampled, with and without pruning near the horizon and shared samples;
+# Star2 classic and sampled (independently, systematically, stratified), with and without
+# pruning near the horizon and shared samples;
 # bounded alpha-beta.
 SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "uct": (mcts_search, {"max_simulations": 400}),
@@ -61,6 +62,14 @@ SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "star1ss_shared": (
         star_search,
         {"algorithm": "star1", "max_depth": 3, "samples": 3, "shared_samples": True},
+    ),
+    "expss_systematic": (
+        star_search,
+        {"algorithm": "expectimax", "max_depth": 3, "samples": 2, "systematic": True},
+    ),
+    "star2ss_stratified": (
+        star_search,
+        {"algorithm": "star2", "max_depth": 3, "samples": 3, "stratified": True},
     ),
     "bab": (bab_search, {"max_depth": 3, "epsilon": 0.05}),
 }

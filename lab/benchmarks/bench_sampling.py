@@ -6,6 +6,13 @@ draws the same outcomes) is timed per call beside it. The share of the search is
 (sampled chance nodes x time per call) / search time.
 
     .venv/bin/python lab/benchmarks/bench_sampling.py [--positions 100] [--depth 3] [--samples 25]
+
+With `--agents`, instead: the node rate per CPU second of each agent spec (e.g.
+`expss(samples=1)`), each searching `--positions` positions at `--max-nodes` nodes with
+seed 1, as the agents run in a match (their own defaults):
+
+    .venv/bin/python lab/benchmarks/bench_sampling.py --game python_einstein_wurfelt_nicht \
+        --positions 6 --agents 'expss(samples=1)' 'exphs(samples=2)'
 """
 
 from __future__ import annotations
@@ -16,8 +23,7 @@ from collections.abc import Callable, Sequence
 
 import pyspiel
 
-import chancespiel.agents  # noqa: F401
-from chancespiel.agents import search_state
+from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.search_common import sample_outcomes_linear
 from chancespiel.agents.search_core import sample_outcomes
 from chancespiel.agents.star_core import StarSearch
@@ -67,6 +73,21 @@ def calls_per_second(outcomes, samples: int, sampler: str, seconds: float = 0.5)
     return calls / (time.perf_counter() - start)
 
 
+def agent_rate(game: pyspiel.Game, states: list, spec: str, max_nodes: int) -> float:
+    """Nodes per CPU second of the agent `spec` searching every state at `max_nodes` nodes."""
+    name, _, params = spec.partition("(")
+    params = params.rstrip(")")
+    full = f"{name}({params + ',' if params else ''}max_nodes={max_nodes},seed=1)"
+    nodes = 0
+    seconds = 0.0
+    for state in states:
+        bot = make_bot(full, game, state.current_player())
+        start = time.thread_time()
+        nodes += bot.analyse(state).nodes
+        seconds += time.thread_time() - start
+    return nodes / seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="python_cant_stop")
@@ -74,9 +95,17 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--samples", type=int, default=25)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--agents", nargs="+", help="node rates of these agent specs instead")
+    parser.add_argument("--max-nodes", type=int, default=300_000)
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
     states = random_decision_positions(game, args.positions, seed=1)
+    if args.agents:
+        print(f"{args.game}: {args.positions} positions at {args.max_nodes:,} nodes, {describe()}")
+        for spec in args.agents:
+            rate = agent_rate(game, states, spec, args.max_nodes)
+            print(f"  {spec:22s} {rate:12,.0f} nodes per CPU second")
+        return
     seconds, nodes = min(
         searches(game, states, args.depth, args.samples) for _ in range(args.repeats)
     )
