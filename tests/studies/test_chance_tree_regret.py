@@ -19,6 +19,7 @@ from chancespiel.evaluation.resumable import read_rows
 from chancespiel.studies import chance_tree_regret
 from chancespiel.studies.chance_tree_regret import (
     ALGORITHMS,
+    CLASSIC,
     Trees,
     goal_table,
     search_tree,
@@ -207,7 +208,9 @@ COMMITTED = Path(__file__).parents[2] / "lab" / "results" / "chance_tree_regret"
 
 def test_committed_rows_reproduce():
     """The committed map's rows are deterministic (node budgets, seeded samples): the cheap
-    ones, the first trees with at most 8 outcomes, are searched again and compared exactly."""
+    ones, the first trees with at most 8 outcomes, are searched again. The classic searches'
+    rows are compared exactly; the sampled ones were drawn before sampled chance nodes drew
+    from a counter-based generator, so they are checked to be the same when searched twice."""
     settings = json.loads((COMMITTED / "run.json").read_text())
     with open(COMMITTED / "positions.csv", newline="") as f:
         seeds = tuple(int(row["tree_seed"]) for row in csv.DictReader(f))
@@ -232,4 +235,8 @@ def test_committed_rows_reproduce():
                 for r in committed
                 if (r["config"], r["position"]) == (f"outcomes{outcomes}", index)
             ]
-            assert mine and search_tree((trees, outcomes, index)) == mine
+            rows = search_tree((trees, outcomes, index))
+            assert mine and [r for r in rows if r["algorithm"] in CLASSIC] == [
+                r for r in mine if r["algorithm"] in CLASSIC
+            ]
+            assert search_tree((trees, outcomes, index)) == rows
