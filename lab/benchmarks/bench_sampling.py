@@ -23,7 +23,8 @@ from collections.abc import Callable, Sequence
 
 import pyspiel
 
-from chancespiel.agents import make_bot, search_state
+from chancespiel.agents import search_state
+from chancespiel.agents.registry import build_bot, parse_spec, resolve
 from chancespiel.agents.search_common import sample_outcomes_linear
 from chancespiel.agents.search_core import sample_outcomes
 from chancespiel.agents.star_core import StarSearch
@@ -75,13 +76,12 @@ def calls_per_second(outcomes, samples: int, sampler: str, seconds: float = 0.5)
 
 def agent_rate(game: pyspiel.Game, states: list, spec: str, max_nodes: int) -> float:
     """Nodes per CPU second of the agent `spec` searching every state at `max_nodes` nodes."""
-    name, _, params = spec.partition("(")
-    params = params.rstrip(")")
-    full = f"{name}({params + ',' if params else ''}max_nodes={max_nodes},seed=1)"
+    name, given = parse_spec(spec)
+    info, params = resolve(name, {**given, "max_nodes": max_nodes, "seed": 1})
     nodes = 0
     seconds = 0.0
     for state in states:
-        bot = make_bot(full, game, state.current_player())
+        bot = build_bot(info, params, game, state.current_player(), None)
         start = time.thread_time()
         nodes += bot.analyse(state).nodes
         seconds += time.thread_time() - start
