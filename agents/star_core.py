@@ -229,6 +229,15 @@ class StarSearch(OrderedSearch):
         )
         self.exact_up_to = exact_up_to
         self.exact_plies = exact_plies
+        # The cost of a sampled search were the chance nodes within `count_plies` decision
+        # plies of the root enumerated (`count_enumeration`): each such node's subtree weighed
+        # by its outcomes over its draws, nested ones inside it first (open ones on stacks).
+        self.count_plies = 0
+        self.counted_nodes: i64 = 0  # such chance nodes met
+        self.enumeration_extra = 0.0  # nodes the enumeration would add to the search's
+        self.open_starts: list[int] = []  # the budget's nodes when each open node was met
+        self.open_factors: list[float] = []  # its outcomes over its draws
+        self.open_extra: list[float] = []  # what the nested ones closed so far would add
         self.root_depth = 0  # the depth of the current iteration (root_search)
         # Best moves are keyed by state (a transposition table, as the MCMS paper's
         # implementation had) or by path; root_search decides for the root's type.
@@ -265,24 +274,59 @@ class StarSearch(OrderedSearch):
         A sampled search enumerates a node with at most `exact_up_to` outcomes, and every node
         within `exact_plies` decision plies of the root; elsewhere it draws `samples` outcomes,
         independently, or (`systematic`) systematically, or (`stratified`) one in each stratum.
+        A node within `count_plies` plies is counted (`close_counted` ends it).
         """
         outcomes = state.chance_outcomes()
         samples = self.samples
-        if (
-            samples is None
-            or len(outcomes) <= self.exact_up_to
-            or (self.exact_plies > 0 and self.root_depth - depth <= self.exact_plies)
-        ):
+        if samples is None:
             return outcomes
-        if self.shared:  # (last mover, chance nodes after that player's moves so far)
-            last = ckey & 1
-            ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
-        sample = draw_outcomes(
-            outcomes, samples, mix_key(ckey ^ self.seed), self.budget, self.draw_mode
-        )
-        if len(sample) < len(outcomes):
-            self.partial_sample = True
+        plies = self.root_depth - depth  # decision plies between the root and this node
+        if self.exact_plies > 0 and plies <= self.exact_plies:
+            return outcomes
+        sample = outcomes
+        if len(outcomes) > self.exact_up_to:
+            if self.shared:  # (last mover, chance nodes after that player's moves so far)
+                last = ckey & 1
+                ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
+            sample = draw_outcomes(
+                outcomes, samples, mix_key(ckey ^ self.seed), self.budget, self.draw_mode
+            )
+            if len(sample) < len(outcomes):
+                self.partial_sample = True
+        if self.count_plies > 0 and plies <= self.count_plies:
+            self.counted_nodes += 1
+            self.open_starts.append(self.budget.nodes)
+            self.open_factors.append(len(outcomes) / len(sample))
+            self.open_extra.append(0.0)
         return sample
+
+    def count_enumeration(self, plies: int) -> None:
+        """Starts counting what enumerating the chance nodes within `plies` decision plies of
+        the root, sampled in this search, would cost (0: no counting)."""
+        self.count_plies = plies
+        self.counted_nodes = 0
+        self.enumeration_extra = 0.0
+        self.open_starts.clear()
+        self.open_factors.clear()
+        self.open_extra.clear()
+
+    def close_counted(self, depth: int) -> None:
+        """Ends a chance node searched at `depth`: if `outcomes` counted it, its subtree's nodes
+        enumerated are its nodes sampled (and what its nested counted nodes add) times its
+        outcomes over its draws; the excess goes to the enclosing counted node, or the search."""
+        plies = self.root_depth - depth  # as in `outcomes`, which counted it or not
+        if (
+            self.samples is None
+            or plies > self.count_plies
+            or (self.exact_plies > 0 and plies <= self.exact_plies)
+        ):
+            return
+        sampled = float(self.budget.nodes - self.open_starts.pop())
+        enumerated = self.open_factors.pop() * (sampled + self.open_extra.pop())
+        if self.open_extra:
+            self.open_extra[-1] += enumerated - sampled
+        else:
+            self.enumeration_extra += enumerated - sampled
 
     def leaf(self, state: Core) -> float:
         """The heuristic value of a non-terminal node at the horizon."""
@@ -334,6 +378,8 @@ class StarSearch(OrderedSearch):
                 if sampled:
                     c = self.chance_ckey(ckey, k)
                 total += prob * self.expectimax(state.child(outcome), depth, k, c)
+            if self.count_plies:
+                self.close_counted(depth)
             return total
         values = []
         for action in state.legal_actions():
@@ -419,6 +465,8 @@ class StarSearch(OrderedSearch):
         for outcome, prob in self.outcomes(state, depth, ckey):
             k, c = self.chance_child_keys(key, ckey, outcome)
             total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
+        if self.count_plies:
+            self.close_counted(depth)
         return total
 
     def chance_node(
@@ -438,6 +486,8 @@ class StarSearch(OrderedSearch):
             value = self.search_outcomes(node, depth, alpha, beta)
         node.release()
         self.chance_level = level
+        if self.count_plies:
+            self.close_counted(depth)
         return value
 
     def probe_outcomes(self, node: ChanceBounds, depth: int, alpha: float, beta: float) -> bool:

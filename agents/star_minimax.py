@@ -94,7 +94,7 @@ from chancespiel.agents.star_core import (
     UPPER,
     StarSearch,
 )
-from chancespiel.games.core import Core, Heuristic, Ordering
+from chancespiel.games.core import CHANCE, Core, Heuristic, Ordering
 from chancespiel.games.registry import DEFAULT_ORDERING, evaluation_for, move_ordering_for
 from chancespiel.games.tree_hash import MASK64, mix64, signed64
 
@@ -136,6 +136,14 @@ class SampledOptions:
       where the classic search completed a depth beyond them (at most its depth minus one
       plies). Where the budget cannot see past the root's chance nodes classically,
       enumerating them would cost the depth the sample is there to buy.
+    fit_exact_plies: under a budget, where the chance nodes right after the root's moves have
+      at least MIN_FIT_FACTOR times the outcomes the search draws there, the chance nodes
+      within `exact_plies` are sampled until a search meets them; they are enumerated from
+      that depth on (the depth searched again) only if that search's cost, each such node's
+      subtree weighed by its outcomes over its draws, fits what is left. Where the root's
+      next chance nodes have many times the width's outcomes (Can't Stop's 1296 ordered
+      rolls, and a bust's roll nested in each) the enumeration would take the budget, and
+      sampling them buys the depth.
     """
 
     resample: bool = False
@@ -148,6 +156,7 @@ class SampledOptions:
     exact_plies: int = 0
     classic_first: bool = False
     classic_trial: bool = False
+    fit_exact_plies: bool = False
 
 
 @dataclass(kw_only=True)
@@ -235,6 +244,7 @@ def search(
     exact_plies: int = 0,
     classic_first: bool = False,
     classic_trial: bool = False,
+    fit_exact_plies: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -263,8 +273,8 @@ def search(
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
-        exact_up_to, exact_plies, classic_first, classic_trial: opt-in additions to
-        the sampled search (SampledOptions); refused without `samples`.
+        exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies: opt-in
+        additions to the sampled search (SampledOptions); refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -287,6 +297,7 @@ def search(
         exact_plies,
         classic_first,
         classic_trial,
+        fit_exact_plies,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -411,18 +422,30 @@ def _sampled_iterations(
             return True
         if options.classic_trial:
             context.exact_plies = min(context.exact_plies, max(depth - 1, 0))
-    deeper = True
+    # fit_exact_plies: exact_plies' chance nodes are sampled until a search met them, then
+    # enumerated from that depth on if the enumeration is predicted to fit.
+    fit_plies = 0
+    if (
+        options.fit_exact_plies
+        and has_budget
+        and context.exact_plies
+        and _root_enumeration_factor(context, state) >= MIN_FIT_FACTOR
+    ):
+        fit_plies, context.exact_plies = context.exact_plies, 0
+    deeper, again = True, False
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
     try:
         while True:
-            if deeper:
+            if deeper and not again:
                 depth += 1
+            again = False
             stream += 1
             context.seed = signed64(mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64))
             context.horizon_reached = context.partial_sample = False
             context.probes.clear()
-            nodes = budget.nodes
+            context.count_enumeration(fit_plies)
+            nodes, start = budget.nodes, budget.clock()
             value, action, values, kinds = context.root_search(state, depth)
             result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
             estimate = value
@@ -440,6 +463,15 @@ def _sampled_iterations(
                     result.values_by_depth.append(result.value)
             if forced or not iterative:
                 return True
+            if fit_plies and context.counted_nodes:
+                extra = context.enumeration_extra
+                if _enumeration_fits(budget, budget.nodes - nodes, budget.clock() - start, extra):
+                    context.exact_plies = fit_plies
+                    again = extra > 0  # this depth once more, with them enumerated
+                fit_plies = 0
+                context.count_enumeration(0)
+                if again:
+                    continue
             exhausted = not context.horizon_reached and not context.partial_sample
             if options.solve_exhausted and exhausted and solve_tried < depth:
                 solve_tried = depth  # once per depth: a failed attempt would fail again
@@ -458,6 +490,37 @@ def _sampled_iterations(
                 return True
     except SearchTimeout:
         return False
+
+
+# fit_exact_plies samples first only where the root's next chance nodes have at least this
+# many times the outcomes it would draw there: the sampled search then costs at most half
+# of the enumerated one. Below, the enumeration is nearly as cheap (two-dice Pig's 21 rolls at
+# widths 18 to 20), and sampling the root's rolls is the noise that decides Pig's moves.
+MIN_FIT_FACTOR: Final = 2.0
+
+
+def _root_enumeration_factor(context: StarSearch, state: Core) -> float:
+    """The outcomes of the chance nodes right after the root's moves over the outcomes the
+    sampled search draws there (at most `samples`, all of a node of at most `exact_up_to`);
+    1 where no root move leads to a chance node."""
+    outcomes = drawn = 0
+    width = context.samples or 0
+    for action in state.legal_actions():
+        child = state.child(action)
+        if child.current_player() == CHANCE:
+            count = len(child.chance_outcomes())
+            outcomes += count
+            drawn += count if count <= context.exact_up_to else min(count, width)
+    return outcomes / drawn if drawn else 1.0
+
+
+def _enumeration_fits(budget: Budget, nodes: int, seconds: float, extra: float) -> bool:
+    """Whether a search that cost `nodes` and `seconds` with some chance nodes sampled fits
+    what is left of `budget` with them enumerated, which adds `extra` nodes
+    (StarSearch.count_enumeration: each one's subtree times its outcomes over its draws,
+    expectimax's expected factor; pruning makes it an estimate), at the same time a node."""
+    factor = (nodes + extra) / max(nodes, 1)
+    return budget.affords(int(nodes * factor), seconds * factor)
 
 
 def _classic_iterations(
@@ -570,6 +633,12 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
         raise ValueError("systematic and stratified are two ways to draw: choose one")
     if options.classic_trial and not options.classic_first:
         raise ValueError("classic_trial needs classic_first (it changes how that deepens)")
+    if options.fit_exact_plies and not options.exact_plies:
+        raise ValueError("fit_exact_plies needs exact_plies (the chance nodes it decides on)")
+    if options.fit_exact_plies and options.resample:
+        # resample averages the searches of a depth; fit_exact_plies searches one again
+        # differently, and the sampled search would enter the mean.
+        raise ValueError("fit_exact_plies and resample cannot be combined: choose one")
     if samples is None:
         given = [name for name, on in dataclasses.asdict(options).items() if on]
         if given:
@@ -643,6 +712,11 @@ _SAMPLED = {
         "with classic_first: try the unpredictable first depths classically within half the "
         "budget left, and enumerate exact_plies only below the classic search's depth",
     ),
+    "fit_exact_plies": Param(
+        False,
+        "sample exact_plies' chance nodes until a search meets them, then enumerate them if "
+        "that search's cost times their outcomes over the draws fits the budget left",
+    ),
 }
 
 
@@ -705,8 +779,9 @@ _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
 _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 # The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
 # those right after the root's move enumerated (where the classic search completed a depth
-# beyond them), systematic draws elsewhere, and the classic search for every depth it can
-# afford (docs/agents.md gives the measurements behind each).
+# beyond them, and the enumeration is predicted to fit the budget), systematic draws
+# elsewhere, and the classic search for every depth it can afford (docs/agents.md gives the
+# measurements behind each).
 HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
     "exact_up_to": Param(
@@ -719,6 +794,7 @@ HYBRID = {
     "exact_plies": dataclasses.replace(_SAMPLED["exact_plies"], default=1),
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
     "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
+    "fit_exact_plies": dataclasses.replace(_SAMPLED["fit_exact_plies"], default=True),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 
 import pyspiel
 import pytest
@@ -618,6 +619,114 @@ def test_exact_plies_enumerates_near_the_root_and_samples_below():
     assert values(samples=3, seed=1, exact_plies=2) == classic  # every expanded node enumerated
 
 
+def _pig_position_and_search():
+    """A contested two-dice Pig position and a search of it at width 3 (seed 1), whose
+    iterations are (depth, nodes) pairs."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+
+    def run(algorithm: str, **options):
+        found = search(search_state(state), game, algorithm, samples=3, seed=1, **options)
+        return found, [(it.depth, it.nodes) for it in found.iterations]
+
+    return game, state, run
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_fit_exact_plies_enumerates_the_root_nodes_when_that_fits(algorithm):
+    """With a budget to spare, depth 2 is searched twice: first with the root's next roll
+    nodes sampled (3 of 21 outcomes), then, as 7 times that fits, enumerated, which at depth
+    2 leaves nothing sampled (a chance node at depth 0 is a leaf): the classic value."""
+    game, state, run = _pig_position_and_search()
+    fit, iterations = run(
+        algorithm, max_depth=2, max_nodes=10**6, exact_plies=1, fit_exact_plies=True
+    )
+    assert [depth for depth, _ in iterations] == [1, 2, 2]
+    assert iterations[2][1] > 3 * iterations[1][1]  # the enumerated search of depth 2
+    classic = search(search_state(state), game, algorithm, max_depth=2)
+    assert fit.action_values == pytest.approx(classic.action_values, abs=1e-12)
+    sampled, _ = run(algorithm, max_depth=2, max_nodes=10**6)
+    assert sampled.action_values != classic.action_values
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_fit_exact_plies_keeps_sampling_where_the_enumeration_would_not_fit(algorithm):
+    """Where the first search that meets the root's next roll nodes leaves less than its cost
+    times their outcomes over the draws, they stay sampled: the very searches of
+    exact_plies=0 (the same streams), not those of exact_plies=1."""
+    _, _, run = _pig_position_and_search()
+    _, enumerated = run(algorithm, max_nodes=10**6, exact_plies=1, fit_exact_plies=True)
+    sampled_two = enumerated[1][1]
+    budget = 2 + sampled_two + 4 * sampled_two  # below 7 times depth 2's sampled cost
+    fit, iterations = run(algorithm, max_nodes=budget, exact_plies=1, fit_exact_plies=True)
+    root_sampled, root_iterations = run(algorithm, max_nodes=budget)
+    assert iterations == root_iterations
+    assert fit.action_values == root_sampled.action_values
+    assert len({depth for depth, _ in iterations}) == len(iterations) >= 3
+    _, near = run(algorithm, max_nodes=budget, exact_plies=1)
+    assert near != iterations
+
+
+def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
+    """Can't Stop with ordered dice, a roll-or-stop decision with three runners out: a roll
+    busts often, and the opponent's roll (1296 outcomes) follows at once, inside the root's
+    next roll node. Enumerating both costs about (1296 / 15) squared times the sampled
+    search's nodes where they nest (depth 2 enumerated: 629,305 nodes), not 1296 / 15 times:
+    with 60,000 nodes the enumeration must not be tried, and the searches are those of
+    exact_plies=0."""
+    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
+    rng = random.Random(7)
+    state, decisions = game.new_initial_state(), 0
+    while True:  # the fourth decision of a random game with a choice drawn at 0.3
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
+            decisions += 1
+            if decisions == 4:
+                break
+        state.apply_action(rng.choice(state.legal_actions()))
+
+    def iterations(**options):
+        found = search(
+            search_state(state), game, "expectimax", samples=15, seed=1, max_nodes=60_000,
+            **options,
+        )  # fmt: skip
+        return [(it.depth, it.nodes) for it in found.iterations], found.action_values
+
+    fit = iterations(exact_plies=1, fit_exact_plies=True)
+    assert fit == iterations(exact_plies=0)
+    assert len(fit[0]) >= 4 and fit[0][1][1] < 1000  # depth 2 sampled: a few hundred nodes
+    assert iterations(exact_plies=1)[0] == [(1, 2)]  # enumerated, depth 2 does not finish
+
+
+def test_fit_exact_plies_leaves_rolls_of_few_more_outcomes_than_drawn_to_exact_plies():
+    """Two-dice Pig's 21 rolls at width 18 (the paper's Star2SS width): sampling them first
+    would cost nearly as much as enumerating them (MIN_FIT_FACTOR), so the search is the
+    hybrid's without the option, search for search, where at width 3 it differs."""
+    game, state, _ = _pig_position_and_search()
+
+    def iterations(width: int, **options):
+        found = search(
+            search_state(state), game, "star2", samples=width, seed=1, max_nodes=20_000,
+            exact_plies=1, **options,
+        )  # fmt: skip
+        return [(it.depth, it.nodes) for it in found.iterations], found.action_values
+
+    assert iterations(18, fit_exact_plies=True) == iterations(18)
+    assert iterations(3, fit_exact_plies=True) != iterations(3)
+
+
+def test_fit_exact_plies_acts_under_a_budget_only():
+    """With max_depth alone there is no budget to fit: exact_plies' nodes are enumerated as
+    without the option, search for search."""
+    _, _, run = _pig_position_and_search()
+    fit = run("star2", max_depth=3, exact_plies=1, fit_exact_plies=True)
+    plain = run("star2", max_depth=3, exact_plies=1)
+    assert fit[1] == plain[1] and fit[0].action_values == plain[0].action_values
+
+
 def test_sampling_options_are_checked():
     game = pyspiel.load_game("python_pig")
     with pytest.raises(ValueError, match="need samples"):
@@ -628,6 +737,11 @@ def test_sampling_options_are_checked():
         make_bot("star2ss(classic_trial=true)", game, 0)
     with pytest.raises(ValueError, match="classic_trial needs classic_first"):
         make_bot("star2hs(classic_first=false)", game, 0)
+    with pytest.raises(ValueError, match="fit_exact_plies needs exact_plies"):
+        make_bot("star2ss(fit_exact_plies=true)", game, 0)
+    with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
+        make_bot("star2hs(fit_exact_plies=true,resample=true)", game, 0)
+    make_bot("star2hs(fit_exact_plies=true)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
