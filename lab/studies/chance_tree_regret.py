@@ -8,8 +8,10 @@ nodes of at most c outcomes and those right after the root's move enumerated:
 `hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated, and
 `--classic-first` adds the agents' classic search for every depth it can afford, and
 `--classic-trial` their trial of the first classic depths within half the budget, sampling
-beyond, with the plies of `--exact-plies` enumerated only below the classic depth; both off
-by default as the committed map was searched before the agents had them)
+beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and
+`--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
+budget; all three off by default as the committed map was searched before the agents had
+them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -117,13 +119,15 @@ class Trees:
     exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
     classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
     classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
+    fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
 
     def hybrid(self) -> dict[str, Any]:
-        """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first
-        and classic_trial as given)."""
+        """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
+        classic_trial and fit_exact_plies as given)."""
         options = hybrid_options(self.width)
         options["classic_first"] = self.classic_first
         options["classic_trial"] = self.classic_trial
+        options["fit_exact_plies"] = self.fit_exact_plies
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -143,6 +147,7 @@ class Trees:
             + ("" if self.exact_plies is None else f";hybrid_exact_plies={self.exact_plies}")
             + (";hybrid_classic_first" if self.classic_first else "")
             + (";hybrid_classic_trial" if self.classic_trial else "")
+            + (";hybrid_fit_exact_plies" if self.fit_exact_plies else "")
         )
 
 
@@ -512,6 +517,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "left, and --exact-plies counts only below the classic depth (the hybrid agents' "
         "default)",
     )
+    parser.add_argument(
+        "--fit-exact-plies",
+        action="store_true",
+        help="the hybrid searches enumerate the chance nodes of --exact-plies only where that "
+        "is predicted to fit the budget, sampling them first (the hybrid agents' default)",
+    )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
@@ -541,8 +552,12 @@ def _run(args: argparse.Namespace) -> None:
         settings["classic_first"] = True
     if args.classic_trial:
         settings["classic_trial"] = True
+    if args.fit_exact_plies:
+        if args.exact_plies == 0:
+            raise UsageError("--fit-exact-plies needs --exact-plies above 0 (the nodes it fits)")
+        settings["fit_exact_plies"] = True
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial"
+    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial, --fit-exact-plies"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -557,6 +572,7 @@ def _run(args: argparse.Namespace) -> None:
         args.exact_plies,
         args.classic_first,
         args.classic_trial,
+        args.fit_exact_plies,
     )
     raw = out / "raw.jsonl"
     complete = True
