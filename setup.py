@@ -71,7 +71,19 @@ def generate() -> list:
         from mypyc.build import mypycify
 
         sources = ENGINE["link_tree"](ROOT, TREE)
-        return mypycify(options + sources, separate=True, opt_level="3")
+        try:
+            return mypycify(options + sources, separate=True, opt_level="3")
+        except Exception:  # (not SystemExit: a type error fails without the cache too)
+            if not CACHE.exists():
+                raise
+            # mypyc's incremental cache can hold a class that no longer fits the modules
+            # compiled against it (an i64 attribute added to a compiled class failed every
+            # later build with "value is not in list"); without it mypyc reads nothing stale,
+            # and the extensions whose C it writes unchanged are still reused.
+            notice_text = "mypyc failed with its incremental cache; compiling without it"
+            print(f"chancespiel: {notice_text}", file=sys.stderr)
+            shutil.rmtree(CACHE)
+            return mypycify(options + sources, separate=True, opt_level="3")
     except (Exception, SystemExit) as error:  # mypyc exits on a type error
         notice(f"mypyc refused the engine's sources ({error})")
         return []

@@ -233,7 +233,7 @@ class StarSearch(OrderedSearch):
         # plies of the root enumerated (`count_enumeration`): each such node's subtree weighed
         # by its outcomes over its draws, nested ones inside it first (open ones on stacks).
         self.count_plies = 0
-        self.counted_nodes: i64 = 0  # such chance nodes met
+        self.counted_nodes = 0  # such chance nodes met
         self.enumeration_extra = 0.0  # nodes the enumeration would add to the search's
         self.open_starts: list[int] = []  # the budget's nodes when each open node was met
         self.open_factors: list[float] = []  # its outcomes over its draws
