@@ -345,22 +345,15 @@ def canonical_game(game_string: str) -> str:
         return game_string
 
 
-def move_limit_ms(spec: str, bot: pyspiel.Bot) -> float | None:
-    """The per-move time budget of a bot: the `time_ms` of its limits (its own default
-    included), or for a bot that keeps none (a plugin's, a pyspiel bot), its spec's."""
+def move_timing(spec: str, bot: pyspiel.Bot) -> tuple[float | None, str]:
+    """A bot's per-move time budget and the clock its moves are timed by: its limits' `time_ms`
+    (its own default included) and its budget's clock (`move_clock`), or for a bot that keeps
+    none (a plugin's, a pyspiel bot), the `time_ms` and `clock` its spec names."""
     if isinstance(bot, PolicyBot) and bot.limits is not None:
-        return bot.limits.time_ms
-    limit = resolve_spec(spec)[1].get("time_ms")
-    return None if limit is None else float(limit)
-
-
-def move_clock_for(spec: str, bot: pyspiel.Bot) -> str:
-    """The clock a bot's moves are timed by: its budget's (`move_clock`), or for a bot that
-    keeps none, the `clock` its spec names, as `move_limit_ms` takes the spec's `time_ms`."""
-    if isinstance(bot, PolicyBot) and bot.limits is not None:
-        return move_clock(bot)
-    clock = resolve_spec(spec)[1].get("clock")
-    return clock if clock in CLOCKS else "wall"
+        return bot.limits.time_ms, move_clock(bot)
+    params = resolve_spec(spec)[1]
+    limit, clock = params.get("time_ms"), params.get("clock")
+    return (None if limit is None else float(limit)), (clock if clock in CLOCKS else "wall")
 
 
 @functools.lru_cache(maxsize=1)
@@ -456,7 +449,8 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             print_traceback(e, f"building the bot {spec}")
             message = f"building the bot failed: {type(e).__name__}: {located(e)}"
             return crash_record(task, message, player)
-    limits = [move_limit_ms(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
+    timing = [move_timing(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)]
+    limits = [limit for limit, _ in timing]
     try:
         played = play_game(
             game,
@@ -465,7 +459,7 @@ def play_task(task: GameTask, watch: MoveWatch | None = None) -> Record:
             catch_errors=True,
             move_timeout_s=task.move_timeout_s,
             watch=watch,
-            clocks=[move_clock_for(spec, bot) for spec, bot in zip(task.seats, bots, strict=True)],
+            clocks=[clock for _, clock in timing],
         )
     except GameContractError as e:  # no result of the agents: the run stops, nothing written
         print_traceback(e, f"game {task.game}")

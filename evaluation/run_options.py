@@ -19,7 +19,7 @@ from chancespiel.evaluation.match import (
     DEFAULT_OVERRUN_MS,
     RecordFileError,
     RecordWriteError,
-    move_limit_ms,
+    move_timing,
 )
 from chancespiel.evaluation.parallel import BACKENDS, BackendError, check_reachable
 from chancespiel.evaluation.runner import RunConfig, RunResult, RunStoppedError, run
@@ -115,7 +115,7 @@ def timed(game: str, specs: Sequence[str]) -> bool:
     loaded = load_game(game)
     for spec in dict.fromkeys(specs):
         try:
-            if move_limit_ms(spec, make_bot(spec, loaded, 0)) is not None:
+            if move_timing(spec, make_bot(spec, loaded, 0))[0] is not None:
                 return True
         except ValueError:  # refused later, with its message
             continue

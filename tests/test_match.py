@@ -25,7 +25,7 @@ from chancespiel.evaluation.match import (
     GameTask,
     RecordFileError,
     RecordWriter,
-    move_limit_ms,
+    move_timing,
     parse_lines,
     play_task,
     read_records,
@@ -569,7 +569,7 @@ def test_every_searching_bot_keeps_its_limits_and_the_runner_reads_them(spec, li
     bot = make_bot(spec, pyspiel.load_game(GAME), 0, 0)
     assert bot.limits == limits
     time_ms = None if limits is None else limits.time_ms
-    assert move_limit_ms(spec, bot) == time_ms
+    assert move_timing(spec, bot)[0] == time_ms
 
 
 @pytest.mark.parametrize(
