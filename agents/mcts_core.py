@@ -33,6 +33,7 @@ from chancespiel.agents.draws import draws_from as draws_from
 from chancespiel.agents.search_core import (
     Guide,
     OutcomeTable,
+    numbered,
     outcome_table,
     sample_guided,
     sample_index,
@@ -212,6 +213,19 @@ def rollout(
     guide: Guide | None = None
     actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
     count = 0.0
+    # Whether the actions, and the outcome ids, are their own indices (Pig's roll and stop,
+    # a die's faces): then the drawn index is the move. Compiled, a move read from the tuple
+    # is a boxed int to unbox, and unboxing branches on its size, 0 or 1 digit: for moves
+    # 0 and 1 drawn at random, a branch mispredicted half the time. The actions are looked
+    # at when the same tuple comes back (`seen`): a tuple that changes at every decision
+    # (EWN's, Can't Stop's) would cost more to look at than it saves.
+    actions_numbered = False
+    seen = False
+    ids_numbered = False
+    # The draws' own class, once: compiled, each draw is then a direct native call, where a
+    # call on the union checks the type and counts a reference every time (the pure engine
+    # draws from the generator, `draws` None).
+    draws = rng if isinstance(rng, Draws) else None
     while True:
         player = state.current_player()
         if player >= 0:
@@ -223,13 +237,21 @@ def rollout(
                 # never `actions` again) and its length as a float (exact), the draw's scale.
                 actions = choices if isinstance(choices, tuple) else tuple(choices)
                 count = float(len(actions))
-            state.apply(actions[int(rng.random() * count)])
+                actions_numbered = seen = False
+            elif not seen:
+                actions_numbered = numbered(actions)
+                seen = True
+            u = draws.random() if draws is not None else rng.random()
+            index = int(u * count)
+            state.apply(index if actions_numbered else actions[index])
             moves += 1
         elif player == CHANCE:
             outcomes = state.chance_outcomes()
             if outcomes is not last:  # most games share one tuple for every roll
-                ids, cum, guide, last = outcome_table(outcomes, cache)
-            state.apply(ids[sample_guided(cum, guide, rng.random())])
+                ids, cum, guide, last, ids_numbered = outcome_table(outcomes, cache)
+            u = draws.random() if draws is not None else rng.random()
+            outcome = sample_guided(cum, guide, u)
+            state.apply(int(outcome) if ids_numbered else ids[outcome])
         else:
             return state.returns()[0]
 
@@ -264,7 +286,7 @@ def list_outcomes(
 ) -> list[float]:
     """Lists the node's outcomes of positive probability, their cumulative probabilities and
     guide table (shared with every node of the same outcome tuple through `cache`; only read)."""
-    ids, cum, guide, _ = outcome_table(state.chance_outcomes(), cache)
+    ids, cum, guide, _, _ = outcome_table(state.chance_outcomes(), cache)
     node.actions = ids
     node.cum = cum
     node.guide = guide

@@ -28,9 +28,10 @@ MAX_TABLE_SIZE: Final = 2_000_000  # best-move entries kept before the table is 
 MAX_CACHED_TABLES: Final = 512  # distinct shared outcome tuples whose cumulative tables are kept
 
 # Cumulative tables of a shared outcome tuple: ids, cumulative probabilities, their `Guide`
-# (None for a table that is not cached), and the tuple itself (kept alive, so that its id,
-# the cache key, is not reused while cached).
-OutcomeTable = tuple[list[int], list[float], "Guide | None", Sequence[tuple[int, float]]]
+# (None for a table that is not cached), the tuple itself (kept alive, so that its id, the
+# cache key, is not reused while cached), and whether the ids are `numbered` (each outcome
+# its own index; False for a table that is not cached).
+OutcomeTable = tuple[list[int], list[float], "Guide | None", Sequence[tuple[int, float]], bool]
 
 
 RUNS_COMPILED: Final = not __file__.endswith(".py")  # this module is compiled (see child_key)
@@ -160,10 +161,19 @@ def outcome_table(
             ids.append(outcome)
             cum.append(total)
     if cache is not None and cacheable and len(cache) < MAX_CACHED_TABLES:
-        table = (ids, cum, Guide(cum), outcomes)
+        table = (ids, cum, Guide(cum), outcomes, numbered(tuple(ids)))
         cache[id(outcomes)] = table
         return table
-    return (ids, cum, None, outcomes)
+    return (ids, cum, None, outcomes, False)  # (a table made at every call: not looked at)
+
+
+def numbered(items: tuple[int, ...]) -> bool:
+    """True if `items` are 0, 1, ..., n - 1 (n >= 1) in order: each is its own index. (A
+    tuple: compiled, a `Sequence` is walked by a generic iterator.)"""
+    for index, item in enumerate(items):
+        if item != index:
+            return False
+    return len(items) > 0
 
 
 def sample_index(cum: list[float], u: float) -> int:
@@ -295,7 +305,7 @@ def draw_outcomes(
     `uniform(key, 0)`."""
     if len(_SAMPLE_TABLES) >= MAX_CACHED_TABLES:
         _SAMPLE_TABLES.clear()
-    ids, cum, guide, _ = outcome_table(outcomes, _SAMPLE_TABLES)
+    ids, cum, guide, _, _ = outcome_table(outcomes, _SAMPLE_TABLES)
     n: i64 = samples
     start = uniform(key, 0) if mode == SYSTEMATIC else 0.0  # one uniform number for every point
     counts: dict[int, int] = {}

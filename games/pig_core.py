@@ -92,8 +92,10 @@ class PigRules(SharedRules):
     ):
         self.ordered_dice = check_bool_param("ordered_dice", ordered_dice)
         self.dice = check_param(PIG_BOUNDS, "dice", dice)
-        self.winscore = check_param(PIG_BOUNDS, "winscore", winscore)
-        self.horizon = check_param(PIG_BOUNDS, "horizon", horizon)
+        # Machine integers: compiled, the goal and the horizon a move compares with are read
+        # as they are, not converted from tagged integers at every move.
+        self.winscore: i64 = check_param(PIG_BOUNDS, "winscore", winscore)
+        self.horizon: i64 = check_param(PIG_BOUNDS, "horizon", horizon)
         self.sides = check_param(PIG_BOUNDS, "diceoutcomes", diceoutcomes)
         outcomes: list[tuple[int, float]] = []
         gains: list[int] = []
@@ -121,8 +123,9 @@ class PigRules(SharedRules):
         self.outcome_names: tuple[str, ...] = tuple(names)
         # For the heuristic: sqrt(max(0, 1 - points / W)) for points < W (0.0 from W on), the
         # same floats as `_race_value` computes, looked up instead of computed at every leaf.
+        goal = int(self.winscore)  # (an int: mypyc has no true division of two i64)
         self.near_goal: tuple[float, ...] = tuple(
-            math.sqrt(max(0.0, 1.0 - points / self.winscore)) for points in range(self.winscore)
+            math.sqrt(max(0.0, 1.0 - points / goal)) for points in range(goal)
         )
 
     def params(self) -> dict[str, Any]:
@@ -256,30 +259,33 @@ class PigCore(Core):
 
     def apply(self, action: int) -> None:
         """Applies a decision or a chance outcome in place. Assumes it is legal."""
-        rules = self.rules
-        p = self.turn_player
+        # `self.rules.x` read where used, not kept in a local: compiled, a chain of attribute
+        # reads borrows the rules, where a local takes and drops a reference at every move.
         if self.rolling:
             self.rolling = False
-            gain = rules.gains[action]
+            gain = self.rules.gains[action]
             if gain > 0:
                 self.turn_total += gain
                 return
+            p = self.turn_player
             self.turn_total = 0
             if gain == _RESET:
                 self.bank(p, 0)
             self.turn_player = 1 - p
             return
-        self.moves += 1
+        moves = self.moves + 1
+        self.moves = moves
         if action == ROLL:
             self.rolling = True
         else:
+            p = self.turn_player
             banked = self.score(p) + self.turn_total
             self.bank(p, banked)
             self.turn_total = 0
             self.turn_player = 1 - p  # also on a win, as the C++ game does
-            if banked >= rules.winscore:
+            if banked >= self.rules.winscore:
                 self.over = True
-        if self.moves >= rules.horizon:
+        if moves >= self.rules.horizon:
             self.over = True
 
     def returns(self) -> tuple[float, ...]:
@@ -354,7 +360,7 @@ def pig_lead_heuristic(core: PigCore, player: int) -> float:
         return core.returns()[player]
     lead = core.score(player) - core.score(1 - player)
     lead += core.turn_total if core.turn_player == player else -core.turn_total
-    return math.tanh(3.0 * float(lead) / core.rules.winscore)
+    return math.tanh(3.0 * float(lead) / int(core.rules.winscore))  # (int: see near_goal)
 
 
 def pig_move_ordering(core: PigCore, actions: Sequence[int]) -> Sequence[int]:
@@ -381,7 +387,7 @@ def pig_features(core: PigCore, player: int) -> list[float]:
     """The position as `player` sees it, for a learned value (PIG_FEATURES names them): banked
     scores and the turn total as fractions of the goal, whose turn it is, whether a roll is
     pending, the square roots of the distances to the goal and the race heuristic."""
-    winscore = core.rules.winscore
+    winscore = int(core.rules.winscore)  # (an int: mypyc has no true division of two i64)
     mine = core.score(player)
     theirs = core.score(1 - player)
     my_turn = core.turn_player == player

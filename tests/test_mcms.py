@@ -418,7 +418,7 @@ def test_bisection_sampling_equals_the_linear_scan():
         assert sample_outcomes(outcomes, 7, key) == sample_outcomes_linear(outcomes, 7, key)
         assert sample_outcomes(skewed, 5, key) == sample_outcomes_linear(skewed, 5, key)
     cache: dict = {}
-    ids, cum, _, _ = outcome_table(outcomes, cache)
+    ids, cum, _, _, _ = outcome_table(outcomes, cache)
     assert outcome_table(outcomes, cache)[1] is cum  # cached for a shared tuple
     assert ids[0] == 10 and cum[-1] == pytest.approx(1.0)
     assert outcome_table(skewed, cache)[1] is not outcome_table(skewed, cache)[1]  # lists not

@@ -18,6 +18,8 @@ from chancespiel.agents.search_core import (
     MoveTable,
     child_key,
     mix_key,
+    numbered,
+    outcome_table,
     uniform,
 )
 
@@ -141,3 +143,16 @@ def test_move_table_size_follows_its_entries():
     for key in range(1000):
         table.put(key, key, 0.0)
     assert len(table) == 1000 and all(table.get(key) == key for key in range(1000))
+
+
+def test_numbered_items_are_their_own_indices():
+    """`numbered`, which lets a rollout apply the drawn index as the move: only 0..n-1 in
+    order, and a table's ids say so."""
+    assert numbered((0,)) and numbered((0, 1, 2))
+    for items in [(), (1,), (0, 2), (1, 0), (0, 1, 1)]:
+        assert not numbered(items), items
+    cache: dict = {}
+    assert outcome_table(((0, 0.5), (1, 0.5)), cache)[4]
+    assert not outcome_table(((0, 0.5), (1, 0.0), (2, 0.5)), cache)[4]  # ids 0 and 2
+    assert not outcome_table(((1, 0.5), (2, 0.5)), cache)[4]
+    assert not outcome_table([(0, 0.5), (1, 0.5)], cache)[4]  # a list: not cached, not looked at

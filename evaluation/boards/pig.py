@@ -17,7 +17,7 @@ def board(frame: Frame) -> str:
     """The position of `frame` (a PigCore)."""
     core = frame.state
     assert isinstance(core, PigCore)
-    goal = core.rules.winscore
+    goal = int(core.rules.winscore)  # (the rules keep an i64, which has no true division)
     mover = core.turn_player
     body = [rect(0, 0, WIDTH, HEIGHT, "#f7f5ee", stroke="#ccc")]
     body.append(text(WIDTH / 2, 22, f"Pig to {goal}", 14, font_weight="bold"))
