@@ -137,7 +137,7 @@ class SampledOptions:
       plies). Where the budget cannot see past the root's chance nodes classically,
       enumerating them would cost the depth the sample is there to buy.
     fit_exact_plies: under a budget, where the chance nodes right after the root's moves have
-      at least MIN_FIT_FACTOR times the outcomes the search draws there, the chance nodes
+      at least MIN_FIT_FACTOR (3) times the outcomes the search draws there, the chance nodes
       within `exact_plies` are sampled until a search meets them; they are enumerated from
       that depth on (the depth searched again) only if that search's cost, each such node's
       subtree weighed by its outcomes over its draws, fits what is left. Where the root's
@@ -493,10 +493,13 @@ def _sampled_iterations(
 
 
 # fit_exact_plies samples first only where the root's next chance nodes have at least this
-# many times the outcomes it would draw there: the sampled search then costs at most half
-# of the enumerated one. Below, the enumeration is nearly as cheap (two-dice Pig's 21 rolls at
-# widths 18 to 20), and sampling the root's rolls is the noise that decides Pig's moves.
-MIN_FIT_FACTOR: Final = 2.0
+# many times the outcomes it would draw there: the sampled search then costs at most a third
+# of the enumerated one. Below, the enumeration is nearly as cheap, and sampling the root's
+# rolls is the noise that decides Pig's moves: at twice (ordered Pig's 36 rolls at Star2's
+# width 18) the hybrid's regret against Pig's solver rose by 0.9 x 1e-3 at 30,000 nodes, three
+# standard errors (lab/results/pig_regret/HISTORY.md); EinStein's die at width 2 is three
+# times, and there the hybrid stayed level with classic search.
+MIN_FIT_FACTOR: Final = 3.0
 
 
 def _root_enumeration_factor(context: StarSearch, state: Core) -> float:

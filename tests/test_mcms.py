@@ -701,11 +701,14 @@ def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
     assert iterations(exact_plies=1)[0] == [(1, 2)]  # enumerated, depth 2 does not finish
 
 
-def test_fit_exact_plies_leaves_rolls_of_few_more_outcomes_than_drawn_to_exact_plies():
-    """Two-dice Pig's 21 rolls at width 18 (the paper's Star2SS width): sampling them first
-    would cost nearly as much as enumerating them (MIN_FIT_FACTOR), so the search is the
-    hybrid's without the option, search for search, where at width 3 it differs."""
-    game, state, _ = _pig_position_and_search()
+@pytest.mark.parametrize("ordered", [False, True])
+def test_fit_exact_plies_leaves_rolls_of_few_more_outcomes_than_drawn_to_exact_plies(ordered):
+    """Two-dice Pig's rolls at width 18 (the paper's Star2SS width), 21 of them or 36 ordered:
+    sampling them first would cost a half or more of enumerating them (MIN_FIT_FACTOR), so the
+    search is the hybrid's without the option, search for search, where at width 3 (7 or 12
+    times) it differs."""
+    game = pyspiel.load_game(f"python_pig(winscore=40,ordered_dice={str(ordered).lower()})")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
 
     def iterations(width: int, **options):
         found = search(
