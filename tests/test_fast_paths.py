@@ -32,6 +32,9 @@ GAMES = [
     "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)",
     "python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)",
     "python_cant_stop(ordered_dice=true)",
+    # Rows past 32 bits (13 columns of 4), and cells of one bit (23 columns of height 1).
+    "python_cant_stop(sides=7)",
+    "python_cant_stop(sides=12,shortest=1,height_step=0)",
     "python_pig",
     "python_pig(dice=1,winscore=30)",
     "python_pig(ordered_dice=true)",
