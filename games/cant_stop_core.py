@@ -157,8 +157,9 @@ class CantStopRules(SharedRules):
         # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
         # is open, and each player can still win the columns they lack (see the docstring).
         check_param(CANT_STOP_BOUNDS, "columns_to_win", columns_to_win)
-        self.columns_to_win = check_int_param("columns_to_win", columns_to_win, 1, s)
-        self.horizon = check_param(CANT_STOP_BOUNDS, "horizon", horizon)
+        # Machine integers, as `apply` compares them at every move.
+        self.columns_to_win: i64 = check_int_param("columns_to_win", columns_to_win, 1, s)
+        self.horizon: i64 = check_param(CANT_STOP_BOUNDS, "horizon", horizon)
         # Column index i holds the sum i + 2.
         self.heights: tuple[int, ...] = tuple(
             low + step * (s - 1 - abs(s - 1 - i)) for i in range(n)
