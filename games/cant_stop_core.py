@@ -494,14 +494,15 @@ class CantStopRules(SharedRules):
         Summed from the largest: the float of `sum(sorted(values, reverse=True)[:w]) / w`
         (equal values are equal floats, so their order does not matter). The best values so
         far are kept by insertion in a vector of machine floats (compiled, a list would box
-        every float, and sorting it costs more than picking the few best); every column's
-        value is left in the rules' vector `column_values` reads. The vectors are the shared
+        every float, and sorting it costs more than picking the few best). Only the columns
+        with a square or a runner are looked at (the others are worth 0, never among the
+        best), up to the last of them; their values are left in the rules' vector, which
+        `column_values` zeroes first. The vectors are the shared
         rules': compiled, the call holds the interpreter throughout, but interpreted threads
         evaluating one game's positions at once could interleave (nothing here does)."""
         values, best = self._values, self._best
         fractions, heights = self.fractions, self.height_floats
         bits, cell = self.cell_bits, self.cell_mask
-        n: i64 = self.num_columns
         w: i64 = len(best)
         last = w - 1
         # Values are >= 0 and there are at least w columns: best starts at w zeros, which
@@ -512,7 +513,13 @@ class CantStopRules(SharedRules):
         low = 0.0  # best[last]
         column: i64 = 0
         shift: i64 = 0
-        while column < n:
+        rest = squares | marks  # the cells from `column` on, shifted down
+        while rest:
+            if not rest & cell:
+                rest >>= bits
+                column += 1
+                shift += bits
+                continue
             h = squares >> shift & cell
             if rmask >> column & 1:
                 runner = marks >> shift & cell
@@ -535,6 +542,7 @@ class CantStopRules(SharedRules):
                     k -= 1
                 best[k] = value
                 low = best[last]
+            rest >>= bits
             column += 1
             shift += bits
         total = 0.0
@@ -545,8 +553,11 @@ class CantStopRules(SharedRules):
     def column_values(self, squares: i64, blocked: i64) -> list[float]:
         """Each column's banked value to `progress`, by column index, for a player with the
         packed `squares` when the columns in `blocked` are won."""
+        values = self._values
+        for column in range(len(values)):
+            values[column] = 0.0
         self.progress(squares, blocked, 0, 0, 0.0)
-        return list(self._values)
+        return list(values)
 
     # --- States ------------------------------------------------------------------------
 

@@ -111,6 +111,15 @@ def test_cant_stop_incremental_terms_equal_their_definition(game_string):
                 assert fast_progress(core, player, risk) == reference_progress(core, player, risk)
             expected = reference_progress(core, player) - reference_progress(core, 1 - player)
             assert cant_stop_heuristic(core, player) == expected
+            # Each column's banked value, after the other player's progress filled the vector.
+            rules = core.rules
+            rules.progress(core.squares_of(1 - player), core.blocked, core.marks, core.rmask, 1.0)
+            base = core.squares[player]
+            expected_values = [
+                (1.0 if base[i] == h else 0.0) if core.blocked >> i & 1 else base[i] / h
+                for i, h in enumerate(rules.heights)
+            ]
+            assert rules.column_values(core.squares_of(player), core.blocked) == expected_values
         rebuilt = core.clone()
         rebuilt.derive()
         assert fields(rebuilt) == fields(core), str(core)
