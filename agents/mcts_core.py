@@ -195,13 +195,16 @@ def rollout(
     rng: Rng,
     evaluate: Heuristic,
     cache: dict[int, OutcomeTable] | None = None,
+    table: OutcomeTable | None = None,
 ) -> float:
     """Value for player 0 of `state` after up to `max_moves` uniformly random decision moves.
 
     Chance nodes are sampled by their probabilities and do not count as moves. The value is
     the return at a terminal state, else the heuristic `evaluate(state, 0)` once `max_moves`
     moves are made; `max_moves = TO_THE_END` (-1) plays to the end. `state` is changed.
-    Draws: one per decision (forced ones included), one per chance node.
+    Draws: one per decision (forced ones included), one per chance node. `table`, an
+    `outcome_table` of `cache`, is taken as the last chance node's: a caller that keeps the
+    table of a game's one distribution saves each rollout looking it up.
     """
     # Machine integers and a float: compiled, the count of moves and the draw's scale are
     # not tagged integers checked and converted at every step.
@@ -211,6 +214,9 @@ def rollout(
     ids: list[int] = []
     cum: list[float] = []
     guide: Guide | None = None
+    ids_numbered = False
+    if table is not None:
+        ids, cum, guide, last, ids_numbered = table
     actions: tuple[int, ...] = ()  # the legal actions of the last decision, and their count
     count = 0.0
     # Whether the actions, and the outcome ids, are their own indices (Pig's roll and stop,
@@ -221,7 +227,6 @@ def rollout(
     # (EWN's, Can't Stop's) would cost more to look at than it saves.
     actions_numbered = False
     seen = False
-    ids_numbered = False
     # The draws' own class, once: compiled, each draw is then a direct native call, where a
     # call on the union checks the type and counts a reference every time (the pure engine
     # draws from the generator, `draws` None).
@@ -327,6 +332,9 @@ class Simulator:
         self.evaluations = 0  # heuristic calls (by rollouts that stop before the end)
         self.plies = 0  # decision plies the last selection passed
         self.rollout_cache: dict[int, OutcomeTable] = {}
+        # The rollouts' table once it is their only one (`rollout`'s `table`): most games
+        # have one distribution, and a rollout would look it up by identity every time.
+        self.rollout_table: OutcomeTable | None = None
         self.tree_cache: dict[int, OutcomeTable] = {}
 
     def select(self, root: Node) -> tuple[list[Node], Core, int]:
@@ -389,7 +397,12 @@ class Simulator:
         terminal, else a rollout from its state (which the rollout uses up)."""
         if leaf.player == TERMINAL:
             return leaf.value
-        value = rollout(state, self.rollout_depth, self.rng, self.heuristic, self.rollout_cache)
+        cache = self.rollout_cache
+        table = self.rollout_table
+        value = rollout(state, self.rollout_depth, self.rng, self.heuristic, cache, table)
+        if table is None and len(cache) == 1:
+            for table in cache.values():
+                self.rollout_table = table
         if not state.is_terminal():  # the rollout stopped early: the heuristic valued it
             self.evaluations += 1
         return value

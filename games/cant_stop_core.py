@@ -157,8 +157,9 @@ class CantStopRules(SharedRules):
         # At most s = (n + 1) / 2: with w - 1 columns won by each player at least one column
         # is open, and each player can still win the columns they lack (see the docstring).
         check_param(CANT_STOP_BOUNDS, "columns_to_win", columns_to_win)
-        self.columns_to_win = check_int_param("columns_to_win", columns_to_win, 1, s)
-        self.horizon = check_param(CANT_STOP_BOUNDS, "horizon", horizon)
+        # Machine integers, as `apply` compares them at every move.
+        self.columns_to_win: i64 = check_int_param("columns_to_win", columns_to_win, 1, s)
+        self.horizon: i64 = check_param(CANT_STOP_BOUNDS, "horizon", horizon)
         # Column index i holds the sum i + 2.
         self.heights: tuple[int, ...] = tuple(
             low + step * (s - 1 - abs(s - 1 - i)) for i in range(n)
@@ -194,12 +195,24 @@ class CantStopRules(SharedRules):
                 cols.append((i, j))
                 names.append(f"use {i + 2} and {j + 2}")
         self.action_columns: tuple[tuple[int, ...], ...] = tuple(cols)
-        # The same as 64-bit little-endian integers, two per action (-1: no column), and
-        # the heights, for `apply` (compiled, a tuple's item is a boxed int to check).
-        self.action_cells = struct.pack(
-            f"<{2 * len(cols)}q", *(c for a in cols for c in (*a, -1, -1)[:2])
+        # What a move does, for `apply` as 64-bit little-endian integers (compiled, a
+        # tuple's item is a boxed int to check): per action two steps of (column bit, the
+        # column's cells in a packed row), a double's column twice, zeros for no step.
+        # With the heights packed (`top_row`), a step reads no column index or shift.
+        cell = int(self.cell_mask)
+        fields = [self.pack([cell if j == i else 0 for j in range(n)]) for i in range(n)]
+        self.move_cells = struct.pack(
+            f"<{4 * len(cols)}q",
+            *(
+                x
+                for a in cols
+                for i in (*a, -1, -1)[:2]
+                for x in ((1 << i, fields[i]) if i >= 0 else (0, 0))
+            ),
         )
-        self.height_cells = struct.pack(f"<{n}q", *self.heights)
+        self.top_row: i64 = self.pack(self.heights)
+        # Each column's lowest cell bit, for `occupied_cells`.
+        self.low_cells: i64 = self.pack([1] * n)
         # pair_actions[(i, j)] at 64-bit integer i * n + j (i <= j), for `generate_moves`.
         self.pair_cells = struct.pack(
             f"<{n * n}q", *(self.pair_actions.get((i, j), -1) for i in range(n) for j in range(n))
@@ -420,13 +433,14 @@ class CantStopRules(SharedRules):
     def banked_progress(self, squares: i64, blocked: i64) -> float:
         """`player_progress` of a player with the banked (packed) `squares` and no runners
         when the columns in `blocked` are won. It changes only when someone stops, so the
-        two last asked for are kept."""
+        two last asked for are kept, and the others in `runner_progress`'s slots (as
+        progresses without runners: a rollout's leaves have the squares of its stops)."""
         if squares == self._last_squares and blocked == self._last_blocked:
             return self._last_progress
         if squares == self._other_squares and blocked == self._other_blocked:
             progress = self._other_progress
         else:
-            progress = self.progress(squares, blocked, 0, 0, 0.0)
+            progress = self.runner_progress(squares, blocked, 0, 0, 0, False)
         self._other_squares, self._other_blocked = self._last_squares, self._last_blocked
         self._other_progress = self._last_progress
         self._last_squares, self._last_blocked, self._last_progress = squares, blocked, progress
@@ -444,6 +458,7 @@ class CantStopRules(SharedRules):
         search reaches the same runners on many paths, a tree search's leaves mostly the
         squares of one turn); a slot holds the last value whose key it was, checked in full
         (the usable columns follow from the squares, the won columns and the runners).
+        Progresses without runners (`banked_progress`) are kept here too, as `marks` 0.
         The mix multiplies 31-bit folds by 32-bit constants, so no product exceeds 63 bits
         (the engines agree) and no key is boxed."""
         tag = blocked << 1 | rolling
@@ -479,14 +494,15 @@ class CantStopRules(SharedRules):
         Summed from the largest: the float of `sum(sorted(values, reverse=True)[:w]) / w`
         (equal values are equal floats, so their order does not matter). The best values so
         far are kept by insertion in a vector of machine floats (compiled, a list would box
-        every float, and sorting it costs more than picking the few best); every column's
-        value is left in the rules' vector `column_values` reads. The vectors are the shared
+        every float, and sorting it costs more than picking the few best). Only the columns
+        with a square or a runner are looked at (the others are worth 0, never among the
+        best), up to the last of them; their values are left in the rules' vector, which
+        `column_values` zeroes first. The vectors are the shared
         rules': compiled, the call holds the interpreter throughout, but interpreted threads
         evaluating one game's positions at once could interleave (nothing here does)."""
         values, best = self._values, self._best
         fractions, heights = self.fractions, self.height_floats
         bits, cell = self.cell_bits, self.cell_mask
-        n: i64 = self.num_columns
         w: i64 = len(best)
         last = w - 1
         # Values are >= 0 and there are at least w columns: best starts at w zeros, which
@@ -497,7 +513,13 @@ class CantStopRules(SharedRules):
         low = 0.0  # best[last]
         column: i64 = 0
         shift: i64 = 0
-        while column < n:
+        rest = squares | marks  # the cells from `column` on, shifted down
+        while rest:
+            if not rest & cell:
+                rest >>= bits
+                column += 1
+                shift += bits
+                continue
             h = squares >> shift & cell
             if rmask >> column & 1:
                 runner = marks >> shift & cell
@@ -520,6 +542,7 @@ class CantStopRules(SharedRules):
                     k -= 1
                 best[k] = value
                 low = best[last]
+            rest >>= bits
             column += 1
             shift += bits
         total = 0.0
@@ -530,8 +553,11 @@ class CantStopRules(SharedRules):
     def column_values(self, squares: i64, blocked: i64) -> list[float]:
         """Each column's banked value to `progress`, by column index, for a player with the
         packed `squares` when the columns in `blocked` are won."""
+        values = self._values
+        for column in range(len(values)):
+            values[column] = 0.0
         self.progress(squares, blocked, 0, 0, 0.0)
-        return list(self._values)
+        return list(values)
 
     # --- States ------------------------------------------------------------------------
 
@@ -932,33 +958,33 @@ class CantStopCore(Core):
 
     def _advance(self, action: int) -> None:
         """Places the sums of the move `action`: runners up one cell, or new ones one cell
-        above the player's squares."""
+        above the player's squares. Each step (`move_cells`) is a column's bit and cells:
+        a new runner takes the square's height, then the runner climbs by the cells' lowest
+        bit, and the column's top (`top_row`) is compared in place."""
         rules = self.rules
-        cells, heights = rules.action_cells, rules.height_cells
-        bits, cell = rules.cell_bits, rules.cell_mask
+        cells, tops = rules.move_cells, rules.top_row
         base = self.squares0 if self.player == 0 else self.squares1
         marks = self.marks
         nrun, rmask, usable, two_steps = self.nrun, self.rmask, self.usable, self.two_steps
-        column = read_i64_le(cells, 16 * action)
-        second = read_i64_le(cells, 16 * action + 8)
-        while column >= 0:
-            shift = column * bits
-            height = read_i64_le(heights, 8 * column)
-            runner = marks >> shift & cell
-            if runner:
-                h = runner + 1
-            else:
-                h = (base >> shift & cell) + 1
+        at: i64 = 32 * action  # compiled, a machine integer (`action` is a tagged int)
+        end = at + 32
+        while at < end:
+            bit = read_i64_le(cells, at)
+            if not bit:
+                break
+            field = read_i64_le(cells, at + 8)
+            if not rmask & bit:
+                marks += base & field
                 nrun += 1
-                rmask |= 1 << column
-            # Not `1 << shift`: compiled, an int literal shifted by an i64 is a C int shift,
-            # wrong from bit 32 on.
-            marks += (h - runner) << shift
-            if h >= height:
-                usable &= ~(1 << column)
-            if h + 2 > height:
-                two_steps &= ~(1 << column)
-            column, second = second, -1
+                rmask |= bit
+            marks += field & -field
+            x = marks & field
+            top = tops & field
+            if x + (field & -field) >= top:  # fewer than two free cells above
+                two_steps &= ~bit
+                if x == top:
+                    usable &= ~bit
+            at += 16
         if nrun >= NUM_RUNNERS:
             usable &= rmask
         self.marks = marks
@@ -966,57 +992,47 @@ class CantStopCore(Core):
         self.roll = -1
         self.phase = DECIDING
         # Stopping wins once the columns won and the runners on top (runner columns no longer
-        # usable) reach the goal.
-        won = self.won0 if self.player == 0 else self.won1
-        if won + bits_set(rmask & ~usable) >= rules.columns_to_win:
-            self.options = _STOP_ONLY
-        else:
-            self.options = _ROLL_OR_STOP
+        # usable) reach the goal: never with no runner on top, as the game would be over.
+        options = _ROLL_OR_STOP
+        topped = rmask & ~usable
+        if topped:
+            won = self.won0 if self.player == 0 else self.won1
+            if won + bits_set(topped) >= rules.columns_to_win:
+                options = _STOP_ONLY
+        self.options = options
 
     def _stop(self) -> None:
         """Moves the squares up to the runners, wins the columns topped, and ends the turn or
-        the game."""
+        the game.
+
+        No column is walked: the runners' columns are masks kept by `_advance` (those at the
+        top are the runner columns no longer usable, those with two free cells left are
+        still in `two_steps`), the squares take the runners' cells at once (`occupied_cells`),
+        and the next turn's masks are the turn's start with the runner columns replaced."""
         p = self.player
         rules = self.rules
-        heights = rules.height_cells
-        bits, cell = rules.cell_bits, rules.cell_mask
         n: i64 = rules.num_columns
         if p == 0:
             mine, theirs, won, start = self.squares0, self.squares1, self.won0, self.start0
         else:
             mine, theirs, won, start = self.squares1, self.squares0, self.won1, self.start1
-        usable, two_steps = start & rules.all_columns, start >> n
-        marks = self.marks
+        rmask, marks = self.rmask, self.marks
+        topped = rmask & ~self.usable
+        bits, low, cell = rules.cell_bits, rules.low_cells, rules.cell_mask
+        runners = occupied_cells(marks, bits, low, cell)
+        mine = mine & ~runners | marks
+        usable = start & rules.all_columns & ~topped
+        two_steps = start >> n & ~rmask | self.two_steps & rmask
         blocked = self.blocked
-        rmask = self.rmask
-        # The runners' columns, in order: `rest` is rmask shifted down to `column` (a shift and
-        # a test a column, where shifting rmask by the column and a bit up to it took four).
-        rest = rmask
-        column: i64 = 0
-        shift: i64 = 0
-        while rest:
-            if not rest & 1:
-                rest >>= 1
-                column += 1
-                shift += bits
-                continue
-            low = rmask & 1 << column
-            height = read_i64_le(heights, 8 * column)
-            rest >>= 1
-            column += 1
-            h = marks >> shift & cell
-            mine += (h - (mine >> shift & cell)) << shift
-            if h == height:
-                won += 1
-                blocked |= low
-                usable &= ~low
-                theirs &= ~(cell << shift)  # the opponent's square leaves a won column
-            if h + 2 > height:
-                two_steps &= ~low
-            shift += bits
+        if topped:
+            won += bits_set(topped)
+            blocked |= topped
+            # The opponent's squares leave the won columns: the runners' cells but those
+            # short of the top.
+            short = occupied_cells((marks ^ rules.top_row) & runners, bits, low, cell)
+            theirs &= ~(runners & ~short)
         # Columns won now are closed to the opponent too (both masks of their turn start).
-        newly = blocked ^ self.blocked
-        closed = ~(newly | newly << n)
+        closed = ~(topped | topped << n)
         self.blocked = blocked
         if p == 0:
             self.squares0, self.squares1, self.won0 = mine, theirs, won
@@ -1091,6 +1107,18 @@ def _mix(value: i64, low_factor: i64, high_factor: i64) -> i64:
     `low_factor` (< 2 ** 31) and its high bits times `high_factor` (< 2 ** 32), exclusive-ored:
     both products are below 2 ** 63."""
     return (value & LOW_32) * low_factor ^ (value >> 32) * high_factor
+
+
+def occupied_cells(row: i64, bits: i64, low: i64, cell: i64) -> i64:
+    """The cells of the nonzero heights in the packed `row` (`bits` a cell, `low` each cell's
+    lowest bit, `cell` a cell's mask): each cell's bits are ored into its lowest, which
+    times the cell's mask fills the cell (no carry leaves a cell)."""
+    seen = row
+    shift: i64 = 1
+    while shift < bits:
+        seen |= row >> shift
+        shift += 1
+    return (seen & low) * cell
 
 
 def bits_set(mask: i64) -> i64:

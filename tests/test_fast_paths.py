@@ -32,6 +32,9 @@ GAMES = [
     "python_cant_stop(sides=3,shortest=2,height_step=1,columns_to_win=2)",
     "python_cant_stop(sides=2,shortest=1,height_step=1,columns_to_win=2,horizon=8)",
     "python_cant_stop(ordered_dice=true)",
+    # Rows past 32 bits (13 columns of 4), and cells of one bit (23 columns of height 1).
+    "python_cant_stop(sides=7)",
+    "python_cant_stop(sides=12,shortest=1,height_step=0)",
     "python_pig",
     "python_pig(dice=1,winscore=30)",
     "python_pig(ordered_dice=true)",
@@ -108,6 +111,15 @@ def test_cant_stop_incremental_terms_equal_their_definition(game_string):
                 assert fast_progress(core, player, risk) == reference_progress(core, player, risk)
             expected = reference_progress(core, player) - reference_progress(core, 1 - player)
             assert cant_stop_heuristic(core, player) == expected
+            # Each column's banked value, after the other player's progress filled the vector.
+            rules = core.rules
+            rules.progress(core.squares_of(1 - player), core.blocked, core.marks, core.rmask, 1.0)
+            base = core.squares[player]
+            expected_values = [
+                (1.0 if base[i] == h else 0.0) if core.blocked >> i & 1 else base[i] / h
+                for i, h in enumerate(rules.heights)
+            ]
+            assert rules.column_values(core.squares_of(player), core.blocked) == expected_values
         rebuilt = core.clone()
         rebuilt.derive()
         assert fields(rebuilt) == fields(core), str(core)
