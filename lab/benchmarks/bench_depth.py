@@ -3,6 +3,8 @@
     .venv/bin/python lab/benchmarks/bench_depth.py [--positions 20] [--games python_pig ...]
         [--specs "star2(time_ms=200,clock=cpu)" "star2(time_ms=200,clock=cpu,heuristic=learned)"]
 
+A game may be given with parameters, e.g. "python_cant_stop(ordered_dice=true)".
+
 The MCMS paper's settings (time_ms=200, prune_min_depth=2; star2ss with its sample widths:
 Pig 18, EWN 2, Can't Stop 15, Ra 2) on `--positions` decision positions of seeded random play
 per game (lab/benchmarks/common.py). Prints per game and agent the mean deepest completed
@@ -40,8 +42,20 @@ def specs(game_name: str) -> dict[str, str]:
     """Agent name -> spec of star2 and star2ss with the paper's settings for `game_name`."""
     return {
         "star2": f"star2({SETTINGS})",
-        "star2ss": f"star2ss(samples={SAMPLES[game_name]},{SETTINGS})",
+        "star2ss": f"star2ss(samples={SAMPLES[base_name(game_name)]},{SETTINGS})",
     }
+
+
+def base_name(game: str) -> str:
+    """The name of a game string without its parameters."""
+    return game.split("(")[0]
+
+
+def game_string(text: str) -> str:
+    """`text`, if it names one of the paper's games (with parameters or not)."""
+    if base_name(text) not in SAMPLES:
+        raise argparse.ArgumentTypeError(f"one of {', '.join(SAMPLES)}, with parameters or not")
+    return text
 
 
 def analyse(spec: str, game: pyspiel.Game, state: pyspiel.State, seed: int) -> Any:
@@ -76,12 +90,12 @@ def measure(spec: str, game: pyspiel.Game, positions: list[pyspiel.State]) -> di
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=20, help="positions per game")
-    parser.add_argument("--games", nargs="+", default=list(SAMPLES), choices=list(SAMPLES))
+    parser.add_argument("--games", nargs="+", default=list(SAMPLES), type=game_string)
     parser.add_argument("--seed", type=int, default=1, help="seed of the positions")
     parser.add_argument("--specs", nargs="+", help="agent specs instead of star2 and star2ss")
     args = parser.parse_args()
     width = max([9, *(len(spec) + 1 for spec in args.specs or ())])
-    print(f"{'game':<32}{'agent':<{width}}{'depth':>7}{'min':>5}{'max':>5}{'nodes':>12}")
+    print(f"{'game':<40}{'agent':<{width}}{'depth':>7}{'min':>5}{'max':>5}{'nodes':>12}")
     for game_name in args.games:
         game = pyspiel.load_game(game_name)
         positions = decision_positions(game, args.positions, seed=args.seed, choice=True)
@@ -89,7 +103,7 @@ def main() -> None:
         for agent, spec in agents.items():
             row = measure(spec, game, positions)
             print(
-                f"{game_name:<32}{agent:<{width}}{row['depth']:>7.2f}{row['min_depth']:>5.0f}"
+                f"{game_name:<40}{agent:<{width}}{row['depth']:>7.2f}{row['min_depth']:>5.0f}"
                 f"{row['max_depth']:>5.0f}{row['nodes']:>12,.0f}",
                 flush=True,
             )
