@@ -80,8 +80,10 @@ def generate() -> list:
             # compiled against it (an i64 attribute added to a compiled class failed every
             # later build with "value is not in list"); without it mypyc reads nothing stale,
             # and the extensions whose C it writes unchanged are still reused.
-            notice_text = "mypyc failed with its incremental cache; compiling without it"
-            print(f"chancespiel: {notice_text}", file=sys.stderr)
+            print(
+                "chancespiel: mypyc failed with its incremental cache; compiling without it",
+                file=sys.stderr,
+            )
             shutil.rmtree(CACHE)
             return mypycify(options + sources, separate=True, opt_level="3")
     except (Exception, SystemExit) as error:  # mypyc exits on a type error

@@ -293,7 +293,7 @@ class StarSearch(OrderedSearch):
             )
             if len(sample) < len(outcomes):
                 self.partial_sample = True
-        if self.count_plies > 0 and plies <= self.count_plies:
+        if self.count_plies > 0 and self.counts(depth):
             self.counted_nodes += 1
             self.open_starts.append(self.budget.nodes)
             self.open_factors.append(len(outcomes) / len(sample))
@@ -310,16 +310,21 @@ class StarSearch(OrderedSearch):
         self.open_factors.clear()
         self.open_extra.clear()
 
+    def counts(self, depth: int) -> bool:
+        """Whether `outcomes` counts a chance node at `depth`: sampled (not enumerated for
+        being within `exact_plies`) and within `count_plies` decision plies of the root."""
+        plies = self.root_depth - depth
+        return (
+            self.samples is not None
+            and plies <= self.count_plies
+            and not (self.exact_plies > 0 and plies <= self.exact_plies)
+        )
+
     def close_counted(self, depth: int) -> None:
         """Ends a chance node searched at `depth`: if `outcomes` counted it, its subtree's nodes
         enumerated are its nodes sampled (and what its nested counted nodes add) times its
         outcomes over its draws; the excess goes to the enclosing counted node, or the search."""
-        plies = self.root_depth - depth  # as in `outcomes`, which counted it or not
-        if (
-            self.samples is None
-            or plies > self.count_plies
-            or (self.exact_plies > 0 and plies <= self.exact_plies)
-        ):
+        if not self.counts(depth):
             return
         sampled = float(self.budget.nodes - self.open_starts.pop())
         enumerated = self.open_factors.pop() * (sampled + self.open_extra.pop())

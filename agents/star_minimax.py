@@ -522,8 +522,7 @@ def _enumeration_fits(budget: Budget, nodes: int, seconds: float, extra: float) 
     what is left of `budget` with them enumerated, which adds `extra` nodes
     (StarSearch.count_enumeration: each one's subtree times its outcomes over its draws,
     expectimax's expected factor; pruning makes it an estimate), at the same time a node."""
-    factor = (nodes + extra) / max(nodes, 1)
-    return budget.affords(int(nodes * factor), seconds * factor)
+    return budget.affords(int(nodes + extra), seconds * (nodes + extra) / max(nodes, 1))
 
 
 def _classic_iterations(
