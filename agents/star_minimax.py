@@ -144,6 +144,18 @@ class SampledOptions:
       next chance nodes have many times the width's outcomes (Can't Stop's 1296 ordered
       rolls, and a bust's roll nested in each) the enumeration would take the budget, and
       sampling them buys the depth.
+    capped_trial: with classic_trial, every classic depth is a trial given up where it runs
+      past its cap, and sampling takes over at that depth: the second depth's cap is what
+      the sampled search TRIAL_PLIES (2) plies deeper costs (searched first, within
+      SAMPLED_SHARE of the budget; beyond that, half of what is left, as without the
+      option), a later depth's is TRIAL_SLACK (4) times its prediction. In Can't Stop a
+      depth can cost a million times the one before, where the first roll enters the tree
+      (a second depth of 9 nodes, a third of 1.4 to 2.1 million), or after a bust with the
+      1296 ordered rolls (a second depth of about 600,000 nodes, dozens of times the sampled
+      fourth): classic_first spent the whole budget on such a depth, and the trial half of
+      it. (Predicting the second depth from one sampled search instead, each chance node
+      weighed by its outcomes over its draws as `fit_exact_plies` does, ranged from 7,500
+      to 2.3 million nodes with the seed, as the sample held busts or not.)
     """
 
     resample: bool = False
@@ -157,6 +169,7 @@ class SampledOptions:
     classic_first: bool = False
     classic_trial: bool = False
     fit_exact_plies: bool = False
+    capped_trial: bool = False
 
 
 @dataclass(kw_only=True)
@@ -245,6 +258,7 @@ def search(
     classic_first: bool = False,
     classic_trial: bool = False,
     fit_exact_plies: bool = False,
+    capped_trial: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -273,8 +287,9 @@ def search(
       table: key of the best-move table, "state" (a transposition table: equal states share
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
-        exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies: opt-in
-        additions to the sampled search (SampledOptions); refused without `samples`.
+        exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies,
+        capped_trial: opt-in additions to the sampled search (SampledOptions); refused
+        without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -298,6 +313,7 @@ def search(
         classic_first,
         classic_trial,
         fit_exact_plies,
+        capped_trial,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -414,7 +430,13 @@ def _sampled_iterations(
     if options.classic_first and has_budget and iterative:
         try:
             depth, over = _classic_iterations(
-                context, state, result, max_depth, forced, options.classic_trial
+                context,
+                state,
+                result,
+                max_depth,
+                forced,
+                options.classic_trial,
+                options.capped_trial,
             )
         except SearchTimeout:
             return False
@@ -492,6 +514,22 @@ def _sampled_iterations(
         return False
 
 
+# capped_trial gives the classic second depth what the sampled search this many plies deeper
+# costs. At one ply it would give up the second depth of Pig at widths 3 to 5 (it costs 1.2
+# to 1.3 times the sampled third at width 3) and of some EinStein positions at width 2 (up
+# to 1.4), where the exact root rolls are what decides moves; at two, among 12 positions of
+# each game (Pig, EinStein, Can't Stop with 126 and 1296 rolls, Ra, at the paper's widths)
+# only Can't Stop's ordered rolls after a bust (1.1 and 68 times the sampled fourth depth)
+# and three Ra positions at width 2 (1.1 to 1.4) exceed it.
+TRIAL_PLIES: Final = 2
+# ... and searches that sampled depth within this share of the budget left: beyond it the
+# sampled search ends near that depth anyway, and the trial gets its half.
+SAMPLED_SHARE: Final = 0.1
+# capped_trial gives a classic depth predicted from the growth of the two before at most this
+# many times its prediction.
+TRIAL_SLACK: Final = 4.0
+
+
 # fit_exact_plies samples first only where the root's next chance nodes have at least this
 # many times the outcomes it would draw there: the sampled search then costs at most a third
 # of the enumerated one. Below, the enumeration is nearly as cheap, and sampling the root's
@@ -532,11 +570,15 @@ def _classic_iterations(
     max_depth: int | None,
     forced: bool,
     trial: bool = False,
+    capped: bool = False,
 ) -> tuple[int, bool]:
     """Iterative deepening of the classic search while the next depth is predicted to fit
     the budget (`classic_first`): its cost is the last depth's times the growth from the
     depth before, in nodes and in time. With `trial` (`classic_trial`), a depth that cannot
-    be predicted yet gets half of what is left, and is given up if it does not finish there.
+    be predicted yet gets half of what is left, and is given up if it does not finish there;
+    with `capped` (`capped_trial`) every depth is such a trial: the second gets at most what
+    a sampled search TRIAL_PLIES plies deeper cost (searched first), a later one
+    TRIAL_SLACK times its prediction.
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -551,14 +593,22 @@ def _classic_iterations(
     try:
         while max_depth is None or depth < max_depth:
             predicted = depth >= 2
+            share = 0.5 if trial and not predicted else None
             if predicted:
                 (nodes, seconds), (before, _) = costs[-1], costs[-2]
                 growth = nodes / max(before, 1)
                 if not budget.affords(int(nodes * growth), seconds * growth):
                     return depth, False
+                if capped:  # a depth far above its prediction is given up
+                    share = _share(
+                        budget, TRIAL_SLACK * nodes * growth, TRIAL_SLACK * seconds * growth
+                    )
+            elif capped and depth == 1:
+                # (At depth 1 a chance node is a leaf: the classic search costs the sampled.)
+                share = min(0.5, _sampled_share(context, state, samples, 2 + TRIAL_PLIES))
             depth += 1
             nodes, start = budget.nodes, budget.clock()
-            limits = budget.narrow(0.5) if trial and not predicted else None
+            limits = budget.narrow(share) if share is not None else None
             try:
                 horizon_reached = _classic_depth(context, state, depth, result)
             except SearchTimeout:
@@ -567,7 +617,7 @@ def _classic_iterations(
                 budget.widen(limits)
                 if budget.spent():
                     raise
-                return depth - 1, False  # the trial's half ran out: sampling takes over here
+                return depth - 1, False  # the trial's share ran out: sampling takes over here
             if limits is not None:
                 budget.widen(limits)
             costs.append((budget.nodes - nodes, budget.clock() - start))
@@ -576,6 +626,39 @@ def _classic_iterations(
         return depth, True
     finally:
         context.samples = samples
+
+
+def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth: int) -> float:
+    """The share of the budget left that a sampled search of `depth` takes, in nodes or time
+    (the larger), searched as the sampled depths after a classic first depth are (nothing
+    enumerated for being near the root); the trial's half where that search does not finish
+    within SAMPLED_SHARE of it."""
+    budget, exact_plies = context.budget, context.exact_plies
+    context.samples, context.exact_plies = samples, 0
+    limits = budget.narrow(SAMPLED_SHARE)
+    nodes, start = budget.nodes, budget.clock()
+    try:
+        context.root_search(state, depth)
+    except SearchTimeout:
+        budget.widen(limits)
+        if budget.spent():
+            raise
+        return 0.5
+    finally:
+        context.samples, context.exact_plies = None, exact_plies
+    budget.widen(limits)
+    return _share(budget, float(budget.nodes - nodes), budget.clock() - start)
+
+
+def _share(budget: Budget, nodes: float, seconds: float) -> float:
+    """The share of what is left of `budget` that `nodes` and `seconds` take (the larger;
+    at most all of it)."""
+    shares = [0.0]
+    if budget.max_nodes is not None:
+        shares.append(nodes / max(float(budget.max_nodes - budget.nodes), 1.0))
+    if budget.deadline is not None:
+        shares.append(seconds / max(budget.deadline - budget.clock(), 1e-9))
+    return min(max(shares), 1.0)
 
 
 def _solve(context: StarSearch, state: Core, depth: int, result: StarResult) -> bool:
@@ -637,6 +720,8 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
         raise ValueError("classic_trial needs classic_first (it changes how that deepens)")
     if options.fit_exact_plies and not options.exact_plies:
         raise ValueError("fit_exact_plies needs exact_plies (the chance nodes it decides on)")
+    if options.capped_trial and not options.classic_trial:
+        raise ValueError("capped_trial needs classic_trial (the trial it caps)")
     if options.fit_exact_plies and options.resample:
         # resample averages the searches of a depth; fit_exact_plies searches one again
         # differently, and the sampled search would enter the mean.
@@ -719,6 +804,11 @@ _SAMPLED = {
         "sample exact_plies' chance nodes until a search meets them, then enumerate them if "
         "that search's cost times their outcomes over the draws fits the budget left",
     ),
+    "capped_trial": Param(
+        False,
+        "with classic_trial: give up a classic depth past its cap (the second: what the "
+        "sampled search two plies deeper costs; later ones: 4 times their prediction)",
+    ),
 }
 
 
@@ -797,6 +887,7 @@ HYBRID = {
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
     "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
     "fit_exact_plies": dataclasses.replace(_SAMPLED["fit_exact_plies"], default=True),
+    "capped_trial": dataclasses.replace(_SAMPLED["capped_trial"], default=True),
 }
 
 

@@ -667,6 +667,24 @@ def test_fit_exact_plies_keeps_sampling_where_the_enumeration_would_not_fit(algo
     assert near != iterations
 
 
+def _ordered_cant_stop_decision(n: int):
+    """Can't Stop with ordered dice and the n-th decision of a random game (seed 7) among the
+    decisions with a choice, each drawn with probability 0.3."""
+    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
+    rng = random.Random(7)
+    state, decisions = game.new_initial_state(), 0
+    while True:
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
+            decisions += 1
+            if decisions == n:
+                return game, state
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
 def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
     """Can't Stop with ordered dice, a roll-or-stop decision with three runners out: a roll
     busts often, and the opponent's roll (1296 outcomes) follows at once, inside the root's
@@ -674,19 +692,7 @@ def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
     search's nodes where they nest (depth 2 enumerated: 629,305 nodes), not 1296 / 15 times:
     with 60,000 nodes the enumeration must not be tried, and the searches are those of
     exact_plies=0."""
-    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
-    rng = random.Random(7)
-    state, decisions = game.new_initial_state(), 0
-    while True:  # the fourth decision of a random game with a choice drawn at 0.3
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(rng.choices(actions, probs)[0])
-            continue
-        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
-            decisions += 1
-            if decisions == 4:
-                break
-        state.apply_action(rng.choice(state.legal_actions()))
+    game, state = _ordered_cant_stop_decision(4)
 
     def iterations(**options):
         found = search(
@@ -730,6 +736,71 @@ def test_fit_exact_plies_acts_under_a_budget_only():
     assert fit[1] == plain[1] and fit[0].action_values == plain[0].action_values
 
 
+def _trial_searches(state, game, algorithm: str, max_depth: int, **options):
+    """The iterations ((depth, nodes) pairs) of a sampled search at width 15 deepening
+    classically first with a trial, within 300,000 nodes, and the nodes it spent outside
+    them (given-up trials and the searches that measured their caps)."""
+    found = search(
+        search_state(state), game, algorithm, samples=15, seed=1, max_nodes=300_000,
+        max_depth=max_depth, classic_first=True, classic_trial=True, **options,
+    )  # fmt: skip
+    assert found.completed
+    steps = [(it.depth, it.nodes) for it in found.iterations]
+    return steps, found.nodes - sum(nodes for _, nodes in steps)
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_capped_trial_gives_up_a_second_depth_dearer_than_the_sampled_fourth(algorithm):
+    """After a bust with ordered dice the classic second depth costs about 629,000 nodes (the
+    roll's 1296 outcomes, the opponent's nested in each bust), the sampled fourth about
+    10,000: the trial gives up the second depth at that cost, not at half the budget, and
+    the sampled searches that follow are the same."""
+    game, state = _ordered_cant_stop_decision(4)
+    half, lost_half = _trial_searches(state, game, algorithm, 5)
+    capped, lost_capped = _trial_searches(state, game, algorithm, 5, capped_trial=True)
+    assert lost_half >= 150_000  # the trial's half of the budget
+    fourth = dict(capped)[4]
+    # the sampled fourth depth searched once to measure the cap (without the move ordering of
+    # the shallower depths) and the trial it caps
+    assert lost_capped <= 4 * fourth < 100_000
+    assert [depth for depth, _ in capped] == [depth for depth, _ in half] == [1, 2, 3, 4, 5]
+    assert capped[1][1] < 1000  # the second depth sampled, not classic
+
+
+def test_capped_trial_gives_up_a_later_depth_far_above_its_prediction():
+    """Where the root's moves and the roll-or-stop decision after them come before any roll,
+    the classic second depth costs 6 nodes and predicts a third of 18; it costs 19,622 (the
+    first roll enters the tree). The capped trial gives it up at four times the prediction,
+    and sampling takes over at the third depth."""
+    game, state = _ordered_cant_stop_decision(1)
+    classic, _ = _trial_searches(state, game, "expectimax", 4)
+    capped, lost = _trial_searches(state, game, "expectimax", 4, capped_trial=True)
+    assert classic[:3] == [(1, 2), (2, 6), (3, 19_622)]
+    assert capped[:2] == classic[:2] and capped[2][0] == 3 and capped[2][1] < 1000
+    # the sampled fourth depth that measured the second's cap (hundreds of nodes) and the
+    # third's trial, given up past 4 * 18 nodes
+    assert lost < 1000
+
+
+def test_capped_trial_keeps_the_classic_depths_that_cost_what_they_should():
+    """Two-dice Pig at width 3: the classic second depth costs less than the sampled fourth
+    and every later depth about its prediction, so the classic searches are those without
+    the option, depth for depth (expectimax: no move ordering for the sampled searches that
+    measured the cap to change)."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+
+    def steps(**options):
+        found = search(
+            search_state(state), game, "expectimax", samples=3, seed=1, max_nodes=10**6,
+            max_depth=4, classic_first=True, classic_trial=True, **options,
+        )  # fmt: skip
+        return [(it.depth, it.nodes) for it in found.iterations], found.action_values
+
+    assert steps(capped_trial=True) == steps()
+    assert steps()[0][-1][1] > 10_000  # the classic fourth depth (the sampled costs ~230)
+
+
 def test_sampling_options_are_checked():
     game = pyspiel.load_game("python_pig")
     with pytest.raises(ValueError, match="need samples"):
@@ -745,6 +816,8 @@ def test_sampling_options_are_checked():
     with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
         make_bot("star2hs(fit_exact_plies=true,resample=true)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
+    with pytest.raises(ValueError, match="capped_trial needs classic_trial"):
+        make_bot("star2ss(capped_trial=true)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
@@ -773,7 +846,7 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             expected = search(
                 search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
                 systematic=True, exact_up_to=8, exact_plies=1, classic_first=True,
-                classic_trial=True,
+                classic_trial=True, fit_exact_plies=True, capped_trial=True,
             )  # fmt: skip
             assert bot.last_result.action_values == expected.action_values
         # at a width of the roll's 21 outcomes nothing is sampled: the classic search

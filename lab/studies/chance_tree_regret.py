@@ -10,8 +10,8 @@ nodes of at most c outcomes and those right after the root's move enumerated:
 `--classic-trial` their trial of the first classic depths within half the budget, sampling
 beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and
 `--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
-budget; all three off by default as the committed map was searched before the agents had
-them)
+budget, and `--capped-trial` their classic depths given up past a cap; all four off by
+default as the committed map was searched before the agents had them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -120,14 +120,16 @@ class Trees:
     classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
     classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
     fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
+    capped_trial: bool = False  # the hybrid agents' capped_trial (likewise)
 
     def hybrid(self) -> dict[str, Any]:
         """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
-        classic_trial and fit_exact_plies as given)."""
+        classic_trial, fit_exact_plies and capped_trial as given)."""
         options = hybrid_options(self.width)
         options["classic_first"] = self.classic_first
         options["classic_trial"] = self.classic_trial
         options["fit_exact_plies"] = self.fit_exact_plies
+        options["capped_trial"] = self.capped_trial
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -148,6 +150,7 @@ class Trees:
             + (";hybrid_classic_first" if self.classic_first else "")
             + (";hybrid_classic_trial" if self.classic_trial else "")
             + (";hybrid_fit_exact_plies" if self.fit_exact_plies else "")
+            + (";hybrid_capped_trial" if self.capped_trial else "")
         )
 
 
@@ -523,6 +526,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the hybrid searches enumerate the chance nodes of --exact-plies only where that "
         "is predicted to fit the budget, sampling them first (the hybrid agents' default)",
     )
+    parser.add_argument(
+        "--capped-trial",
+        action="store_true",
+        help="with --classic-trial: a classic depth is given up past its cap (the second: "
+        "what the sampled search two plies deeper costs; later ones: four times their "
+        "prediction) (the hybrid agents' default)",
+    )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
@@ -556,8 +566,13 @@ def _run(args: argparse.Namespace) -> None:
         if args.exact_plies == 0:
             raise UsageError("--fit-exact-plies needs --exact-plies above 0 (the nodes it fits)")
         settings["fit_exact_plies"] = True
+    if args.capped_trial:
+        if not args.classic_trial:
+            raise UsageError("--capped-trial needs --classic-trial (the trial it caps)")
+        settings["capped_trial"] = True
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial, --fit-exact-plies"
+    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial, "
+    hint += "--fit-exact-plies, --capped-trial"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -573,6 +588,7 @@ def _run(args: argparse.Namespace) -> None:
         args.classic_first,
         args.classic_trial,
         args.fit_exact_plies,
+        args.capped_trial,
     )
     raw = out / "raw.jsonl"
     complete = True

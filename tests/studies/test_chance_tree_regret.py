@@ -83,9 +83,14 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
-    # the committed map was searched before the agents had classic_first, classic_trial and
-    # fit_exact_plies: off unless asked
-    off = {"classic_first": False, "classic_trial": False, "fit_exact_plies": False}
+    # the committed map was searched before the agents had classic_first, classic_trial,
+    # fit_exact_plies and capped_trial: off unless asked
+    off = {
+        "classic_first": False,
+        "classic_trial": False,
+        "fit_exact_plies": False,
+        "capped_trial": False,
+    }
     assert trees.hybrid() == {**hybrid_options(3), **off}
     assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
     assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
@@ -95,9 +100,9 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     }
     assert "hybrid_exact_plies=0" in dataclasses.replace(trees, exact_plies=0).describe()
     agents = dataclasses.replace(
-        trees, classic_first=True, classic_trial=True, fit_exact_plies=True
+        trees, classic_first=True, classic_trial=True, fit_exact_plies=True, capped_trial=True
     )
-    assert agents.hybrid() == hybrid_options(3) and "hybrid_fit_exact_plies" in agents.describe()
+    assert agents.hybrid() == hybrid_options(3) and "hybrid_capped_trial" in agents.describe()
 
 
 def _row(config, position, algorithm, regret, budget=10):
@@ -187,6 +192,7 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
         (["--exact-plies", "-1"], "--exact-plies"),
         (["--classic-trial"], "--classic-trial needs --classic-first"),
         (["--fit-exact-plies", "--exact-plies", "0"], "--fit-exact-plies needs --exact-plies"),
+        (["--classic-first", "--capped-trial"], "--capped-trial needs --classic-trial"),
         (["--budgets", "100,100"], "distinct"),
         (["--positions", "0"], "--positions"),
         (["--summarise-only"], "has no raw.jsonl"),
