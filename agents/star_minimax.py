@@ -145,10 +145,12 @@ class SampledOptions:
       rolls, and a bust's roll nested in each) the enumeration would take the budget, and
       sampling them buys the depth.
     capped_trial: with classic_trial, every classic depth is a trial given up where it runs
-      past its cap, and sampling takes over at that depth: the second depth's cap is what
-      the sampled search TRIAL_PLIES (2) plies deeper costs (searched first, within
-      SAMPLED_SHARE of the budget; beyond that, half of what is left, as without the
-      option), a later depth's is TRIAL_SLACK (4) times its prediction. In Can't Stop a
+      past its cap, and sampling takes over at that depth: a depth predicted from the two
+      before is capped at TRIAL_SLACK (4) times its prediction, and where the chance nodes
+      right after the root's moves have at least MIN_FIT_FACTOR times the outcomes drawn
+      there, the second depth at what the sampled search TRIAL_PLIES (2) plies deeper costs
+      (searched first, within SAMPLED_SHARE of the budget; beyond that, and elsewhere, half
+      of what is left, as without the option). In Can't Stop a
       depth can cost a million times the one before, where the first roll enters the tree
       (a second depth of 9 nodes, a third of 1.4 to 2.1 million), or after a bust with the
       1296 ordered rolls (a second depth of about 600,000 nodes, dozens of times the sampled
@@ -427,6 +429,14 @@ def _sampled_iterations(
     base_seed = context.seed
     average = _Average() if options.resample else None
     depth = max_depth - 1 if not iterative and max_depth is not None else 0
+    # Where the root's next chance nodes have many times the outcomes drawn, an exact search
+    # near the root can cost many sampled plies (capped_trial measures what, fit_exact_plies
+    # samples them first).
+    many = (
+        (options.capped_trial or options.fit_exact_plies)
+        and has_budget
+        and _root_enumeration_factor(context, state) >= MIN_FIT_FACTOR
+    )
     if options.classic_first and has_budget and iterative:
         try:
             depth, over = _classic_iterations(
@@ -437,6 +447,7 @@ def _sampled_iterations(
                 forced,
                 options.classic_trial,
                 options.capped_trial,
+                options.capped_trial and many,
             )
         except SearchTimeout:
             return False
@@ -447,12 +458,7 @@ def _sampled_iterations(
     # fit_exact_plies: exact_plies' chance nodes are sampled until a search met them, then
     # enumerated from that depth on if the enumeration is predicted to fit.
     fit_plies = 0
-    if (
-        options.fit_exact_plies
-        and has_budget
-        and context.exact_plies
-        and _root_enumeration_factor(context, state) >= MIN_FIT_FACTOR
-    ):
+    if options.fit_exact_plies and context.exact_plies and many:
         fit_plies, context.exact_plies = context.exact_plies, 0
     deeper, again = True, False
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
@@ -571,14 +577,15 @@ def _classic_iterations(
     forced: bool,
     trial: bool = False,
     capped: bool = False,
+    measured: bool = False,
 ) -> tuple[int, bool]:
     """Iterative deepening of the classic search while the next depth is predicted to fit
     the budget (`classic_first`): its cost is the last depth's times the growth from the
     depth before, in nodes and in time. With `trial` (`classic_trial`), a depth that cannot
     be predicted yet gets half of what is left, and is given up if it does not finish there;
-    with `capped` (`capped_trial`) every depth is such a trial: the second gets at most what
-    a sampled search TRIAL_PLIES plies deeper cost (searched first), a later one
-    TRIAL_SLACK times its prediction.
+    with `capped` (`capped_trial`) every depth is such a trial, a predicted one given up past
+    TRIAL_SLACK times its prediction, and with `measured` the second gets at most what a
+    sampled search TRIAL_PLIES plies deeper cost (searched first).
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -603,7 +610,7 @@ def _classic_iterations(
                     share = _share(
                         budget, TRIAL_SLACK * nodes * growth, TRIAL_SLACK * seconds * growth
                     )
-            elif capped and depth == 1:
+            elif measured and depth == 1:
                 # (At depth 1 a chance node is a leaf: the classic search costs the sampled.)
                 share = min(0.5, _sampled_share(context, state, samples, 2 + TRIAL_PLIES))
             depth += 1

@@ -783,22 +783,26 @@ def test_capped_trial_gives_up_a_later_depth_far_above_its_prediction():
 
 
 def test_capped_trial_keeps_the_classic_depths_that_cost_what_they_should():
-    """Two-dice Pig at width 3: the classic second depth costs less than the sampled fourth
-    and every later depth about its prediction, so the classic searches are those without
-    the option, depth for depth (expectimax: no move ordering for the sampled searches that
-    measured the cap to change)."""
+    """Two-dice Pig: the classic second depth costs less than the sampled fourth and every
+    later depth about its prediction, so the classic searches are those without the option,
+    depth for depth (expectimax: no move ordering for the sampled searches that measured the
+    cap to change). At width 3 (21 rolls, 7 times the draws) the sampled fourth depth is
+    searched to measure the cap; at width 18 (fewer than three times) it is not, and the
+    search is the same node for node."""
     game = pyspiel.load_game("python_pig(winscore=40)")
     state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
 
-    def steps(**options):
+    def steps(width: int, **options):
         found = search(
-            search_state(state), game, "expectimax", samples=3, seed=1, max_nodes=10**6,
+            search_state(state), game, "expectimax", samples=width, seed=1, max_nodes=10**6,
             max_depth=4, classic_first=True, classic_trial=True, **options,
         )  # fmt: skip
-        return [(it.depth, it.nodes) for it in found.iterations], found.action_values
+        return [(it.depth, it.nodes) for it in found.iterations], found.action_values, found.nodes
 
-    assert steps(capped_trial=True) == steps()
-    assert steps()[0][-1][1] > 10_000  # the classic fourth depth (the sampled costs ~230)
+    plain, capped = steps(3), steps(3, capped_trial=True)
+    assert capped[:2] == plain[:2] and capped[2] > plain[2]
+    assert plain[0][-1][1] > 10_000  # the classic fourth depth (the sampled costs ~230)
+    assert steps(18, capped_trial=True) == steps(18)
 
 
 def test_sampling_options_are_checked():
