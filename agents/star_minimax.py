@@ -149,7 +149,7 @@ class SampledOptions:
       before is capped at TRIAL_SLACK (4) times its prediction, and where the chance nodes
       right after the root's moves have at least MIN_FIT_FACTOR times the outcomes drawn
       there, the second depth at what the sampled search TRIAL_PLIES (2) plies deeper costs
-      (searched first, within SAMPLED_SHARE of the budget; beyond that, and elsewhere, half
+      (searched first, within SAMPLED_SHARE of what is left; beyond that, and elsewhere, half
       of what is left, as without the option). In Can't Stop a
       depth can cost a million times the one before, where the first roll enters the tree
       (a second depth of 9 nodes, a third of 1.4 to 2.1 million), or after a bust with the
@@ -542,7 +542,10 @@ TRIAL_SLACK: Final = 4.0
 # rolls is the noise that decides Pig's moves: at twice (ordered Pig's 36 rolls at Star2's
 # width 18) the hybrid's regret against Pig's solver rose by 0.9 x 1e-3 at 30,000 nodes, three
 # standard errors (lab/results/pig_regret/HISTORY.md); EinStein's die at width 2 is three
-# times, and there the hybrid stayed level with classic search.
+# times, and there the hybrid stayed level with classic search. capped_trial measures the cap
+# of the classic second depth only there too: elsewhere that depth costs at most a few times
+# the sampled one, and the measurement would only spend nodes (the whole search on Pig at the
+# paper's widths is then the same with and without it).
 MIN_FIT_FACTOR: Final = 3.0
 
 
@@ -610,9 +613,11 @@ def _classic_iterations(
                     share = _share(
                         budget, TRIAL_SLACK * nodes * growth, TRIAL_SLACK * seconds * growth
                     )
-            elif measured and depth == 1:
-                # (At depth 1 a chance node is a leaf: the classic search costs the sampled.)
-                share = min(0.5, _sampled_share(context, state, samples, 2 + TRIAL_PLIES))
+            elif measured and depth == 1 and (max_depth is None or max_depth > 2):
+                # (At depth 1 a chance node is a leaf: the classic search costs the sampled.
+                # Where max_depth is 2 the second depth is the last: nothing to measure.)
+                deeper = 2 + TRIAL_PLIES if max_depth is None else min(2 + TRIAL_PLIES, max_depth)
+                share = min(0.5, _sampled_share(context, state, samples, deeper))
             depth += 1
             nodes, start = budget.nodes, budget.clock()
             limits = budget.narrow(share) if share is not None else None
@@ -624,7 +629,8 @@ def _classic_iterations(
                 budget.widen(limits)
                 if budget.spent():
                     raise
-                return depth - 1, False  # the trial's share ran out: sampling takes over here
+                _note(context, "a classic trial given up at its cap: sampling takes over here")
+                return depth - 1, False
             if limits is not None:
                 budget.widen(limits)
             costs.append((budget.nodes - nodes, budget.clock() - start))
@@ -640,7 +646,7 @@ def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth:
     (the larger), searched as the sampled depths after a classic first depth are (nothing
     enumerated for being near the root); the trial's half where that search does not finish
     within SAMPLED_SHARE of it."""
-    budget, exact_plies = context.budget, context.exact_plies
+    budget, classic, exact_plies = context.budget, context.samples, context.exact_plies
     context.samples, context.exact_plies = samples, 0
     limits = budget.narrow(SAMPLED_SHARE)
     nodes, start = budget.nodes, budget.clock()
@@ -650,11 +656,21 @@ def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth:
         budget.widen(limits)
         if budget.spent():
             raise
+        _note(context, "measured the cap of the classic second depth; did not finish")
         return 0.5
     finally:
-        context.samples, context.exact_plies = None, exact_plies
+        context.samples, context.exact_plies = classic, exact_plies
     budget.widen(limits)
+    _note(context, "measured the cap of the classic second depth (not a result)")
     return _share(budget, float(budget.nodes - nodes), budget.clock() - start)
+
+
+def _note(context: StarSearch, note: str) -> None:
+    """Tells a traced search (agents.star_trace) what its last search was for, where that
+    was not a result of the deepening."""
+    label = getattr(context, "note_last_search", None)
+    if label is not None:
+        label(note)
 
 
 def _share(budget: Budget, nodes: float, seconds: float) -> float:

@@ -140,6 +140,7 @@ class IterationTrace:
     action: int | None = None
     nodes: int = 0
     completed: bool = False
+    note: str = ""  # what the search was for, where it was not a result of the deepening
 
 
 @dataclass
@@ -314,6 +315,10 @@ class TracedStarSearch(StarSearch):
         return value
 
     # Root ---------------------------------------------------------------------------------
+
+    def note_last_search(self, note: str) -> None:
+        """Labels the last search (one that measured a cap, or a given-up trial)."""
+        self.trace.iterations[-1].note = note
 
     def root_search(self, state: Core, depth: int) -> RootValues:
         """One iteration, recorded as a tree of its own (the last MAX_TREES kept)."""

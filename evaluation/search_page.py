@@ -159,6 +159,7 @@ def star_trees(trace: SearchTrace) -> list[tuple[str, Drawn | None]]:
                 if it.completed
                 else "stopped by the budget"
             )
+            + (f" ({it.note})" if it.note else "")
             + f", {it.nodes} nodes"
         )
         trees.append((heading, None if root is None else drawn_star(root)))

@@ -1,6 +1,6 @@
 """Golden playthrough files (a random game recorded line by line, replayed by the tests), the
-seeded random positions of the golden searches, and the plain expectimax recursion that the
-compiled searches are checked against.
+seeded random positions of the golden searches and of the searches' other tests, and the plain
+expectimax recursion that the compiled searches are checked against.
 
 Regenerate one after an intended change of behaviour (and say why in the commit):
 
@@ -74,6 +74,24 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
         if not core.is_terminal() and len(core.legal_actions()) > 1:
             found.append(core)
     return found
+
+
+def ordered_cant_stop_decision(n: int) -> tuple[pyspiel.Game, Any]:
+    """Can't Stop with ordered dice and the n-th decision of a random game (seed 7) among the
+    decisions with a choice, each drawn with probability 0.3."""
+    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
+    rng = random.Random(7)
+    state, decisions = game.new_initial_state(), 0
+    while True:
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
+            decisions += 1
+            if decisions == n:
+                return game, state
+        state.apply_action(rng.choice(state.legal_actions()))
 
 
 def expectimax(state, h, depth: int) -> float:

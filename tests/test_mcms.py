@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import random
 
 import pyspiel
 import pytest
+from golden import ordered_cant_stop_decision
 
 from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.search_common import sample_outcomes_linear
@@ -667,24 +667,6 @@ def test_fit_exact_plies_keeps_sampling_where_the_enumeration_would_not_fit(algo
     assert near != iterations
 
 
-def _ordered_cant_stop_decision(n: int):
-    """Can't Stop with ordered dice and the n-th decision of a random game (seed 7) among the
-    decisions with a choice, each drawn with probability 0.3."""
-    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
-    rng = random.Random(7)
-    state, decisions = game.new_initial_state(), 0
-    while True:
-        if state.is_chance_node():
-            actions, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(rng.choices(actions, probs)[0])
-            continue
-        if len(state.legal_actions()) > 1 and rng.random() < 0.3:
-            decisions += 1
-            if decisions == n:
-                return game, state
-        state.apply_action(rng.choice(state.legal_actions()))
-
-
 def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
     """Can't Stop with ordered dice, a roll-or-stop decision with three runners out: a roll
     busts often, and the opponent's roll (1296 outcomes) follows at once, inside the root's
@@ -692,7 +674,7 @@ def test_fit_exact_plies_weighs_the_chance_nodes_nested_in_a_sampled_one():
     search's nodes where they nest (depth 2 enumerated: 629,305 nodes), not 1296 / 15 times:
     with 60,000 nodes the enumeration must not be tried, and the searches are those of
     exact_plies=0."""
-    game, state = _ordered_cant_stop_decision(4)
+    game, state = ordered_cant_stop_decision(4)
 
     def iterations(**options):
         found = search(
@@ -736,12 +718,12 @@ def test_fit_exact_plies_acts_under_a_budget_only():
     assert fit[1] == plain[1] and fit[0].action_values == plain[0].action_values
 
 
-def _trial_searches(state, game, algorithm: str, max_depth: int, **options):
+def _trial_searches(state, game, algorithm, max_depth, max_nodes=300_000, **options):
     """The iterations ((depth, nodes) pairs) of a sampled search at width 15 deepening
-    classically first with a trial, within 300,000 nodes, and the nodes it spent outside
-    them (given-up trials and the searches that measured their caps)."""
+    classically first with a trial, and the nodes it spent outside them (given-up trials and
+    the searches that measured their caps)."""
     found = search(
-        search_state(state), game, algorithm, samples=15, seed=1, max_nodes=300_000,
+        search_state(state), game, algorithm, samples=15, seed=1, max_nodes=max_nodes,
         max_depth=max_depth, classic_first=True, classic_trial=True, **options,
     )  # fmt: skip
     assert found.completed
@@ -754,8 +736,8 @@ def test_capped_trial_gives_up_a_second_depth_dearer_than_the_sampled_fourth(alg
     """After a bust with ordered dice the classic second depth costs about 629,000 nodes (the
     roll's 1296 outcomes, the opponent's nested in each bust), the sampled fourth about
     10,000: the trial gives up the second depth at that cost, not at half the budget, and
-    the sampled searches that follow are the same."""
-    game, state = _ordered_cant_stop_decision(4)
+    the sampled searches that follow are of the same depths."""
+    game, state = ordered_cant_stop_decision(4)
     half, lost_half = _trial_searches(state, game, algorithm, 5)
     capped, lost_capped = _trial_searches(state, game, algorithm, 5, capped_trial=True)
     assert lost_half >= 150_000  # the trial's half of the budget
@@ -772,14 +754,28 @@ def test_capped_trial_gives_up_a_later_depth_far_above_its_prediction():
     the classic second depth costs 6 nodes and predicts a third of 18; it costs 19,622 (the
     first roll enters the tree). The capped trial gives it up at four times the prediction,
     and sampling takes over at the third depth."""
-    game, state = _ordered_cant_stop_decision(1)
+    game, state = ordered_cant_stop_decision(1)
     classic, _ = _trial_searches(state, game, "expectimax", 4)
     capped, lost = _trial_searches(state, game, "expectimax", 4, capped_trial=True)
     assert classic[:3] == [(1, 2), (2, 6), (3, 19_622)]
     assert capped[:2] == classic[:2] and capped[2][0] == 3 and capped[2][1] < 1000
-    # the sampled fourth depth that measured the second's cap (hundreds of nodes) and the
-    # third's trial, given up past 4 * 18 nodes
-    assert lost < 1000
+    # the third's trial, given up past 4 * 18 nodes (the budget is checked every 256); the
+    # root's moves lead to decisions, not rolls, so no sampled search measured a cap
+    assert lost <= 4 * 18 + 256
+
+
+def test_capped_trial_keeps_the_half_where_the_measure_does_not_fit_or_max_depth_is_two():
+    """After a bust with ordered dice: within 60,000 nodes the sampled fourth depth does not
+    finish in a tenth of the budget, and the trial gets its half as without the option (the
+    same searches, node for node, but for the tenth spent measuring); with max_depth 2 there
+    is no deeper depth to measure, and the classic second depth (629,305 nodes) is the
+    result."""
+    game, state = ordered_cant_stop_decision(4)
+    half, lost_half = _trial_searches(state, game, "expectimax", 4, 60_000)
+    capped, lost_capped = _trial_searches(state, game, "expectimax", 4, 60_000, capped_trial=True)
+    assert capped == half and lost_half < lost_capped <= lost_half + 6_000 + 256
+    exact = _trial_searches(state, game, "expectimax", 2, 1_500_000, capped_trial=True)
+    assert exact == ([(1, 2), (2, 629_305)], 0)
 
 
 def test_capped_trial_keeps_the_classic_depths_that_cost_what_they_should():

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import pyspiel
 import pytest
+from golden import ordered_cant_stop_decision
 
 from chancespiel.agents import make_bot, search_state
-from chancespiel.agents.star_minimax import search
+from chancespiel.agents.star_minimax import hybrid_options, search
 from chancespiel.agents.star_trace import (
     OUTCOME_PROBED,
     OUTCOME_PROBED_SEARCHED,
@@ -25,6 +26,7 @@ from chancespiel.agents.star_trace import (
 )
 from chancespiel.evaluation.cli.common import apply_history
 from chancespiel.evaluation.positions import random_decision_positions
+from chancespiel.evaluation.search_page import star_trees
 
 GAMES = [
     "python_pig(winscore=40)",
@@ -101,6 +103,30 @@ def test_a_search_stopped_by_its_budget_is_the_same_and_says_so():
     last = trace.iterations[-1]
     assert not last.completed and last.root is not None
     assert "the budget ran out" in last.root.notes[0]
+
+
+HYBRID_15 = {"samples": 15, "seed": 1, **hybrid_options(15)}
+
+
+def test_the_searches_that_are_not_results_say_what_they_were_for():
+    """The hybrid's capped trial on Can't Stop with ordered dice after a bust: a sampled
+    fourth depth measures the cap, then the classic second depth is given up at it; the
+    trace names both, and the page's headings say so."""
+    game, state = ordered_cant_stop_decision(4)
+    plain = search(search_state(state), game, "expectimax", max_nodes=300_000, **HYBRID_15)
+    trace = SearchTrace()
+    traced = search(
+        search_state(state), game, "expectimax", max_nodes=300_000, **HYBRID_15,
+        search_class=TracedStarSearch, search_options={"trace": trace},
+    )  # fmt: skip
+    assert facts(traced) == facts(plain)
+    notes = [(it.depth, it.sampled, it.completed, it.note) for it in trace.iterations[:4]]
+    assert notes[:2] == [(1, False, True, ""), (4, True, True, notes[1][3])]
+    assert "measured the cap" in notes[1][3]
+    assert notes[2][:3] == (2, False, False) and "given up" in notes[2][3]
+    assert notes[3] == (2, True, True, "")  # sampling takes over at the second depth
+    headings = [heading for heading, _ in star_trees(trace)]
+    assert "measured the cap" in headings[1] and "given up" in headings[2]
 
 
 def pig_trace(algorithm: str, levels: int = 6, children: int = 100) -> SearchTrace:

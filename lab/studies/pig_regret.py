@@ -69,7 +69,7 @@ from typing import Any, TypeVar, cast
 import pyspiel
 
 from chancespiel.agents.search_common import MAX_NODES
-from chancespiel.agents.star_minimax import search
+from chancespiel.agents.star_minimax import SampledOptions, check_sampled_options, search
 from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
@@ -225,7 +225,8 @@ def parse_config(name: str) -> Config:
     """The configuration named `name`, e.g. 'ordered+width5'.
 
     Raises:
-      ValueError: for an unknown or repeated token, or a bad width or noise.
+      ValueError: for an unknown or repeated token, a bad width or noise, or options the
+        sampled search refuses together (an option without the one it needs).
     """
     fields: dict[str, Any] = {"name": name}
     options: list[str] = []
@@ -263,6 +264,7 @@ def parse_config(name: str) -> Config:
         fields[key] = value
     if len(set(options)) != len(options):
         raise ValueError(f"configuration {name!r} repeats an option")
+    check_sampled_options(1, SampledOptions(**search_keywords(options, 1)))
     return Config(**fields, options=tuple(options))
 
 

@@ -66,6 +66,8 @@ def test_configurations_name_their_factors():
         ("oraclenan", "finite"),
         ("lead+oracle0", "sets heuristic twice"),
         ("fast", "unknown configuration token"),
+        ("capped_trial", "capped_trial needs classic_trial"),
+        ("classic_trial+hybrid", "classic_trial needs classic_first"),
     ):
         with pytest.raises(ValueError, match=message):
             parse_config(bad)
