@@ -910,7 +910,6 @@ HYBRID = {
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
     "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
     "fit_exact_plies": dataclasses.replace(_SAMPLED["fit_exact_plies"], default=True),
-    "capped_trial": dataclasses.replace(_SAMPLED["capped_trial"], default=True),
 }
 
 

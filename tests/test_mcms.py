@@ -846,7 +846,7 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             expected = search(
                 search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
                 systematic=True, exact_up_to=8, exact_plies=1, classic_first=True,
-                classic_trial=True, fit_exact_plies=True, capped_trial=True,
+                classic_trial=True, fit_exact_plies=True,
             )  # fmt: skip
             assert bot.last_result.action_values == expected.action_values
         # at a width of the roll's 21 outcomes nothing is sampled: the classic search

@@ -105,11 +105,11 @@ def test_a_search_stopped_by_its_budget_is_the_same_and_says_so():
     assert "the budget ran out" in last.root.notes[0]
 
 
-HYBRID_15 = {"samples": 15, "seed": 1, **hybrid_options(15)}
+HYBRID_15 = {"samples": 15, "seed": 1, **hybrid_options(15), "capped_trial": True}
 
 
 def test_the_searches_that_are_not_results_say_what_they_were_for():
-    """The hybrid's capped trial on Can't Stop with ordered dice after a bust: a sampled
+    """The hybrid with capped_trial on Can't Stop with ordered dice after a bust: a sampled
     fourth depth measures the cap, then the classic second depth is given up at it; the
     trace names both, and the page's headings say so."""
     game, state = ordered_cant_stop_decision(4)

@@ -120,7 +120,7 @@ class Trees:
     classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
     classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
     fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
-    capped_trial: bool = False  # the hybrid agents' capped_trial (likewise)
+    capped_trial: bool = False  # capped_trial (not the hybrid agents' default)
 
     def hybrid(self) -> dict[str, Any]:
         """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
@@ -531,7 +531,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --classic-trial: a classic depth is given up past its cap (the second: "
         "what the sampled search two plies deeper costs; later ones: four times their "
-        "prediction) (the hybrid agents' default)",
+        "prediction)",
     )
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 

@@ -83,8 +83,8 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
-    # the committed map was searched before the agents had classic_first, classic_trial,
-    # fit_exact_plies and capped_trial: off unless asked
+    # the committed map was searched before the agents had classic_first, classic_trial and
+    # fit_exact_plies, and capped_trial is no default of theirs: off unless asked
     off = {
         "classic_first": False,
         "classic_trial": False,
@@ -102,7 +102,8 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     agents = dataclasses.replace(
         trees, classic_first=True, classic_trial=True, fit_exact_plies=True, capped_trial=True
     )
-    assert agents.hybrid() == hybrid_options(3) and "hybrid_capped_trial" in agents.describe()
+    assert agents.hybrid() == {**hybrid_options(3), "capped_trial": True}
+    assert "hybrid_capped_trial" in agents.describe()
 
 
 def _row(config, position, algorithm, regret, budget=10):
