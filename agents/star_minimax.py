@@ -150,14 +150,14 @@ class SampledOptions:
       right after the root's moves have at least MIN_FIT_FACTOR times the outcomes drawn
       there, the second depth at what the sampled search TRIAL_PLIES (2) plies deeper costs
       (searched first, within SAMPLED_SHARE of what is left; beyond that, and elsewhere, half
-      of what is left, as without the option). In Can't Stop a
-      depth can cost a million times the one before, where the first roll enters the tree
-      (a second depth of 9 nodes, a third of 1.4 to 2.1 million), or after a bust with the
-      1296 ordered rolls (a second depth of about 600,000 nodes, dozens of times the sampled
-      fourth): classic_first spent the whole budget on such a depth, and the trial half of
-      it. (Predicting the second depth from one sampled search instead, each chance node
-      weighed by its outcomes over its draws as `fit_exact_plies` does, ranged from 7,500
-      to 2.3 million nodes with the seed, as the sample held busts or not.)
+      of what is left, as without the option). In Can't Stop a depth can cost a million
+      times the one before, where the first roll enters the tree (a second depth of 9 nodes,
+      a third of 1.4 to 2.1 million), or after a bust with the 1296 ordered rolls (a second
+      depth of about 600,000 nodes, dozens of times the sampled fourth): classic_first spent
+      the whole budget on such a depth, and the trial half of it. (Predicting the second
+      depth from one sampled search instead, each chance node weighed by its outcomes over
+      its draws as `fit_exact_plies` does, ranged from 7,500 to 2.3 million nodes with the
+      seed, as the sample held busts or not.)
     """
 
     resample: bool = False
