@@ -67,7 +67,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -598,9 +599,8 @@ def _classic_iterations(
       SearchTimeout: if a depth ran out of budget; `result` keeps the depth before.
     """
     budget, samples = context.budget, context.samples
-    context.samples = None
     depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
-    try:
+    with _widths(context, None):
         while max_depth is None or depth < max_depth:
             predicted = depth >= 2
             share = 0.5 if trial and not predicted else None
@@ -637,8 +637,6 @@ def _classic_iterations(
             if not horizon_reached or forced:
                 return depth, True
         return depth, True
-    finally:
-        context.samples = samples
 
 
 def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth: int) -> float:
@@ -646,23 +644,37 @@ def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth:
     (the larger), searched as the sampled depths after a classic first depth are (nothing
     enumerated for being near the root); the trial's half where that search does not finish
     within SAMPLED_SHARE of it."""
-    budget, classic, exact_plies = context.budget, context.samples, context.exact_plies
-    context.samples, context.exact_plies = samples, 0
+    budget = context.budget
     limits = budget.narrow(SAMPLED_SHARE)
     nodes, start = budget.nodes, budget.clock()
     try:
-        context.root_search(state, depth)
+        with _widths(context, samples, exact_plies=0):
+            context.root_search(state, depth)
     except SearchTimeout:
         budget.widen(limits)
         if budget.spent():
             raise
         _note(context, "measured the cap of the classic second depth; did not finish")
         return 0.5
-    finally:
-        context.samples, context.exact_plies = classic, exact_plies
     budget.widen(limits)
     _note(context, "measured the cap of the classic second depth (not a result)")
     return _share(budget, float(budget.nodes - nodes), budget.clock() - start)
+
+
+@contextmanager
+def _widths(
+    context: StarSearch, samples: int | None, exact_plies: int | None = None
+) -> Iterator[None]:
+    """`context` searching with `samples` (None: classic) and, if given, `exact_plies`, for
+    the searches that are not the deepening's own; its own restored after."""
+    own = context.samples, context.exact_plies
+    context.samples = samples
+    if exact_plies is not None:
+        context.exact_plies = exact_plies
+    try:
+        yield
+    finally:
+        context.samples, context.exact_plies = own
 
 
 def _note(context: StarSearch, note: str) -> None:
@@ -687,15 +699,11 @@ def _share(budget: Budget, nodes: float, seconds: float) -> float:
 def _solve(context: StarSearch, state: Core, depth: int, result: StarResult) -> bool:
     """Runs the classic search of the real tree at `depth`; True (result stored) if it finished
     without meeting the horizon, i.e. the position is solved."""
-    samples = context.samples
-    context.samples = None
     context.horizon_reached = False
     context.probes.clear()
     nodes = context.budget.nodes
-    try:
+    with _widths(context, None):
         value, action, values, kinds = context.root_search(state, depth)
-    finally:
-        context.samples = samples
     if context.horizon_reached:
         return False
     _store(result, depth, value, action, values, kinds)
@@ -739,12 +747,17 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if options.systematic and options.stratified:
         raise ValueError("systematic and stratified are two ways to draw: choose one")
-    if options.classic_trial and not options.classic_first:
-        raise ValueError("classic_trial needs classic_first (it changes how that deepens)")
-    if options.fit_exact_plies and not options.exact_plies:
-        raise ValueError("fit_exact_plies needs exact_plies (the chance nodes it decides on)")
-    if options.capped_trial and not options.classic_trial:
-        raise ValueError("capped_trial needs classic_trial (the trial it caps)")
+    # An option that needs another is on by default in the hybrid agents, so the message
+    # says how to turn both off.
+    for option, needed, why in (
+        ("classic_trial", "classic_first", "it changes how that deepens"),
+        ("fit_exact_plies", "exact_plies", "the chance nodes it decides on"),
+        ("capped_trial", "classic_trial", "the trial it caps"),
+    ):
+        if getattr(options, option) and not getattr(options, needed):
+            raise ValueError(
+                f"{option} needs {needed} ({why}): without {needed}, set {option}=false too"
+            )
     if options.fit_exact_plies and options.resample:
         # resample averages the searches of a depth; fit_exact_plies searches one again
         # differently, and the sampled search would enter the mean.

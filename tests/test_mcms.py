@@ -809,8 +809,15 @@ def test_sampling_options_are_checked():
         make_bot("star2ss(exact_plies=-1)", game, 0)
     with pytest.raises(ValueError, match="classic_trial needs classic_first"):
         make_bot("star2ss(classic_trial=true)", game, 0)
-    with pytest.raises(ValueError, match="classic_trial needs classic_first"):
-        make_bot("star2hs(classic_first=false)", game, 0)
+    # The hybrid's defaults need each other: the message says what else to turn off, and that
+    # is enough.
+    for spec, other in (
+        ("classic_first=false", "classic_trial=false"),
+        ("exact_plies=0", "fit_exact_plies=false"),
+    ):
+        with pytest.raises(ValueError, match=f"set {other} too"):
+            make_bot(f"star2hs({spec})", game, 0)
+        make_bot(f"star2hs({spec},{other})", game, 0)
     with pytest.raises(ValueError, match="fit_exact_plies needs exact_plies"):
         make_bot("star2ss(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
