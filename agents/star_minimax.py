@@ -159,6 +159,13 @@ class SampledOptions:
       depth from one sampled search instead, each chance node weighed by its outcomes over
       its draws as `fit_exact_plies` does, ranged from 7,500 to 2.3 million nodes with the
       seed, as the sample held busts or not.)
+    fit_within_ply: with fit_exact_plies, the enumeration is also decided on the second
+      sampled search that meets those chance nodes, and only where it costs at most one ply:
+      the search with them enumerated no dearer than the sampled search one ply deeper is
+      predicted to be (the last one's cost times its growth over the one before). In Ra
+      (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11
+      times the sampled one, more than two plies, and that depth decided games against the
+      paper's MCMS.
     """
 
     resample: bool = False
@@ -173,6 +180,7 @@ class SampledOptions:
     classic_trial: bool = False
     fit_exact_plies: bool = False
     capped_trial: bool = False
+    fit_within_ply: bool = False
 
 
 @dataclass(kw_only=True)
@@ -262,6 +270,7 @@ def search(
     classic_trial: bool = False,
     fit_exact_plies: bool = False,
     capped_trial: bool = False,
+    fit_within_ply: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -291,8 +300,8 @@ def search(
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
         exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies,
-        capped_trial: opt-in additions to the sampled search (SampledOptions); refused
-        without `samples`.
+        capped_trial, fit_within_ply: opt-in additions to the sampled search (SampledOptions);
+        refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -317,6 +326,7 @@ def search(
         classic_trial,
         fit_exact_plies,
         capped_trial,
+        fit_within_ply,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -461,6 +471,7 @@ def _sampled_iterations(
     fit_plies = 0
     if options.fit_exact_plies and context.exact_plies and many:
         fit_plies, context.exact_plies = context.exact_plies, 0
+    before = 0  # nodes of the sampled search before (fit_within_ply), 0 if none
     deeper, again = True, False
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
@@ -492,15 +503,19 @@ def _sampled_iterations(
                     result.values_by_depth.append(result.value)
             if forced or not iterative:
                 return True
-            if fit_plies and context.counted_nodes:
+            spent = int(budget.nodes - nodes)
+            if fit_plies and context.counted_nodes and (before or not options.fit_within_ply):
                 extra = context.enumeration_extra
-                if _enumeration_fits(budget, budget.nodes - nodes, budget.clock() - start, extra):
+                if _enumeration_fits(budget, spent, budget.clock() - start, extra) and (
+                    not options.fit_within_ply or (spent + extra) * before <= spent * spent
+                ):  # (fit_within_ply: at most the sampled search's growth over the depth before)
                     context.exact_plies = fit_plies
                     again = extra > 0  # this depth once more, with them enumerated
                 fit_plies = 0
                 context.count_enumeration(0)
                 if again:
                     continue
+            before = spent
             exhausted = not context.horizon_reached and not context.partial_sample
             if options.solve_exhausted and exhausted and solve_tried < depth:
                 solve_tried = depth  # once per depth: a failed attempt would fail again
@@ -739,6 +754,15 @@ def check_search_params(
     return limits
 
 
+# (option, the option it needs, what for), each after the one it needs.
+_NEEDS: Final = (
+    ("classic_trial", "classic_first", "it changes how that deepens"),
+    ("fit_exact_plies", "exact_plies", "the chance nodes it decides on"),
+    ("capped_trial", "classic_trial", "the trial it caps"),
+    ("fit_within_ply", "fit_exact_plies", "the enumeration it prices"),
+)
+
+
 def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     """Raises ValueError if an option of the sampled search is set without `samples`, or a
     count is negative."""
@@ -747,16 +771,17 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if options.systematic and options.stratified:
         raise ValueError("systematic and stratified are two ways to draw: choose one")
-    # An option that needs another is on by default in the hybrid agents, so the message
-    # says how to turn both off.
-    for option, needed, why in (
-        ("classic_trial", "classic_first", "it changes how that deepens"),
-        ("fit_exact_plies", "exact_plies", "the chance nodes it decides on"),
-        ("capped_trial", "classic_trial", "the trial it caps"),
-    ):
+    # The options that need another are on by default in the hybrid agents, so the message
+    # names every option to turn off with the one that is off.
+    for option, needed, why in _NEEDS:
         if getattr(options, option) and not getattr(options, needed):
+            off = [option]
+            for dependent, on, _ in _NEEDS:
+                if on in off and getattr(options, dependent):
+                    off.append(dependent)
+            settings = " and ".join(f"{name}=false" for name in off)
             raise ValueError(
-                f"{option} needs {needed} ({why}): without {needed}, set {option}=false too"
+                f"{option} needs {needed} ({why}): without {needed}, set {settings} too"
             )
     if options.fit_exact_plies and options.resample:
         # resample averages the searches of a depth; fit_exact_plies searches one again
@@ -845,6 +870,11 @@ _SAMPLED = {
         "with classic_trial: give up a classic depth past its cap (the second: what the "
         "sampled search two plies deeper costs; later ones: 4 times their prediction)",
     ),
+    "fit_within_ply": Param(
+        False,
+        "with fit_exact_plies: enumerate only where that costs at most a ply (no dearer than "
+        "the sampled search a ply deeper, predicted from the two sampled searches before)",
+    ),
 }
 
 
@@ -923,6 +953,7 @@ HYBRID = {
     "classic_first": dataclasses.replace(_SAMPLED["classic_first"], default=True),
     "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
     "fit_exact_plies": dataclasses.replace(_SAMPLED["fit_exact_plies"], default=True),
+    "fit_within_ply": dataclasses.replace(_SAMPLED["fit_within_ply"], default=True),
 }
 
 

@@ -709,6 +709,53 @@ def test_fit_exact_plies_leaves_rolls_of_few_more_outcomes_than_drawn_to_exact_p
     assert iterations(3, fit_exact_plies=True) != iterations(3)
 
 
+def _iterations(found) -> list[tuple[int, int]]:
+    return [(it.depth, it.nodes) for it in found.iterations]
+
+
+def test_fit_within_ply_keeps_sampling_where_enumerating_costs_more_than_a_ply():
+    """Ra at width 2 (up to 23 tiles a draw): `fit_exact_plies` alone enumerates the root's
+    next draws at depth 2, where that search fits: about 7 times the sampled one, when depth 2
+    cost 5.5 times depth 1 and the plies after it about 3 times the one before; it ends two or
+    more plies shallower. With `fit_within_ply` the search samples them: the very searches of
+    exact_plies=0 (the same streams)."""
+    game = pyspiel.load_game("python_ra")
+    positions = _contested_positions(game, 4, seed=1, max_moves=30)
+    for state in (positions[0], positions[3]):
+
+        def run(state=state, **options):
+            found = search(
+                search_state(state), game, "star2", samples=2, seed=1, max_nodes=100_000,
+                **options,
+            )  # fmt: skip
+            return _iterations(found), found.action_values
+
+        sampled = run(exact_plies=0)
+        fit = run(exact_plies=1, fit_exact_plies=True)
+        within = run(exact_plies=1, fit_exact_plies=True, fit_within_ply=True)
+        assert within == sampled and fit != sampled
+        (one, before), (two, cost), (again, enumerated) = fit[0][:3]
+        assert one == 1 and two == again == 2  # depth 2 enumerated after its sampled search
+        assert enumerated / cost > cost / before  # dearer than a ply
+        assert within[0][-1][0] >= fit[0][-1][0] + 2
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+def test_fit_within_ply_enumerates_where_that_costs_less_than_a_ply(algorithm):
+    """Pig at width 3: the enumerated search of depth 2 costs about 5 times the sampled one
+    and depth 2 cost about 6 times depth 1, so the enumeration is within a ply: the search is
+    the one of `fit_exact_plies` alone, depth 2 searched again with the root's rolls
+    enumerated."""
+    _, _, run = _pig_position_and_search()
+    fit = run(algorithm, max_nodes=10**5, exact_plies=1, fit_exact_plies=True)
+    within = run(
+        algorithm, max_nodes=10**5, exact_plies=1, fit_exact_plies=True, fit_within_ply=True
+    )
+    assert within[1] == fit[1] and within[0].action_values == fit[0].action_values
+    (_, before), (_, cost), (again, enumerated) = within[1][:3]
+    assert again == 2 and enumerated / cost <= cost / before
+
+
 def test_fit_exact_plies_acts_under_a_budget_only():
     """With max_depth alone there is no budget to fit: exact_plies' nodes are enumerated as
     without the option, search for search."""
@@ -813,11 +860,11 @@ def test_sampling_options_are_checked():
     # is enough.
     for spec, other in (
         ("classic_first=false", "classic_trial=false"),
-        ("exact_plies=0", "fit_exact_plies=false"),
+        ("exact_plies=0", "fit_exact_plies=false and fit_within_ply=false"),
     ):
         with pytest.raises(ValueError, match=f"set {other} too"):
             make_bot(f"star2hs({spec})", game, 0)
-        make_bot(f"star2hs({spec},{other})", game, 0)
+        make_bot(f"star2hs({spec},{other.replace(' and ', ',')})", game, 0)
     with pytest.raises(ValueError, match="fit_exact_plies needs exact_plies"):
         make_bot("star2ss(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
@@ -825,6 +872,8 @@ def test_sampling_options_are_checked():
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="capped_trial needs classic_trial"):
         make_bot("star2ss(capped_trial=true)", game, 0)
+    with pytest.raises(ValueError, match="fit_within_ply needs fit_exact_plies"):
+        make_bot("star2hs(fit_exact_plies=false)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():

@@ -10,8 +10,9 @@ nodes of at most c outcomes and those right after the root's move enumerated:
 `--classic-trial` their trial of the first classic depths within half the budget, sampling
 beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and
 `--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
-budget, and `--capped-trial` their classic depths given up past a cap; all four off by
-default as the committed map was searched before the agents had them)
+budget, `--fit-within-ply` only where that costs at most a ply, and `--capped-trial` their
+classic depths given up past a cap; all off by default as the committed map was searched
+before the agents had them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -121,15 +122,17 @@ class Trees:
     classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
     fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
     capped_trial: bool = False  # capped_trial (not the hybrid agents' default)
+    fit_within_ply: bool = False  # the hybrid agents' fit_within_ply (off in the maps before it)
 
     def hybrid(self) -> dict[str, Any]:
         """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
-        classic_trial, fit_exact_plies and capped_trial as given)."""
+        classic_trial, fit_exact_plies, capped_trial and fit_within_ply as given)."""
         options = hybrid_options(self.width)
         options["classic_first"] = self.classic_first
         options["classic_trial"] = self.classic_trial
         options["fit_exact_plies"] = self.fit_exact_plies
         options["capped_trial"] = self.capped_trial
+        options["fit_within_ply"] = self.fit_within_ply
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -151,6 +154,7 @@ class Trees:
             + (";hybrid_classic_trial" if self.classic_trial else "")
             + (";hybrid_fit_exact_plies" if self.fit_exact_plies else "")
             + (";hybrid_capped_trial" if self.capped_trial else "")
+            + (";hybrid_fit_within_ply" if self.fit_within_ply else "")
         )
 
 
@@ -527,6 +531,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "is predicted to fit the budget, sampling them first (the hybrid agents' default)",
     )
     parser.add_argument(
+        "--fit-within-ply",
+        action="store_true",
+        help="with --fit-exact-plies: enumerate only where that costs at most a ply (no dearer "
+        "than the sampled search a ply deeper; the hybrid agents' default)",
+    )
+    parser.add_argument(
         "--capped-trial",
         action="store_true",
         help="with --classic-trial: a classic depth is given up past its cap (the second: "
@@ -566,13 +576,17 @@ def _run(args: argparse.Namespace) -> None:
         if args.exact_plies == 0:
             raise UsageError("--fit-exact-plies needs --exact-plies above 0 (the nodes it fits)")
         settings["fit_exact_plies"] = True
+    if args.fit_within_ply:
+        if not args.fit_exact_plies:
+            raise UsageError("--fit-within-ply needs --fit-exact-plies (the enumeration it prices)")
+        settings["fit_within_ply"] = True
     if args.capped_trial:
         if not args.classic_trial:
             raise UsageError("--capped-trial needs --classic-trial (the trial it caps)")
         settings["capped_trial"] = True
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
     hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial, "
-    hint += "--fit-exact-plies, --capped-trial"
+    hint += "--fit-exact-plies, --fit-within-ply, --capped-trial"
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -589,6 +603,7 @@ def _run(args: argparse.Namespace) -> None:
         args.classic_trial,
         args.fit_exact_plies,
         args.capped_trial,
+        args.fit_within_ply,
     )
     raw = out / "raw.jsonl"
     complete = True

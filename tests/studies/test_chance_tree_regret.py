@@ -84,12 +84,14 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
     # the committed map was searched before the agents had classic_first, classic_trial and
-    # fit_exact_plies, and capped_trial is no default of theirs: off unless asked
+    # fit_exact_plies and fit_within_ply, and capped_trial is no default of theirs: off
+    # unless asked
     off = {
         "classic_first": False,
         "classic_trial": False,
         "fit_exact_plies": False,
         "capped_trial": False,
+        "fit_within_ply": False,
     }
     assert trees.hybrid() == {**hybrid_options(3), **off}
     assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
@@ -102,8 +104,11 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     agents = dataclasses.replace(
         trees, classic_first=True, classic_trial=True, fit_exact_plies=True, capped_trial=True
     )
-    assert agents.hybrid() == {**hybrid_options(3), "capped_trial": True}
+    assert agents.hybrid() == {**hybrid_options(3), "capped_trial": True, "fit_within_ply": False}
     assert "hybrid_capped_trial" in agents.describe()
+    defaults = dataclasses.replace(agents, capped_trial=False, fit_within_ply=True)
+    assert defaults.hybrid() == {**hybrid_options(3), "capped_trial": False}
+    assert "hybrid_fit_within_ply" in dataclasses.replace(agents, fit_within_ply=True).describe()
 
 
 def _row(config, position, algorithm, regret, budget=10):
@@ -194,6 +199,7 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
         (["--classic-trial"], "--classic-trial needs --classic-first"),
         (["--fit-exact-plies", "--exact-plies", "0"], "--fit-exact-plies needs --exact-plies"),
         (["--classic-first", "--capped-trial"], "--capped-trial needs --classic-trial"),
+        (["--fit-within-ply"], "--fit-within-ply needs --fit-exact-plies"),
         (["--budgets", "100,100"], "distinct"),
         (["--positions", "0"], "--positions"),
         (["--summarise-only"], "has no raw.jsonl"),
