@@ -159,13 +159,15 @@ class SampledOptions:
       depth from one sampled search instead, each chance node weighed by its outcomes over
       its draws as `fit_exact_plies` does, ranged from 7,500 to 2.3 million nodes with the
       seed, as the sample held busts or not.)
-    fit_within_ply: with fit_exact_plies, the enumeration is also decided on the second
-      sampled search that meets those chance nodes, and only where it costs at most one ply:
-      the search with them enumerated no dearer than the sampled search one ply deeper is
-      predicted to be (the last one's cost times its growth over the one before). In Ra
-      (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11
-      times the sampled one, more than two plies, and that depth decided games against the
-      paper's MCMS.
+    fit_within_ply: with fit_exact_plies, the enumeration is chosen only where it costs at
+      most one ply: the search with those nodes enumerated no dearer than the sampled search
+      one ply deeper is predicted to be. A sampled ply's growth is the last sampled search's
+      nodes over the one before; for the first after the classic depths, the classic
+      search's last growth over the root's enumeration factor (a sampled chance node has that
+      many times fewer outcomes); with neither, the decision waits for the next search. In Ra
+      (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11 times
+      the sampled one, more than two plies, and Star2HS lost to the paper's Star2SS; on
+      EinStein's die (6 outcomes, two drawn) it costs 3 times, within a ply, and is kept.
     """
 
     resample: bool = False
@@ -443,11 +445,12 @@ def _sampled_iterations(
     # Where the root's next chance nodes have many times the outcomes drawn, an exact search
     # near the root can cost many sampled plies (capped_trial measures what, fit_exact_plies
     # samples them first).
-    many = (
-        (options.capped_trial or options.fit_exact_plies)
-        and has_budget
-        and _root_enumeration_factor(context, state) >= MIN_FIT_FACTOR
+    factor = (
+        _root_enumeration_factor(context, state)
+        if (options.capped_trial or options.fit_exact_plies) and has_budget
+        else 1.0
     )
+    many = factor >= MIN_FIT_FACTOR
     if options.classic_first and has_budget and iterative:
         try:
             depth, over = _classic_iterations(
@@ -471,7 +474,12 @@ def _sampled_iterations(
     fit_plies = 0
     if options.fit_exact_plies and context.exact_plies and many:
         fit_plies, context.exact_plies = context.exact_plies, 0
-    before = 0  # nodes of the sampled search before (fit_within_ply), 0 if none
+    # fit_within_ply: a sampled ply's growth, the last sampled search's nodes over those of
+    # the one before; before a second, the classic search's last growth over the root's
+    # enumeration factor (a sampled chance node has that many times fewer outcomes), or none.
+    classic = [it.nodes for it in result.iterations[-2:]]
+    predicted = classic[1] / max(classic[0], 1) / factor if len(classic) == 2 else 0.0
+    before = 0  # nodes of the sampled search before, 0 if none
     deeper, again = True, False
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
     solve_tried = 0
@@ -504,11 +512,12 @@ def _sampled_iterations(
             if forced or not iterative:
                 return True
             spent = int(budget.nodes - nodes)
-            if fit_plies and context.counted_nodes and (before or not options.fit_within_ply):
+            growth = spent / before if before else predicted
+            if fit_plies and context.counted_nodes and (growth or not options.fit_within_ply):
                 extra = context.enumeration_extra
                 if _enumeration_fits(budget, spent, budget.clock() - start, extra) and (
-                    not options.fit_within_ply or (spent + extra) * before <= spent * spent
-                ):  # (fit_within_ply: at most the sampled search's growth over the depth before)
+                    not options.fit_within_ply or spent + extra <= spent * growth
+                ):
                     context.exact_plies = fit_plies
                     again = extra > 0  # this depth once more, with them enumerated
                 fit_plies = 0
@@ -873,7 +882,7 @@ _SAMPLED = {
     "fit_within_ply": Param(
         False,
         "with fit_exact_plies: enumerate only where that costs at most a ply (no dearer than "
-        "the sampled search a ply deeper, predicted from the two sampled searches before)",
+        "the sampled search a ply deeper, predicted from the growth of the depths before)",
     ),
 }
 

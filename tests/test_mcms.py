@@ -756,6 +756,33 @@ def test_fit_within_ply_enumerates_where_that_costs_less_than_a_ply(algorithm):
     assert again == 2 and enumerated / cost <= cost / before
 
 
+def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
+    """The hybrid agents' searches: after the classic depths, the first sampled search decides,
+    a sampled ply's growth predicted as the classic search's last growth over the root's
+    enumeration factor. EinStein at width 2 (a die of 6: factor 3, the classic depths grow
+    about 10 to 14 times): the root's die is enumerated after the first sampled depth, as
+    without the option. Ra at width 2 (factor about 11, the classic depths grow about 20
+    times): the root's draws stay sampled, and the search ends two or more plies deeper."""
+
+    def depths(name: str, max_moves: int, nodes: int, index: int, within: bool) -> list[int]:
+        game = pyspiel.load_game(name)
+        state = _contested_positions(game, 4, seed=1, max_moves=max_moves)[index]
+        options = {**hybrid_options(2), "fit_within_ply": within}
+        found = search(
+            search_state(state), game, "star2", samples=2, seed=1, max_nodes=nodes, **options
+        )
+        return [it.depth for it in found.iterations]
+
+    for index in (0, 1):
+        ewn = depths("python_einstein_wurfelt_nicht", 8, 300_000, index, True)
+        assert ewn == depths("python_einstein_wurfelt_nicht", 8, 300_000, index, False)
+        assert ewn[5:7] == [6, 6]  # classic to depth 5, depth 6 sampled, then enumerated
+    for index in (0, 3):
+        ra, without = (depths("python_ra", 30, 150_000, index, w) for w in (True, False))
+        assert without[4:6] == [5, 5] and ra[4:6] == [5, 6]
+        assert ra[-1] >= without[-1] + 2
+
+
 def test_fit_exact_plies_acts_under_a_budget_only():
     """With max_depth alone there is no budget to fit: exact_plies' nodes are enumerated as
     without the option, search for search."""
