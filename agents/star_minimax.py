@@ -164,7 +164,7 @@ class SampledOptions:
       one ply deeper is predicted to be. A sampled ply's growth is the last sampled search's
       nodes over the one before; for the first after the classic depths, the classic
       search's last growth over the root's enumeration factor (a sampled chance node has that
-      many times fewer outcomes); with neither, the decision waits for the next search. In Ra
+      many times fewer outcomes); where neither is known they stay sampled. In Ra
       (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11 times
       the sampled one, more than two plies, and Star2HS lost to the paper's Star2SS; on
       EinStein's die (6 outcomes, two drawn) it costs 3 times, within a ply, and is kept.
@@ -476,7 +476,8 @@ def _sampled_iterations(
         fit_plies, context.exact_plies = context.exact_plies, 0
     # fit_within_ply: a sampled ply's growth, the last sampled search's nodes over those of
     # the one before; before a second, the classic search's last growth over the root's
-    # enumeration factor (a sampled chance node has that many times fewer outcomes), or none.
+    # enumeration factor (a sampled chance node has that many times fewer outcomes); 0 if
+    # neither is known (after a classic phase of two depths or a sampled first depth, never).
     classic = [it.nodes for it in result.iterations[-2:]]
     predicted = classic[1] / max(classic[0], 1) / factor if len(classic) == 2 else 0.0
     before = 0  # nodes of the sampled search before, 0 if none
@@ -513,7 +514,7 @@ def _sampled_iterations(
                 return True
             spent = int(budget.nodes - nodes)
             growth = spent / before if before else predicted
-            if fit_plies and context.counted_nodes and (growth or not options.fit_within_ply):
+            if fit_plies and context.counted_nodes:
                 extra = context.enumeration_extra
                 if _enumeration_fits(budget, spent, budget.clock() - start, extra) and (
                     not options.fit_within_ply or spent + extra <= spent * growth
@@ -772,6 +773,15 @@ _NEEDS: Final = (
 )
 
 
+def _turned_off(options: SampledOptions, option: str) -> str:
+    """'option=false', and each option on in `options` that needs it, as settings."""
+    off = [option]
+    for dependent, needed, _ in _NEEDS:
+        if needed in off and getattr(options, dependent):
+            off.append(dependent)
+    return " and ".join(f"{name}=false" for name in off)
+
+
 def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     """Raises ValueError if an option of the sampled search is set without `samples`, or a
     count is negative."""
@@ -784,18 +794,17 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     # names every option to turn off with the one that is off.
     for option, needed, why in _NEEDS:
         if getattr(options, option) and not getattr(options, needed):
-            off = [option]
-            for dependent, on, _ in _NEEDS:
-                if on in off and getattr(options, dependent):
-                    off.append(dependent)
-            settings = " and ".join(f"{name}=false" for name in off)
             raise ValueError(
-                f"{option} needs {needed} ({why}): without {needed}, set {settings} too"
+                f"{option} needs {needed} ({why}): without {needed}, set "
+                f"{_turned_off(options, option)} too"
             )
     if options.fit_exact_plies and options.resample:
         # resample averages the searches of a depth; fit_exact_plies searches one again
         # differently, and the sampled search would enter the mean.
-        raise ValueError("fit_exact_plies and resample cannot be combined: choose one")
+        raise ValueError(
+            "fit_exact_plies and resample cannot be combined: set resample=false or "
+            f"{_turned_off(options, 'fit_exact_plies')}"
+        )
     if samples is None:
         given = [name for name, on in dataclasses.asdict(options).items() if on]
         if given:

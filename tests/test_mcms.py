@@ -896,6 +896,9 @@ def test_sampling_options_are_checked():
         make_bot("star2ss(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
         make_bot("star2hs(fit_exact_plies=true,resample=true)", game, 0)
+    with pytest.raises(ValueError, match=r"fit_exact_plies=false and fit_within_ply=false$"):
+        make_bot("star2hs(resample=true)", game, 0)
+    make_bot("star2hs(resample=true,fit_exact_plies=false,fit_within_ply=false)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="capped_trial needs classic_trial"):
         make_bot("star2ss(capped_trial=true)", game, 0)
