@@ -757,12 +757,12 @@ def test_fit_within_ply_enumerates_where_that_costs_less_than_a_ply(algorithm):
 
 
 def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
-    """The hybrid agents' searches: after the classic depths, the first sampled search decides,
-    a sampled ply's growth predicted as the classic search's last growth over the root's
-    enumeration factor. EinStein at width 2 (a die of 6: factor 3, the classic depths grow
-    about 10 to 14 times): the root's die is enumerated after the first sampled depth, as
-    without the option. Ra at width 2 (factor about 11, the classic depths grow about 20
-    times): the root's draws stay sampled, and the search ends two or more plies deeper."""
+    """The hybrid agents' searches with the option: after the classic depths, the first sampled
+    search decides, a sampled ply's growth predicted as the classic search's last growth over
+    the root's enumeration factor. EinStein at width 2 (a die of 6: factor 3, the classic depths
+    grow about 10 to 14 times): the root's die is enumerated after the first sampled depth, as
+    without the option. Ra at width 2 (factor about 11, the classic depths grow about 20 times):
+    the root's draws stay sampled, and the search ends two or more plies deeper."""
 
     def depths(name: str, max_moves: int, nodes: int, index: int, within: bool) -> list[int]:
         game = pyspiel.load_game(name)
@@ -887,7 +887,7 @@ def test_sampling_options_are_checked():
     # is enough.
     for spec, other in (
         ("classic_first=false", "classic_trial=false"),
-        ("exact_plies=0", "fit_exact_plies=false and fit_within_ply=false"),
+        ("exact_plies=0", "fit_exact_plies=false"),
     ):
         with pytest.raises(ValueError, match=f"set {other} too"):
             make_bot(f"star2hs({spec})", game, 0)
@@ -897,13 +897,13 @@ def test_sampling_options_are_checked():
     with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
         make_bot("star2hs(fit_exact_plies=true,resample=true)", game, 0)
     with pytest.raises(ValueError, match=r"fit_exact_plies=false and fit_within_ply=false$"):
-        make_bot("star2hs(resample=true)", game, 0)
-    make_bot("star2hs(resample=true,fit_exact_plies=false,fit_within_ply=false)", game, 0)
+        make_bot("star2hs(resample=true,fit_within_ply=true)", game, 0)
+    make_bot("star2hs(resample=true,fit_exact_plies=false)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
     with pytest.raises(ValueError, match="capped_trial needs classic_trial"):
         make_bot("star2ss(capped_trial=true)", game, 0)
     with pytest.raises(ValueError, match="fit_within_ply needs fit_exact_plies"):
-        make_bot("star2hs(fit_exact_plies=false)", game, 0)
+        make_bot("star2hs(fit_exact_plies=false,fit_within_ply=true)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():

@@ -122,7 +122,7 @@ class Trees:
     classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
     fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
     capped_trial: bool = False  # capped_trial (not the hybrid agents' default)
-    fit_within_ply: bool = False  # the hybrid agents' fit_within_ply (off in the maps before it)
+    fit_within_ply: bool = False  # fit_within_ply (not the hybrid agents' default)
 
     def hybrid(self) -> dict[str, Any]:
         """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
@@ -534,7 +534,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--fit-within-ply",
         action="store_true",
         help="with --fit-exact-plies: enumerate only where that costs at most a ply (no dearer "
-        "than the sampled search a ply deeper; the hybrid agents' default)",
+        "than the sampled search a ply deeper)",
     )
     parser.add_argument(
         "--capped-trial",

@@ -31,8 +31,8 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     stratified, classic_first, classic_trial, fit_exact_plies, capped_trial, fit_within_ply
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
-                right after the root's move enumerated; with classic_first, classic_trial,
-                fit_exact_plies and fit_within_ply, the hybrid agents (exphs, star1hs, star2hs)
+                right after the root's move enumerated; with classic_first, classic_trial and
+                fit_exact_plies, the hybrid agents (exphs, star1hs, star2hs)
     exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
     pliesN      the sampled search enumerates chance nodes within N plies of the root
                 (exact_plies)
@@ -130,7 +130,7 @@ COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token pref
 # The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,
 # nodes of at most the width (exact_up_to) and those after the root's move enumerated. The
 # hybrid agents (hybrid_options in agents/star_minimax.py) are
-# 'classic_first+classic_trial+fit_exact_plies+fit_within_ply+hybrid'.
+# 'classic_first+classic_trial+fit_exact_plies+hybrid'.
 HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (

@@ -84,7 +84,7 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
     # the committed map was searched before the agents had classic_first, classic_trial and
-    # fit_exact_plies and fit_within_ply, and capped_trial is no default of theirs: off
+    # fit_exact_plies, and capped_trial and fit_within_ply are no defaults of theirs: off
     # unless asked
     off = {
         "classic_first": False,
@@ -106,8 +106,8 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     )
     assert agents.hybrid() == {**hybrid_options(3), "capped_trial": True, "fit_within_ply": False}
     assert "hybrid_capped_trial" in agents.describe()
-    defaults = dataclasses.replace(agents, capped_trial=False, fit_within_ply=True)
-    assert defaults.hybrid() == {**hybrid_options(3), "capped_trial": False}
+    within = dataclasses.replace(agents, capped_trial=False, fit_within_ply=True)
+    assert within.hybrid() == {**hybrid_options(3), "capped_trial": False, "fit_within_ply": True}
     assert "hybrid_fit_within_ply" in dataclasses.replace(agents, fit_within_ply=True).describe()
 
 

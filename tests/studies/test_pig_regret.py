@@ -57,7 +57,7 @@ def test_configurations_name_their_factors():
         "exact_up_to": 18,
     }
     # the agents exphs, star1hs, star2hs
-    agents = parse_config("classic_first+classic_trial+fit_exact_plies+fit_within_ply+hybrid")
+    agents = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid")
     assert search_keywords(agents.options, 18) == hybrid_options(18)
     for bad, message in (
         ("width0", "width must be >= 1"),
