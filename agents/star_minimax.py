@@ -497,7 +497,8 @@ def _sampled_iterations(
             context.count_enumeration(fit_plies)
             nodes, start = budget.nodes, budget.clock()
             value, action, values, kinds = context.root_search(state, depth)
-            result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+            spent = int(budget.nodes - nodes)
+            result.iterations.append(Iteration(depth, value, action, spent))
             estimate = value
             if average is not None:
                 average.add(depth, values)
@@ -513,10 +514,9 @@ def _sampled_iterations(
                     result.values_by_depth.append(result.value)
             if forced or not iterative:
                 return True
-            spent = int(budget.nodes - nodes)
-            growth = spent / before if before else predicted
             if fit_plies and context.counted_nodes:
                 extra = context.enumeration_extra
+                growth = spent / before if before else predicted
                 if _enumeration_fits(budget, spent, budget.clock() - start, extra) and (
                     not options.fit_within_ply or spent + extra <= spent * growth
                 ):
