@@ -245,6 +245,7 @@ class StarSearch(OrderedSearch):
         self.path_keys = True  # are path keys needed? (root_search decides; see `path_key`)
         self.horizon_reached = False  # did the current iteration stop anywhere at depth 0?
         self.partial_sample = False  # did the current iteration omit an outcome anywhere?
+        self.drew = False  # did it draw a sample anywhere (else it searched the classic tree)?
         self.evaluations = 0
         self.probes = MoveTable()  # path key -> the action probed and its exact value
         # One ChanceBounds for each level of chance nodes on the current path (`chance_node`).
@@ -291,6 +292,7 @@ class StarSearch(OrderedSearch):
             sample = draw_outcomes(
                 outcomes, samples, mix_key(ckey ^ self.seed), self.budget, self.draw_mode
             )
+            self.drew = True
             if len(sample) < len(outcomes):
                 self.partial_sample = True
         if self.count_plies > 0 and self.counts(depth):

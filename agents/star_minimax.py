@@ -169,6 +169,17 @@ class SampledOptions:
       the sampled one, more than two plies, and Star2HS lost to the paper's Star2SS; on
       EinStein's die (6 outcomes, two drawn) it costs 3 times, within a ply, and is kept.
       Not a default of the hybrid agents: it gave Star2HS 0.9 plies in Ra and no games yet.
+    classic_within_ply: with classic_first, where the chance nodes right after the root's
+      moves have at least MIN_FIT_FACTOR times the outcomes drawn there, a classic depth is
+      searched only where it costs at most one sampled ply: no more than the sampled search
+      one depth deeper, predicted as the sampled search of its depth (measured first, within
+      SAMPLED_SHARE of what is left) times that search's growth over the depth before. A
+      depth predicted past that is not searched, one that runs past it is given up, and
+      sampling takes over at that depth. The classic depths' result is replaced by the first
+      deeper sampled one, so a classic depth that costs several sampled plies buys nothing
+      the move is chosen by: in Ra (a classic fourth depth of about 37,000 nodes against 70
+      for the sampled one, at Star2's width of 2) the classic depths took a fifth to two
+      fifths of the budget.
     """
 
     resample: bool = False
@@ -184,6 +195,7 @@ class SampledOptions:
     fit_exact_plies: bool = False
     capped_trial: bool = False
     fit_within_ply: bool = False
+    classic_within_ply: bool = False
 
 
 @dataclass(kw_only=True)
@@ -274,6 +286,7 @@ def search(
     fit_exact_plies: bool = False,
     capped_trial: bool = False,
     fit_within_ply: bool = False,
+    classic_within_ply: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -303,8 +316,8 @@ def search(
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
         exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies,
-        capped_trial, fit_within_ply: opt-in additions to the sampled search (SampledOptions);
-        refused without `samples`.
+        capped_trial, fit_within_ply, classic_within_ply: opt-in additions to the sampled
+        search (SampledOptions); refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -330,6 +343,7 @@ def search(
         fit_exact_plies,
         capped_trial,
         fit_within_ply,
+        classic_within_ply,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -452,6 +466,7 @@ def _sampled_iterations(
         else 1.0
     )
     many = factor >= MIN_FIT_FACTOR
+    plies: list[float] = []  # sampled plies' growths measured by classic_within_ply
     if options.classic_first and has_budget and iterative:
         try:
             depth, over = _classic_iterations(
@@ -463,12 +478,14 @@ def _sampled_iterations(
                 options.classic_trial,
                 options.capped_trial,
                 options.capped_trial and many,
+                options.classic_within_ply,
+                plies,
             )
         except SearchTimeout:
             return False
         if over:
             return True
-        if options.classic_trial:
+        if options.classic_trial or options.classic_within_ply:
             context.exact_plies = min(context.exact_plies, max(depth - 1, 0))
     # fit_exact_plies: exact_plies' chance nodes are sampled until a search met them, then
     # enumerated from that depth on if the enumeration is predicted to fit.
@@ -476,11 +493,15 @@ def _sampled_iterations(
     if options.fit_exact_plies and context.exact_plies and many:
         fit_plies, context.exact_plies = context.exact_plies, 0
     # fit_within_ply: a sampled ply's growth, the last sampled search's nodes over those of
-    # the one before; before a second, the classic search's last growth over the root's
-    # enumeration factor (a sampled chance node has that many times fewer outcomes); 0 if
-    # neither is known (after a classic phase of two depths or a sampled first depth, never).
+    # the one before; before a second, the last one classic_within_ply measured, else the
+    # classic search's last growth over the root's enumeration factor (a sampled chance node
+    # has that many times fewer outcomes; where a depth is the first with a roll, Can't
+    # Stop's second, that growth is thousands); 0 if none is known (after a classic phase of
+    # two depths or a sampled first depth, never).
     classic = [it.nodes for it in result.iterations[-2:]]
     predicted = classic[1] / max(classic[0], 1) / factor if len(classic) == 2 else 0.0
+    if plies:
+        predicted = plies[-1]
     before = 0  # nodes of the sampled search before, 0 if none
     deeper, again = True, False
     stream = 0  # the n-th search draws from stream n: depth n in plain iterative deepening
@@ -608,6 +629,8 @@ def _classic_iterations(
     trial: bool = False,
     capped: bool = False,
     measured: bool = False,
+    within_ply: bool = False,
+    plies: list[float] | None = None,
 ) -> tuple[int, bool]:
     """Iterative deepening of the classic search while the next depth is predicted to fit
     the budget (`classic_first`): its cost is the last depth's times the growth from the
@@ -615,7 +638,12 @@ def _classic_iterations(
     be predicted yet gets half of what is left, and is given up if it does not finish there;
     with `capped` (`capped_trial`) every depth is such a trial, a predicted one given up past
     TRIAL_SLACK times its prediction, and with `measured` the second gets at most what a
-    sampled search TRIAL_PLIES plies deeper cost (searched first).
+    sampled search TRIAL_PLIES plies deeper cost (searched first). With `within_ply`
+    (`classic_within_ply`) every depth from the second is a trial capped at a sampled ply:
+    the sampled search of its depth, searched first, times that search's growth; a depth
+    predicted past the cap is not searched; each sampled ply's growth measured is appended
+    to `plies`. The measuring ends at a classic depth that cost less than MIN_FIT_FACTOR
+    times the sampled one.
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -626,6 +654,8 @@ def _classic_iterations(
     """
     budget, samples = context.budget, context.samples
     depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
+    sampled = 0.0  # nodes of the sampled search of the last depth (within_ply)
+    measuring = within_ply
     with _widths(context, None):
         while max_depth is None or depth < max_depth:
             predicted = depth >= 2
@@ -644,6 +674,31 @@ def _classic_iterations(
                 # Where max_depth is 2 the second depth is the last: nothing to measure.)
                 deeper = 2 + TRIAL_PLIES if max_depth is None else min(2 + TRIAL_PLIES, max_depth)
                 share = min(0.5, _sampled_share(context, state, samples, deeper))
+            if measuring and depth >= 1:
+                # The sampled search of the next depth, then a sampled ply past it: its growth
+                # over the depth before (at depth 1 a chance node is a leaf, and the classic
+                # first depth is the sampled one). It gets what the classic depth would: where
+                # it draws nothing it is that depth's classic search.
+                limit = 1.0 if share is None else share
+                cost = _sampled_cost(context, state, samples, depth + 1, result, limit)
+                if cost is None:
+                    _note(context, "measured a classic depth's cap; did not finish")
+                    return depth, False
+                if not context.drew:  # it searched the classic tree: that depth is done
+                    depth += 1
+                    costs.append((int(cost[0]), cost[1]))
+                    sampled = cost[0]
+                    if not context.horizon_reached or forced:
+                        return depth, True
+                    continue
+                _note(context, "measured a classic depth's cap (not a result)")
+                ply = cost[0] / max(sampled or costs[-1][0], 1.0)
+                sampled, cap = cost[0], (cost[0] * ply, cost[1] * ply)
+                if plies is not None:
+                    plies.append(ply)
+                if predicted and nodes * growth > cap[0]:
+                    return depth, False  # predicted past a sampled ply: sampling takes over
+                share = min(_share(budget, *cap), 1.0 if share is None else share)
             depth += 1
             nodes, start = budget.nodes, budget.clock()
             limits = budget.narrow(share) if share is not None else None
@@ -660,6 +715,10 @@ def _classic_iterations(
             if limits is not None:
                 budget.widen(limits)
             costs.append((budget.nodes - nodes, budget.clock() - start))
+            if measuring and costs[-1][0] < MIN_FIT_FACTOR * sampled:
+                # Sampling saves too little here for its measurement to pay (Pig's 21 rolls
+                # at a width of 18): the classic search deepens as without the option.
+                measuring = False
             if not horizon_reached or forced:
                 return depth, True
         return depth, True
@@ -667,24 +726,51 @@ def _classic_iterations(
 
 def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth: int) -> float:
     """The share of the budget left that a sampled search of `depth` takes, in nodes or time
-    (the larger), searched as the sampled depths after a classic first depth are (nothing
-    enumerated for being near the root); the trial's half where that search does not finish
-    within SAMPLED_SHARE of it."""
+    (the larger), measured by `_sampled_cost`; the trial's half where that search does not
+    finish within SAMPLED_SHARE of it."""
+    cost = _sampled_cost(context, state, samples, depth)
+    if cost is None:
+        _note(context, "measured the cap of the classic second depth; did not finish")
+        return 0.5
+    _note(context, "measured the cap of the classic second depth (not a result)")
+    return _share(context.budget, *cost)
+
+
+def _sampled_cost(
+    context: StarSearch,
+    state: Core,
+    samples: int | None,
+    depth: int,
+    result: StarResult | None = None,
+    share: float = SAMPLED_SHARE,
+) -> tuple[float, float] | None:
+    """The nodes and seconds of a sampled search of `depth`, searched as the sampled depths
+    after a classic first depth are (nothing enumerated for being near the root), within
+    `share` of the budget left; None where it does not finish there. Where it drew no
+    sample (`context.drew` false) it searched the classic tree: given `result`, it is stored
+    there as the classic search of `depth`.
+
+    Raises:
+      SearchTimeout: if the whole budget is spent.
+    """
     budget = context.budget
-    limits = budget.narrow(SAMPLED_SHARE)
+    limits = budget.narrow(share)
     nodes, start = budget.nodes, budget.clock()
+    context.horizon_reached = context.drew = False
+    context.probes.clear()
     try:
         with _widths(context, samples, exact_plies=0):
-            context.root_search(state, depth)
+            value, action, values, kinds = context.root_search(state, depth)
     except SearchTimeout:
         budget.widen(limits)
         if budget.spent():
             raise
-        _note(context, "measured the cap of the classic second depth; did not finish")
-        return 0.5
+        return None
     budget.widen(limits)
-    _note(context, "measured the cap of the classic second depth (not a result)")
-    return _share(budget, float(budget.nodes - nodes), budget.clock() - start)
+    if result is not None and not context.drew:
+        _store(result, depth, value, action, values, kinds)
+        result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+    return float(budget.nodes - nodes), budget.clock() - start
 
 
 @contextmanager
@@ -765,22 +851,25 @@ def check_search_params(
     return limits
 
 
-# (option, the option it needs, what for), each after the one it needs.
-_NEEDS: Final = (
+# (option, the option it needs, what for), each after the one it needs (the studies name
+# their flags by it too).
+OPTION_NEEDS: Final = (
     ("classic_trial", "classic_first", "it changes how that deepens"),
     ("fit_exact_plies", "exact_plies", "the chance nodes it decides on"),
     ("capped_trial", "classic_trial", "the trial it caps"),
     ("fit_within_ply", "fit_exact_plies", "the enumeration it prices"),
+    ("classic_within_ply", "classic_first", "the classic depths it prices"),
 )
 
 
-def _turned_off(options: SampledOptions, option: str) -> str:
-    """'option=false', and each option on in `options` that needs it, as settings."""
+def _turned_off(options: SampledOptions, option: str, itself: bool = True) -> str:
+    """'option=false' (unless not `itself`), and each option on in `options` that needs it,
+    directly or through another, as settings."""
     off = [option]
-    for dependent, needed, _ in _NEEDS:
+    for dependent, needed, _ in OPTION_NEEDS:
         if needed in off and getattr(options, dependent):
             off.append(dependent)
-    return " and ".join(f"{name}=false" for name in off)
+    return " and ".join(f"{name}=false" for name in off[0 if itself else 1 :])
 
 
 def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
@@ -793,11 +882,11 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
         raise ValueError("systematic and stratified are two ways to draw: choose one")
     # The options that need another are on by default in the hybrid agents, so the message
     # names every option to turn off with the one that is off.
-    for option, needed, why in _NEEDS:
+    for option, needed, why in OPTION_NEEDS:
         if getattr(options, option) and not getattr(options, needed):
             raise ValueError(
                 f"{option} needs {needed} ({why}): without {needed}, set "
-                f"{_turned_off(options, option)} too"
+                f"{_turned_off(options, needed, itself=False)} too"
             )
     if options.fit_exact_plies and options.resample:
         # resample averages the searches of a depth; fit_exact_plies searches one again
@@ -893,6 +982,11 @@ _SAMPLED = {
         False,
         "with fit_exact_plies: enumerate only where that costs at most a ply (no dearer than "
         "the sampled search a ply deeper, predicted from the growth of the depths before)",
+    ),
+    "classic_within_ply": Param(
+        False,
+        "with classic_first: search a classic depth only where it costs at most a ply (no "
+        "dearer than the sampled search a depth deeper, measured and predicted first)",
     ),
 }
 

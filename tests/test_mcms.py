@@ -783,6 +783,63 @@ def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
         assert ra[-1] >= without[-1] + 2
 
 
+def _hybrid_steps(game, state, algorithm, width, max_nodes, **options):
+    """The iterations ((depth, nodes) pairs), nodes and root values of the hybrid's search
+    (its defaults at `width`, and `options`) under a node budget."""
+    found = search(
+        search_state(state), game, algorithm, samples=width, seed=1, max_nodes=max_nodes,
+        **{**hybrid_options(width), **options},
+    )  # fmt: skip
+    return [(it.depth, it.nodes) for it in found.iterations], found.nodes, found.action_values
+
+
+def test_classic_within_ply_samples_where_a_classic_depth_costs_plies():
+    """Can't Stop with ordered dice: the classic third depth, where the first roll enters the
+    tree, costs 15,000 nodes or the whole budget, the sampled one 160 to 250 (a sampled ply
+    about 2 to 40 times). With `classic_within_ply` the third depth is sampled, and where the
+    classic one took the budget the search ends 4 plies deeper."""
+    for decision, deeper in ((1, 0), (3, 4), (7, 4), (10, 0)):
+        game, state = ordered_cant_stop_decision(decision)
+        options = {"fit_within_ply": True}
+        before = _hybrid_steps(game, state, "star2", 15, 400_000, **options)[0]
+        within = _hybrid_steps(
+            game, state, "star2", 15, 400_000, classic_within_ply=True, **options
+        )[0]
+        assert within[:2] == before[:2]  # the first depths cost what the sampled ones do
+        assert len(before) == 2 or before[2][1] > 10_000
+        assert within[2][0] == 3 and within[2][1] < 1_000
+        assert within[-1][0] == before[-1][0] + deeper
+
+
+def test_classic_within_ply_searches_ras_later_depths_sampled():
+    """Ra at width 2: the classic third and fourth depths cost about 1,700 and 37,000 nodes,
+    the sampled ones 27 and 80; with the option they are sampled, the first two searched
+    as before."""
+    game = pyspiel.load_game("python_ra")
+    for state in _contested_positions(game, 4, seed=1, max_moves=30)[::3]:
+        before, _, _ = _hybrid_steps(game, state, "star2", 2, 150_000, fit_within_ply=True)
+        within, _, _ = _hybrid_steps(
+            game, state, "star2", 2, 150_000, fit_within_ply=True, classic_within_ply=True
+        )
+        assert within[:2] == before[:2]
+        assert before[2][1] > 1_000 and before[3][1] > 30_000
+        assert within[2][1] < 100 and within[3][1] < 200
+        assert within[-1][0] >= before[-1][0]
+
+
+@pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
+@pytest.mark.parametrize("width", [18, 25])
+def test_classic_within_ply_keeps_the_classic_depths_where_sampling_saves_little(algorithm, width):
+    """Two-dice Pig (21 rolls): at width 18 the sampled second depth costs nearly the classic
+    one, and the measuring ends there; at 25 nothing is drawn, and the measuring search is
+    the classic depth. Either way the search is the one without the option, node for node."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+    plain = _hybrid_steps(game, state, algorithm, width, 300_000)
+    within = _hybrid_steps(game, state, algorithm, width, 300_000, classic_within_ply=True)
+    assert within == plain and [depth for depth, _ in plain[0]] == [1, 2, 3, 4]
+
+
 def test_fit_exact_plies_acts_under_a_budget_only():
     """With max_depth alone there is no budget to fit: exact_plies' nodes are enumerated as
     without the option, search for search."""
@@ -904,6 +961,10 @@ def test_sampling_options_are_checked():
         make_bot("star2ss(capped_trial=true)", game, 0)
     with pytest.raises(ValueError, match="fit_within_ply needs fit_exact_plies"):
         make_bot("star2hs(fit_exact_plies=false,fit_within_ply=true)", game, 0)
+    with pytest.raises(ValueError, match="classic_within_ply needs classic_first"):
+        make_bot("star2ss(classic_within_ply=true)", game, 0)
+    with pytest.raises(ValueError, match=r"classic_trial=false and classic_within_ply=false"):
+        make_bot("star2hs(classic_first=false,classic_within_ply=true)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():

@@ -10,9 +10,9 @@ nodes of at most c outcomes and those right after the root's move enumerated:
 `--classic-trial` their trial of the first classic depths within half the budget, sampling
 beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and
 `--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
-budget, `--fit-within-ply` only where that costs at most a ply, and `--capped-trial` their
-classic depths given up past a cap; all off by default as the committed map was searched
-before the agents had them)
+budget, `--fit-within-ply` only where that costs at most a ply, `--capped-trial` their
+classic depths given up past a cap, and `--classic-within-ply` those that cost more than a
+sampled ply; all off by default as the committed map was searched before the agents had them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -56,7 +56,12 @@ from typing import Any
 import pyspiel
 
 from chancespiel.agents.search_common import MAX_SAMPLES
-from chancespiel.agents.star_minimax import MIN_HYBRID_SAMPLES, hybrid_options, search
+from chancespiel.agents.star_minimax import (
+    MIN_HYBRID_SAMPLES,
+    OPTION_NEEDS,
+    hybrid_options,
+    search,
+)
 from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
@@ -103,6 +108,26 @@ COLORS = {name: f"C{i}" for i, name in enumerate(ALGORITHMS)}
 DEFAULT_OUTCOMES = (2, 4, 8, 16, 32, 64)
 DEFAULT_BUDGETS = (100, 300, 1000, 3000, 10000, 30000, 100000)
 SEED_STRIDE = 1_000_003  # tree seeds of --seed s: a sequence of its own for each s
+# The hybrid agents' options a run turns on by a flag of the same name (--classic-first, ...),
+# each off unless given (the committed map was searched before the agents had them); the
+# order of the `options` column.
+SWITCHES = {
+    "classic_first": "the hybrid searches deepen classically while the next depth fits the "
+    "budget (the hybrid agents' default)",
+    "classic_trial": "with --classic-first: the first classic depths are tried within half the "
+    "budget left, and --exact-plies counts only below the classic depth (the hybrid agents' "
+    "default)",
+    "fit_exact_plies": "the hybrid searches enumerate the chance nodes of --exact-plies only "
+    "where that is predicted to fit the budget, sampling them first (the hybrid agents' "
+    "default)",
+    "capped_trial": "with --classic-trial: a classic depth is given up past its cap (the "
+    "second: what the sampled search two plies deeper costs; later ones: four times their "
+    "prediction)",
+    "fit_within_ply": "with --fit-exact-plies: enumerate only where that costs at most a ply "
+    "(no dearer than the sampled search a ply deeper)",
+    "classic_within_ply": "with --classic-first: a classic depth only where it costs at most a "
+    "ply (no dearer than the sampled search a depth deeper)",
+}
 
 
 @dataclass(frozen=True)
@@ -118,21 +143,13 @@ class Trees:
     budgets: tuple[int, ...]
     seed: int  # of the samples
     exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
-    classic_first: bool = False  # the hybrid agents' classic_first (off in the first map)
-    classic_trial: bool = False  # the hybrid agents' classic_trial (likewise)
-    fit_exact_plies: bool = False  # the hybrid agents' fit_exact_plies (likewise)
-    capped_trial: bool = False  # capped_trial (not the hybrid agents' default)
-    fit_within_ply: bool = False  # fit_within_ply (not the hybrid agents' default)
+    switches: frozenset[str] = frozenset()  # the SWITCHES on (all off in the first map)
 
     def hybrid(self) -> dict[str, Any]:
-        """The keywords of the hybrid searches (`hybrid_options`, exact_plies, classic_first,
-        classic_trial, fit_exact_plies, capped_trial and fit_within_ply as given)."""
+        """The keywords of the hybrid searches (`hybrid_options`, exact_plies and every
+        switch of SWITCHES as given)."""
         options = hybrid_options(self.width)
-        options["classic_first"] = self.classic_first
-        options["classic_trial"] = self.classic_trial
-        options["fit_exact_plies"] = self.fit_exact_plies
-        options["capped_trial"] = self.capped_trial
-        options["fit_within_ply"] = self.fit_within_ply
+        options.update((name, name in self.switches) for name in SWITCHES)
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options
@@ -150,11 +167,7 @@ class Trees:
             f"depth={self.depth};branching={self.branching};chance_prob={self.chance_prob:g};"
             f"width={self.width};prune_min_depth={self.prune_min_depth}"
             + ("" if self.exact_plies is None else f";hybrid_exact_plies={self.exact_plies}")
-            + (";hybrid_classic_first" if self.classic_first else "")
-            + (";hybrid_classic_trial" if self.classic_trial else "")
-            + (";hybrid_fit_exact_plies" if self.fit_exact_plies else "")
-            + (";hybrid_capped_trial" if self.capped_trial else "")
-            + (";hybrid_fit_within_ply" if self.fit_within_ply else "")
+            + "".join(f";hybrid_{name}" for name in SWITCHES if name in self.switches)
         )
 
 
@@ -511,42 +524,17 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the hybrid searches enumerate chance nodes within this many plies of the root "
         "(default: the hybrid's own, 1)",
     )
-    parser.add_argument(
-        "--classic-first",
-        action="store_true",
-        help="the hybrid searches deepen classically while the next depth fits the budget "
-        "(the hybrid agents' default; off: as the committed map was searched)",
-    )
-    parser.add_argument(
-        "--classic-trial",
-        action="store_true",
-        help="with --classic-first: the first classic depths are tried within half the budget "
-        "left, and --exact-plies counts only below the classic depth (the hybrid agents' "
-        "default)",
-    )
-    parser.add_argument(
-        "--fit-exact-plies",
-        action="store_true",
-        help="the hybrid searches enumerate the chance nodes of --exact-plies only where that "
-        "is predicted to fit the budget, sampling them first (the hybrid agents' default)",
-    )
-    parser.add_argument(
-        "--fit-within-ply",
-        action="store_true",
-        help="with --fit-exact-plies: enumerate only where that costs at most a ply (no dearer "
-        "than the sampled search a ply deeper)",
-    )
-    parser.add_argument(
-        "--capped-trial",
-        action="store_true",
-        help="with --classic-trial: a classic depth is given up past its cap (the second: "
-        "what the sampled search two plies deeper costs; later ones: four times their "
-        "prediction)",
-    )
+    for name, text in SWITCHES.items():
+        parser.add_argument(_flag(name), dest=name, action="store_true", help=text)
     add_run_arguments(parser, DEFAULT_BUDGETS, "chance_tree_regret")
 
 
 OUTPUTS = ("regret.csv", "README.md", "regret.png")
+
+
+def _flag(option: str) -> str:
+    """The flag of an option of the hybrid: classic_first -> --classic-first."""
+    return "--" + option.replace("_", "-")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -566,27 +554,14 @@ def _run(args: argparse.Namespace) -> None:
     }
     if args.exact_plies is not None:  # (runs made without the option keep their settings)
         settings["exact_plies"] = args.exact_plies
-    if args.classic_trial and not args.classic_first:
-        raise UsageError("--classic-trial needs --classic-first (it follows its depth)")
-    if args.classic_first:
-        settings["classic_first"] = True
-    if args.classic_trial:
-        settings["classic_trial"] = True
-    if args.fit_exact_plies:
-        if args.exact_plies == 0:
-            raise UsageError("--fit-exact-plies needs --exact-plies above 0 (the nodes it fits)")
-        settings["fit_exact_plies"] = True
-    if args.fit_within_ply:
-        if not args.fit_exact_plies:
-            raise UsageError("--fit-within-ply needs --fit-exact-plies (the enumeration it prices)")
-        settings["fit_within_ply"] = True
-    if args.capped_trial:
-        if not args.classic_trial:
-            raise UsageError("--capped-trial needs --classic-trial (the trial it caps)")
-        settings["capped_trial"] = True
+    switches = frozenset(name for name in SWITCHES if getattr(args, name))
+    on = {**{name: name in switches for name in SWITCHES}, "exact_plies": args.exact_plies != 0}
+    for option, needed, why in OPTION_NEEDS:  # (--exact-plies unset: the hybrid's 1)
+        if on.get(option) and not on[needed]:
+            raise UsageError(f"{_flag(option)} needs {_flag(needed)} ({why})")
+    settings.update((name, True) for name in SWITCHES if name in switches)
     hint = "--positions, --budgets, --seed, --depth, --branching, --chance-prob, --width and "
-    hint += "--prune-min-depth, --exact-plies, --classic-first, --classic-trial, "
-    hint += "--fit-exact-plies, --fit-within-ply, --capped-trial"
+    hint += ", ".join(["--prune-min-depth", "--exact-plies", *map(_flag, SWITCHES)])
     out = run_directory(args.out, "chance_tree_regret", settings, hint, OUTPUTS, ("positions.csv",))
     seeds = _seeds(out, args.positions, args.seed, args.depth, args.branching)
     trees = Trees(
@@ -599,11 +574,7 @@ def _run(args: argparse.Namespace) -> None:
         budgets,
         args.seed,
         args.exact_plies,
-        args.classic_first,
-        args.classic_trial,
-        args.fit_exact_plies,
-        args.capped_trial,
-        args.fit_within_ply,
+        switches,
     )
     raw = out / "raw.jsonl"
     complete = True

@@ -28,7 +28,8 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     oracleS     a laboratory heuristic: the solver's own value plus Gaussian noise of standard
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic,
-    stratified, classic_first, classic_trial, fit_exact_plies, capped_trial, fit_within_ply
+    stratified, classic_first, classic_trial, fit_exact_plies, capped_trial, fit_within_ply,
+    classic_within_ply
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
                 right after the root's move enumerated; with classic_first, classic_trial and
@@ -125,6 +126,7 @@ SAMPLED_OPTIONS = (
     "fit_exact_plies",
     "capped_trial",
     "fit_within_ply",
+    "classic_within_ply",
 )
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 # The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,

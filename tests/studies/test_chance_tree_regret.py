@@ -20,6 +20,7 @@ from chancespiel.studies import chance_tree_regret
 from chancespiel.studies.chance_tree_regret import (
     ALGORITHMS,
     CLASSIC,
+    SWITCHES,
     Trees,
     goal_table,
     search_tree,
@@ -84,15 +85,8 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
     # the committed map was searched before the agents had classic_first, classic_trial and
-    # fit_exact_plies, and capped_trial and fit_within_ply are no defaults of theirs: off
-    # unless asked
-    off = {
-        "classic_first": False,
-        "classic_trial": False,
-        "fit_exact_plies": False,
-        "capped_trial": False,
-        "fit_within_ply": False,
-    }
+    # fit_exact_plies, and the other switches are no defaults of theirs: off unless asked
+    off = dict.fromkeys(SWITCHES, False)
     assert trees.hybrid() == {**hybrid_options(3), **off}
     assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
     assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
@@ -102,13 +96,15 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     }
     assert "hybrid_exact_plies=0" in dataclasses.replace(trees, exact_plies=0).describe()
     agents = dataclasses.replace(
-        trees, classic_first=True, classic_trial=True, fit_exact_plies=True, capped_trial=True
+        trees, switches=frozenset({"classic_first", "classic_trial", "fit_exact_plies"})
     )
-    assert agents.hybrid() == {**hybrid_options(3), "capped_trial": True, "fit_within_ply": False}
-    assert "hybrid_capped_trial" in agents.describe()
-    within = dataclasses.replace(agents, capped_trial=False, fit_within_ply=True)
-    assert within.hybrid() == {**hybrid_options(3), "capped_trial": False, "fit_within_ply": True}
-    assert "hybrid_fit_within_ply" in dataclasses.replace(agents, fit_within_ply=True).describe()
+    assert agents.hybrid() == {**off, **hybrid_options(3)}
+    both = dataclasses.replace(agents, switches=agents.switches | {"capped_trial"})
+    assert both.hybrid() == {**off, **hybrid_options(3), "capped_trial": True}
+    # the options column names the switches on, in one order (that of the committed runs)
+    assert both.describe().endswith(
+        ";hybrid_classic_first;hybrid_classic_trial;hybrid_fit_exact_plies;hybrid_capped_trial"
+    )
 
 
 def _row(config, position, algorithm, regret, budget=10):
@@ -200,6 +196,7 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
         (["--fit-exact-plies", "--exact-plies", "0"], "--fit-exact-plies needs --exact-plies"),
         (["--classic-first", "--capped-trial"], "--capped-trial needs --classic-trial"),
         (["--fit-within-ply"], "--fit-within-ply needs --fit-exact-plies"),
+        (["--classic-within-ply"], "--classic-within-ply needs --classic-first"),
         (["--budgets", "100,100"], "distinct"),
         (["--positions", "0"], "--positions"),
         (["--summarise-only"], "has no raw.jsonl"),

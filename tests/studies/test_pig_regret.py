@@ -68,6 +68,7 @@ def test_configurations_name_their_factors():
         ("fast", "unknown configuration token"),
         ("capped_trial", "capped_trial needs classic_trial"),
         ("fit_within_ply", "fit_within_ply needs fit_exact_plies"),
+        ("classic_within_ply", "classic_within_ply needs classic_first"),
         ("classic_trial+hybrid", "classic_trial needs classic_first"),
     ):
         with pytest.raises(ValueError, match=message):
