@@ -162,20 +162,23 @@ class SampledOptions:
     fit_within_ply: with fit_exact_plies, the enumeration is chosen only where it costs at
       most one ply: the search with those nodes enumerated no dearer than the sampled search
       one ply deeper is predicted to be. A sampled ply's growth is the last sampled search's
-      nodes over the one before; for the first after the classic depths, the classic
-      search's last growth over the root's enumeration factor (a sampled chance node has that
-      many times fewer outcomes); where neither is known they stay sampled. In Ra
+      nodes over the one before; for the first after the classic depths, the last sampled
+      ply `classic_within_ply` measured, else the classic search's last growth over the
+      root's enumeration factor (a sampled chance node has that many times fewer outcomes);
+      where none is known they stay sampled. In Ra
       (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11 times
       the sampled one, more than two plies, and Star2HS lost to the paper's Star2SS; on
       EinStein's die (6 outcomes, two drawn) it costs 3 times, within a ply, and is kept.
       Not a default of the hybrid agents: it gave Star2HS 0.9 plies in Ra and no games yet.
-    classic_within_ply: with classic_first, where the chance nodes right after the root's
-      moves have at least MIN_FIT_FACTOR times the outcomes drawn there, a classic depth is
-      searched only where it costs at most one sampled ply: no more than the sampled search
-      one depth deeper, predicted as the sampled search of its depth (measured first, within
-      SAMPLED_SHARE of what is left) times that search's growth over the depth before. A
-      depth predicted past that is not searched, one that runs past it is given up, and
-      sampling takes over at that depth. The classic depths' result is replaced by the first
+    classic_within_ply: with classic_first, a classic depth from the second on is searched
+      only where it costs at most one sampled ply: no more than the sampled search
+      one depth deeper, predicted as the sampled search of its depth (searched first, within
+      what the classic depth may spend; where it draws nothing it is the classic depth)
+      times that search's growth over the depth before. A depth predicted past that is not
+      searched, one that runs past it is given up, and sampling takes over at that depth;
+      the measuring ends at a classic depth that costs less than MIN_FIT_FACTOR times the
+      sampled one (Pig's 21 rolls at the paper's widths: the searches are those without the
+      option). The classic depths' result is replaced by the first
       deeper sampled one, so a classic depth that costs several sampled plies buys nothing
       the move is chosen by: in Ra (a classic fourth depth of about 37,000 nodes against 70
       for the sampled one, at Star2's width of 2) the classic depths took a fifth to two
