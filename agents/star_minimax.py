@@ -1054,7 +1054,7 @@ _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 # The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
 # those right after the root's move enumerated (where the classic search completed a depth
 # beyond them, and the enumeration is predicted to fit the budget), systematic draws
-# elsewhere, and the classic search for every depth it can afford (docs/agents.md gives the
+# elsewhere, and the classic search for every depth it can afford (docs/sampled.md gives the
 # measurements behind each).
 HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
@@ -1075,7 +1075,7 @@ HYBRID = {
 # The hybrid's narrowest width. At one outcome a sampled chance node is a single roll and a
 # sampled tree a game with its dice known: in EinStein, Star1HS at one outcome went 3.6 plies
 # past the classic search on such trees and lost to Star1 (33.5%); at two it was level
-# (docs/agents.md, "Which search to use: sampled or classic").
+# (docs/sampled.md, "At 200 ms a move").
 MIN_HYBRID_SAMPLES: Final = 2
 
 
