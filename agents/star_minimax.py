@@ -93,6 +93,7 @@ from chancespiel.agents.star_core import (
     LOWER,
     TABLES,
     UPPER,
+    RootValues,
     StarSearch,
 )
 from chancespiel.games.core import CHANCE, Core, Heuristic, Ordering
@@ -420,10 +421,15 @@ def _classic_depth(context: StarSearch, state: Core, depth: int, result: StarRes
     context.horizon_reached = False
     context.probes.clear()
     nodes = context.budget.nodes
-    value, action, values, kinds = context.root_search(state, depth)
-    _store(result, depth, value, action, values, kinds)
-    result.iterations.append(Iteration(depth, value, action, context.budget.nodes - nodes))
+    _keep(result, depth, context.root_search(state, depth), context.budget.nodes - nodes)
     return context.horizon_reached
+
+
+def _keep(result: StarResult, depth: int, found: RootValues, nodes: int) -> None:
+    """A search of `depth` that found `found` in `nodes` made the result (and an iteration)."""
+    value, action, values, kinds = found
+    _store(result, depth, value, action, values, kinds)
+    result.iterations.append(Iteration(depth, value, action, nodes))
 
 
 def _store(
@@ -766,7 +772,7 @@ def _sampled_cost(
     context.probes.clear()
     try:
         with _widths(context, samples, exact_plies=0):
-            value, action, values, kinds = context.root_search(state, depth)
+            found = context.root_search(state, depth)
     except SearchTimeout:
         budget.widen(limits)
         if budget.spent():
@@ -774,8 +780,7 @@ def _sampled_cost(
         return None
     budget.widen(limits)
     if result is not None and not context.drew:
-        _store(result, depth, value, action, values, kinds)
-        result.iterations.append(Iteration(depth, value, action, budget.nodes - nodes))
+        _keep(result, depth, found, budget.nodes - nodes)
     return float(budget.nodes - nodes), budget.clock() - start
 
 
@@ -821,11 +826,10 @@ def _solve(context: StarSearch, state: Core, depth: int, result: StarResult) -> 
     context.probes.clear()
     nodes = context.budget.nodes
     with _widths(context, None):
-        value, action, values, kinds = context.root_search(state, depth)
+        found = context.root_search(state, depth)
     if context.horizon_reached:
         return False
-    _store(result, depth, value, action, values, kinds)
-    result.iterations.append(Iteration(depth, value, action, context.budget.nodes - nodes))
+    _keep(result, depth, found, context.budget.nodes - nodes)
     result.solved = True
     return True
 

@@ -949,22 +949,25 @@ def test_sampling_options_are_checked():
         with pytest.raises(ValueError, match=f"set {other} too"):
             make_bot(f"star2hs({spec})", game, 0)
         make_bot(f"star2hs({spec},{other.replace(' and ', ',')})", game, 0)
-    with pytest.raises(ValueError, match="fit_exact_plies needs exact_plies"):
-        make_bot("star2ss(fit_exact_plies=true)", game, 0)
-    with pytest.raises(ValueError, match="fit_exact_plies and resample cannot be combined"):
-        make_bot("star2hs(fit_exact_plies=true,resample=true)", game, 0)
-    with pytest.raises(ValueError, match=r"fit_exact_plies=false and fit_within_ply=false$"):
-        make_bot("star2hs(resample=true,fit_within_ply=true)", game, 0)
+    for spec, message in (
+        ("star2ss(fit_exact_plies=true)", "fit_exact_plies needs exact_plies"),
+        ("star2hs(fit_exact_plies=true,resample=true)", "fit_exact_plies and resample cannot"),
+        (
+            "star2hs(resample=true,fit_within_ply=true)",
+            r"fit_exact_plies=false and fit_within_ply=false$",
+        ),
+        ("star2ss(capped_trial=true)", "capped_trial needs classic_trial"),
+        ("star2hs(fit_exact_plies=false,fit_within_ply=true)", "fit_within_ply needs fit_exact"),
+        ("star2ss(classic_within_ply=true)", "classic_within_ply needs classic_first"),
+        (
+            "star2hs(classic_first=false,classic_within_ply=true)",
+            r"classic_trial=false and classic_within_ply=false",
+        ),
+    ):
+        with pytest.raises(ValueError, match=message):
+            make_bot(spec, game, 0)
     make_bot("star2hs(resample=true,fit_exact_plies=false)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
-    with pytest.raises(ValueError, match="capped_trial needs classic_trial"):
-        make_bot("star2ss(capped_trial=true)", game, 0)
-    with pytest.raises(ValueError, match="fit_within_ply needs fit_exact_plies"):
-        make_bot("star2hs(fit_exact_plies=false,fit_within_ply=true)", game, 0)
-    with pytest.raises(ValueError, match="classic_within_ply needs classic_first"):
-        make_bot("star2ss(classic_within_ply=true)", game, 0)
-    with pytest.raises(ValueError, match=r"classic_trial=false and classic_within_ply=false"):
-        make_bot("star2hs(classic_first=false,classic_within_ply=true)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
