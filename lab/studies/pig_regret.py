@@ -33,7 +33,8 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
                 right after the root's move enumerated; with classic_first, classic_trial and
-                fit_exact_plies, the hybrid agents (exphs, star1hs, star2hs)
+                fit_exact_plies, the hybrid agents (exphs, star1hs, star2hs); with stratified,
+                stratified draws instead of systematic ones
     exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
     pliesN      the sampled search enumerates chance nodes within N plies of the root
                 (exact_plies)
@@ -217,6 +218,8 @@ def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
             keywords.update(HYBRID_TOKEN, exact_up_to=width)
         elif token != "shared_samples":
             keywords[token] = True
+    if keywords.get("stratified"):  # the hybrid's draws, stratified (one way to draw a node)
+        keywords.pop("systematic", None)
     return keywords
 
 

@@ -59,6 +59,12 @@ def test_configurations_name_their_factors():
     # the agents exphs, star1hs, star2hs
     agents = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid")
     assert search_keywords(agents.options, 18) == hybrid_options(18)
+    # the same with stratified draws, which the agents take as systematic=false,stratified=true
+    stratified = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid+stratified")
+    assert search_keywords(stratified.options, 18) == {
+        **{key: value for key, value in hybrid_options(18).items() if key != "systematic"},
+        "stratified": True,
+    }
     for bad, message in (
         ("width0", "width must be >= 1"),
         ("pliesx", "unknown configuration token"),
