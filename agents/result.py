@@ -16,13 +16,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Iteration:
-    """One completed search of iterative deepening: its depth, root value and best action, and
-    the nodes it visited."""
+    """One completed search of iterative deepening: its depth, root value and best action, the
+    nodes it visited, and whether it drew a sample anywhere (a sampled search; False for one
+    that searched every outcome, as a classic search does)."""
 
     depth: int
     value: float
     action: int
     nodes: int
+    sampled: bool = False
 
 
 @dataclass(kw_only=True)

@@ -525,13 +525,13 @@ def _sampled_iterations(
             again = False
             stream += 1
             context.seed = signed64(mix64((base_seed + stream * 0x9E3779B97F4A7C15) & MASK64))
-            context.horizon_reached = context.partial_sample = False
+            context.horizon_reached = context.partial_sample = context.drew = False
             context.probes.clear()
             context.count_enumeration(fit_plies)
             nodes, start = budget.nodes, budget.clock()
             value, action, values, kinds = context.root_search(state, depth)
             spent = int(budget.nodes - nodes)
-            result.iterations.append(Iteration(depth, value, action, spent))
+            result.iterations.append(Iteration(depth, value, action, spent, context.drew))
             estimate = value
             if average is not None:
                 average.add(depth, values)

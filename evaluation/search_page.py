@@ -282,13 +282,14 @@ def _iterations_table(result: SearchResult, state: pyspiel.State, player: int) -
     if not result.iterations:
         return ""
     rows = "".join(
-        f"<tr><td>{it.depth}</td><td>{escape(state.action_to_string(player, it.action))}</td>"
+        f"<tr><td>{it.depth}</td><td>{'sampled' if it.sampled else 'every outcome'}</td>"
+        f"<td>{escape(state.action_to_string(player, it.action))}</td>"
         f'<td class="num">{_value(it.value)}</td><td class="num">{it.nodes}</td></tr>'
         for it in result.iterations
     )
     return (
-        '<table class="iterations"><tr><th>depth</th><th>best action</th><th>value</th>'
-        f"<th>nodes</th></tr>{rows}</table>"
+        '<table class="iterations"><tr><th>depth</th><th>chance nodes</th><th>best action</th>'
+        f"<th>value</th><th>nodes</th></tr>{rows}</table>"
     )
 
 

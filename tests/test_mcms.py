@@ -784,13 +784,36 @@ def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
 
 
 def _hybrid_steps(game, state, algorithm, width, max_nodes, **options):
-    """The iterations ((depth, nodes) pairs), nodes and root values of the hybrid's search
-    (its defaults at `width`, and `options`) under a node budget."""
+    """The iterations ((depth, nodes, sampled) triples), nodes and root values of the hybrid's
+    search (its defaults at `width`, and `options`) under a node budget."""
     found = search(
         search_state(state), game, algorithm, samples=width, seed=1, max_nodes=max_nodes,
         **{**hybrid_options(width), **options},
     )  # fmt: skip
-    return [(it.depth, it.nodes) for it in found.iterations], found.nodes, found.action_values
+    steps = [(it.depth, it.nodes, it.sampled) for it in found.iterations]
+    return steps, found.nodes, found.action_values
+
+
+def test_an_iteration_says_whether_it_sampled():
+    """Classic search never draws; the paper's sampled search draws from the second depth (at
+    the first, the chance nodes are leaves); a node of at most `exact_up_to` outcomes is
+    enumerated; the hybrid samples after its classic depths."""
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
+
+    def sampled(algorithm, samples=None, **options):
+        found = search(
+            search_state(state), game, algorithm, samples=samples, seed=1, max_depth=4,
+            **options,
+        )  # fmt: skip
+        return [it.sampled for it in found.iterations]
+
+    assert sampled("star2") == [False] * 4
+    assert sampled("star2", 18) == [False, True, True, True]
+    assert sampled("star2", 18, exact_up_to=21) == [False] * 4  # the 21 rolls enumerated
+    ordered, decision = ordered_cant_stop_decision(1)
+    steps = _hybrid_steps(ordered, decision, "star2", 15, 400_000)[0]
+    assert [step[2] for step in steps] == [False] * 3 + [True] * 3  # three classic depths
 
 
 def test_classic_within_ply_samples_where_a_classic_depth_costs_plies():
@@ -806,8 +829,8 @@ def test_classic_within_ply_samples_where_a_classic_depth_costs_plies():
             game, state, "star2", 15, 400_000, classic_within_ply=True, **options
         )[0]
         assert within[:2] == before[:2]  # the first depths cost what the sampled ones do
-        assert len(before) == 2 or before[2][1] > 10_000
-        assert within[2][0] == 3 and within[2][1] < 1_000
+        assert len(before) == 2 or (before[2][1] > 10_000 and not before[2][2])
+        assert within[2] == (3, within[2][1], True) and within[2][1] < 1_000
         assert within[-1][0] == before[-1][0] + deeper
 
 
@@ -821,9 +844,10 @@ def test_classic_within_ply_searches_ras_later_depths_sampled():
         within, _, _ = _hybrid_steps(
             game, state, "star2", 2, 150_000, fit_within_ply=True, classic_within_ply=True
         )
-        assert within[:2] == before[:2]
+        assert within[:2] == before[:2] and not any(step[2] for step in within[:2])
         assert before[2][1] > 1_000 and before[3][1] > 30_000
-        assert within[2][1] < 100 and within[3][1] < 200
+        assert not before[2][2] and not before[3][2]  # searched classically
+        assert within[2][1] < 100 and within[3][1] < 200 and within[2][2] and within[3][2]
         assert within[-1][0] >= before[-1][0]
 
 
@@ -837,7 +861,7 @@ def test_classic_within_ply_keeps_the_classic_depths_where_sampling_saves_little
     state = _contested_positions(game, 1, seed=4, max_moves=10)[0]
     plain = _hybrid_steps(game, state, algorithm, width, 300_000)
     within = _hybrid_steps(game, state, algorithm, width, 300_000, classic_within_ply=True)
-    assert within == plain and [depth for depth, _ in plain[0]] == [1, 2, 3, 4]
+    assert within == plain and [depth for depth, _, _ in plain[0]] == [1, 2, 3, 4]
 
 
 def test_fit_exact_plies_acts_under_a_budget_only():

@@ -311,7 +311,8 @@ def cmd_analyse(args: argparse.Namespace) -> None:
     )
     for it in result.iterations:
         print(
-            f"  depth {it.depth}: {state.action_to_string(player, it.action)} ({it.action}), "
+            f"  depth {it.depth}{' sampled' if it.sampled else ''}: "
+            f"{state.action_to_string(player, it.action)} ({it.action}), "
             f"value {it.value:+.4f}, {it.nodes} nodes"
         )
     bounds = report.get("action_bounds")  # interval searches (bab)
