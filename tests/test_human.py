@@ -99,6 +99,9 @@ def test_the_position_is_printed_once_per_move_of_the_person():
         ("python_pig(dice=2,ordered_dice=true)", "roll;Roll 3+4", "Roll 3+4"),
         ("python_cant_stop", "Roll 6-5-1-4;use 5 and 11", "Roll 1-4-5-6"),
         ("python_cant_stop", "Roll 6-5-1-4;", "Roll 1-4-5-6"),  # one move with spaces
+        ("python_cant_stop", "Roll 6-5-1-4 use 5 and 11", "Roll 1-4-5-6"),  # words joined
+        ("python_cant_stop", "Roll 6-5-1-4", "Roll 1-4-5-6"),
+        ("python_pig(dice=2)", "roll Roll 4+3", "Roll 3+4"),
     ],
 )
 def test_a_history_names_a_roll_with_its_dice_in_any_order(game_string, typed, printed):
@@ -115,6 +118,10 @@ def test_a_history_names_a_roll_with_its_dice_in_any_order(game_string, typed, p
     "typed", ["roll;Roll 3-4", "roll;Roll 3+4+5", "roll;Roll 3+9", "roll;Rol 4+3", "roll;4+3"]
 )
 def test_a_roll_that_is_no_outcome_in_any_order_is_refused(typed):
+    """Separated by semicolons or by spaces: a roll that names no outcome names none with the
+    words after it either."""
+    with pytest.raises(UsageError, match="item 2"):
+        apply_history(pyspiel.load_game("python_pig(dice=2)"), typed.replace(";", " "))
     with pytest.raises(UsageError, match="item 2"):
         apply_history(pyspiel.load_game("python_pig(dice=2)"), typed)
 

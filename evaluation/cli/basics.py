@@ -462,8 +462,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--history",
         default="",
         help="the moves from the start, chance included: action ids or moves as the game "
-        "prints them (roll, 'Roll 3+4' or 'Roll 4+3'), separated by spaces, or by semicolons "
-        "when a move has spaces (one such move alone: 'Roll 1-4-5-6;')",
+        "prints them (roll, 'Roll 3+4' or 'Roll 4+3'), separated by spaces ('Roll 1-4-5-6 use "
+        "5 and 11': a word that is no move is read with those after it) or by semicolons",
     )
     analyse.add_argument("--agent", default="star2(max_depth=3)", help="a searching agent spec")
     analyse.add_argument("--seed", type=seed_arg, default=0, help="seed of the agent")

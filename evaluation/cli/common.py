@@ -24,6 +24,8 @@ from chancespiel.evaluation.usage import UsageError, fresh_output, load_game
 from chancespiel.games.contract import Referee
 from chancespiel.games.core import TERMINAL
 
+MAX_NAME_WORDS = 8  # the most words of a move's printed name a history reads as one move
+
 
 def two_player_game(game_string: str) -> pyspiel.Game:
     game = load_game(game_string)
@@ -36,7 +38,9 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
     """The state after `history` (chance outcomes included): action ids or moves as the game
     prints them ("roll", "Roll 3+4", case and spaces aside, a roll's dice in any order where
     that names one outcome), separated by spaces, or by semicolons when a printed move has
-    spaces of its own (a single such move ends with one).
+    spaces of its own (a single such move ends with one). Separated by spaces, a word that
+    names no legal move is read with the words after it, as many as make a legal move's
+    name ("Roll 1-2-3-4 use 3 and 7"); a word that names one on its own is always that move.
 
     Raises:
       UsageError: for a move that is not legal where it is given.
@@ -44,21 +48,49 @@ def apply_history(game: pyspiel.Game, history: str) -> pyspiel.State:
     """
     state = game.new_initial_state()
     referee = Referee(game, state)  # the game's contract, checked along the history
-    tokens = history.split(";") if ";" in history else history.split()
+    by_words = ";" not in history
     # an empty item is no move: "Roll 1-4-5-6;" is one move with spaces of its own
-    for number, token in enumerate((t.strip() for t in tokens if t.strip()), start=1):
+    tokens = [t.strip() for t in (history.split() if by_words else history.split(";"))]
+    tokens = [t for t in tokens if t]
+    at = number = 0
+    while at < len(tokens):
+        number += 1
         player = referee.player()
         if player == TERMINAL:
-            raise UsageError(f"history item {number} ({token}): the game is already over")
+            raise UsageError(f"history item {number} ({tokens[at]}): the game is already over")
         legal = referee.legal if player >= 0 else [o for o, _ in referee.outcomes()]
-        action = _history_action(state, player, legal, token)
+        action, used = _next_move(state, player, legal, tokens, at, by_words)
         if action is None:  # checked here: OpenSpiel's message prints the whole state
             shown = ", ".join(f"{a} ({state.action_to_string(player, a)})" for a in legal[:12]) + (
                 ", ..." if len(legal) > 12 else ""
             )
-            raise UsageError(f"history item {number} ({token}) is not legal here; legal: {shown}")
+            raise UsageError(
+                f"history item {number} ({tokens[at]}) is not legal here; legal: {shown}"
+            )
         referee.apply(player, action)
+        at += used
     return state
+
+
+def _next_move(
+    state: pyspiel.State,
+    player: int,
+    legal: Sequence[int],
+    tokens: Sequence[str],
+    at: int,
+    by_words: bool,
+) -> tuple[int | None, int]:
+    """The legal action named at `tokens[at]` and how many tokens its name takes: the token
+    alone, else (`by_words`) the longest run of it and the words after it that names a legal
+    move; (None, 1) where none does."""
+    action = _history_action(state, player, legal, tokens[at])
+    if action is not None or not by_words:
+        return action, 1
+    for words in range(min(MAX_NAME_WORDS, len(tokens) - at), 1, -1):
+        action = _history_action(state, player, legal, " ".join(tokens[at : at + words]))
+        if action is not None:
+            return action, words
+    return None, 1
 
 
 def _history_action(
