@@ -333,27 +333,19 @@ def test_committed_records_report_as_before(capsys, name):
     # the digest was taken before the report gained each pair's engines and each agent's
     # search rate: everything else must read as it did, floats to 9 significant digits (the
     # ratings come from scipy's optimiser, whose last bits change with its version)
-    kept = _rounded(_without(summary, {"engines", "nodes_per_s"}))
+    kept = _comparable(summary, {"engines", "nodes_per_s"})
     assert hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest() == digest
 
 
-def _rounded(value: Any) -> Any:
-    """`value` (decoded JSON) with every float rounded to 9 significant digits."""
+def _comparable(value: Any, keys: set[str]) -> Any:
+    """`value` (decoded JSON) with the members named `keys` left out at every level and every
+    float rounded to 9 significant digits."""
     if isinstance(value, float):
         return float(f"{value:.9g}")
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: _comparable(v, keys) for k, v in value.items() if k not in keys}
     if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def _without(value: Any, keys: set[str]) -> Any:
-    """`value` (decoded JSON) with the members named `keys` left out at every level."""
-    if isinstance(value, dict):
-        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
-    if isinstance(value, list):
-        return [_without(v, keys) for v in value]
+        return [_comparable(v, keys) for v in value]
     return value
 
 

@@ -216,10 +216,10 @@ def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
             keywords[counted[0]] = counted[1]
         elif token == "hybrid":  # the hybrid agents' first three options (HYBRID_TOKEN)
             keywords.update(HYBRID_TOKEN, exact_up_to=width)
+            if "stratified" in options and "systematic" not in options:
+                del keywords["systematic"]  # its draws stratified instead of systematic ones
         elif token != "shared_samples":
             keywords[token] = True
-    if keywords.get("stratified"):  # the hybrid's draws, stratified (one way to draw a node)
-        keywords.pop("systematic", None)
     return keywords
 
 

@@ -76,6 +76,9 @@ def test_configurations_name_their_factors():
         ("fit_within_ply", "fit_within_ply needs fit_exact_plies"),
         ("classic_within_ply", "classic_within_ply needs classic_first"),
         ("classic_trial+hybrid", "classic_trial needs classic_first"),
+        ("systematic+stratified", "choose one"),
+        ("hybrid+systematic+stratified", "choose one"),  # only the hybrid's own draws yield
+        ("systematic+hybrid+stratified", "choose one"),
     ):
         with pytest.raises(ValueError, match=message):
             parse_config(bad)
