@@ -851,6 +851,31 @@ def test_classic_within_ply_searches_ras_later_depths_sampled():
         assert within[-1][0] >= before[-1][0]
 
 
+def test_growth_two_back_predicts_the_classic_depths_where_rolls_enter_every_other_depth():
+    """Can't Stop with 126 rolls: a classic depth where a roll enters costs about 250 times the
+    one before, the next about twice. From the last growth the hybrid (width 15, 400,000
+    nodes) misjudges both ways: after a roll's growth it samples a fourth depth that costs
+    about 4,000 nodes classically, and after a cheap one it spends the rest of the budget on
+    a fifth it predicted at 10,000. From the growth two depths back it searches the fourth
+    classically and the fifth and sixth sampled."""
+    game = pyspiel.load_game("python_cant_stop")
+    positions = _contested_positions(game, 7, seed=1, max_moves=20)
+    for index, fourth in ((0, False), (6, True)):
+        plain, _, _ = _hybrid_steps(game, positions[index], "star2", 15, 400_000)
+        back, _, _ = _hybrid_steps(
+            game, positions[index], "star2", 15, 400_000, growth_two_back=True
+        )
+        assert back[:3] == plain[:3] and not any(step[2] for step in back[:3])
+        third = back[2][1]
+        assert 1_000 < third < 3_000 and back[1][1] < 20  # where the first roll enters
+        assert not back[3][2] and back[3][1] < 3 * third  # the fourth, classic and cheap
+        assert [(depth, sampled) for depth, _, sampled in back[4:]] == [(5, True), (6, True)]
+        if fourth:  # predicted from the third's growth, the fourth was sampled
+            assert plain[3][2] and len(plain) == 6
+        else:  # predicted from the fourth's, the fifth was tried classically and never ended
+            assert plain == back[:4]
+
+
 @pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
 @pytest.mark.parametrize("width", [18, 25])
 def test_classic_within_ply_keeps_the_classic_depths_where_sampling_saves_little(algorithm, width):
@@ -983,6 +1008,7 @@ def test_sampling_options_are_checked():
         ("star2ss(capped_trial=true)", "capped_trial needs classic_trial"),
         ("star2hs(fit_exact_plies=false,fit_within_ply=true)", "fit_within_ply needs fit_exact"),
         ("star2ss(classic_within_ply=true)", "classic_within_ply needs classic_first"),
+        ("star2ss(growth_two_back=true)", "growth_two_back needs classic_first"),
         (
             "star2hs(classic_first=false,classic_within_ply=true)",
             r"classic_trial=false and classic_within_ply=false",
