@@ -187,14 +187,20 @@ class SampledOptions:
       Star2SS. Not a default of the hybrid agents: in Can't Stop with 126 rolls it made
       Star2HS 1.2 plies deeper and lost to classic Star2 (43.8%), where the defaults are
       level.
-    growth_two_back: with classic_first, a classic depth's cost is predicted from the growth
-      two depths back (the depth before the last over the one before it) rather than the
-      last one, from the third depth on. Where a chance node enters the tree every other
-      depth the growth alternates: in Can't Stop with 126 rolls about 250 where a roll
-      enters and 2 where it does not, so the last growth predicts the next depth a hundred
-      times off either way (a fourth depth of 5,600 nodes predicted at 626,000, a fifth of
-      over a million at 13,000, which then takes the rest of the budget). In Pig, EinStein
-      and Ra the two growths are within a factor of 1.5.
+    growth_two_back: with classic_first, every growth the classic depths are judged by is
+      taken two depths back rather than from the last one: a classic depth's cost is the
+      last depth's times the growth of the depth before it (the first depth's over the
+      root), and with classic_within_ply a sampled ply's cost the next sampled search's times
+      the growth of the sampled ply measured before. Where a chance node enters the tree
+      every other depth the growth alternates: in Can't Stop with 126 rolls about 250 where
+      a roll enters and 2 where it does not, so the last growth predicts the next depth a
+      hundred times off either way. From it the hybrid samples a fourth depth that costs a
+      few thousand nodes classically, or spends the rest of the budget on a fifth it
+      predicted at ten thousand; and classic_within_ply, pricing a sampled ply at the
+      cheap growth, gives up classic depths of a few thousand nodes. In Pig, EinStein and Ra
+      the two growths are within a factor of 1.5; with classic_within_ply and
+      fit_within_ply, on 16 positions of each and of ordered dice at a budget of 200 ms, the
+      searches end at the depths they end at without the option.
     """
 
     resample: bool = False
@@ -668,8 +674,9 @@ def _classic_iterations(
     the sampled search of its depth, searched first, times that search's growth; a depth
     predicted past the cap is not searched; each sampled ply's growth measured is appended
     to `plies`. The measuring ends at a classic depth that cost less than MIN_FIT_FACTOR
-    times the sampled one. With `two_back` (`growth_two_back`) a depth from the fourth is
-    predicted from the growth of the depth before the last.
+    times the sampled one. With `two_back` (`growth_two_back`) a depth from the third is
+    predicted from the growth of the depth before the last (the first's over the root),
+    and a sampled ply's cap from the growth of the sampled ply measured before.
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -682,13 +689,15 @@ def _classic_iterations(
     depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
     sampled = 0.0  # nodes of the sampled search of the last depth (within_ply)
     measuring = within_ply
+    last_ply = 0.0  # the growth of the last sampled ply measured (within_ply), 0 if none
     with _widths(context, None):
         while max_depth is None or depth < max_depth:
             predicted = depth >= 2
             share = 0.5 if trial and not predicted else None
             if predicted:
                 nodes, seconds = costs[-1]
-                back = 2 if two_back and depth >= 3 else 1  # costs[-k] is depth + 1 - k's
+                # costs[-k] is depth + 1 - k's; depth 0's is 0 nodes, taken as 1 (the root)
+                back = 2 if two_back else 1
                 growth = costs[-back][0] / max(costs[-back - 1][0], 1)
                 if not budget.affords(int(nodes * growth), seconds * growth):
                     return depth, False
@@ -720,7 +729,9 @@ def _classic_iterations(
                     continue
                 _note(context, "measured a classic depth's cap (not a result)")
                 ply = cost[0] / max(sampled or costs[-1][0], 1.0)
-                sampled, cap = cost[0], (cost[0] * ply, cost[1] * ply)
+                # the next sampled ply grows as this one (two_back: as the one before)
+                step = last_ply if two_back and last_ply else ply
+                sampled, cap, last_ply = cost[0], (cost[0] * step, cost[1] * step), ply
                 if plies is not None:
                     plies.append(ply)
                 if predicted and nodes * growth > cap[0]:
@@ -1016,8 +1027,8 @@ _SAMPLED = {
     ),
     "growth_two_back": Param(
         False,
-        "with classic_first: predict a classic depth from the growth two depths back (where "
-        "a chance node enters every other depth), not the last one",
+        "with classic_first: predict classic depths and sampled plies from the growth two "
+        "depths back (where a chance node enters every other depth), not the last one",
     ),
 }
 

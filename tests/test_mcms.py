@@ -876,6 +876,28 @@ def test_growth_two_back_predicts_the_classic_depths_where_rolls_enter_every_oth
             assert plain == back[:4]
 
 
+def test_growth_two_back_caps_classic_within_ply_at_the_ply_of_the_same_parity():
+    """Can't Stop with 126 rolls at width 15 and 400,000 nodes: the sampled fourth depth costs
+    about 400 nodes and the third 200, the fifth 20,000. With `classic_within_ply` a classic
+    depth is capped at the sampled search a depth deeper, predicted from the last sampled
+    ply's growth (about 2): the classic fourth (about 3,000) or third (1,200 where the roll
+    enters at the second) is given up. From the ply before (about 30, a roll's) it is kept,
+    and sampling takes over a depth later."""
+    game = pyspiel.load_game("python_cant_stop")
+    positions = _contested_positions(game, 3, seed=2, max_moves=20)
+    options = {"fit_within_ply": True, "classic_within_ply": True}
+    for index, kept in ((0, 3), (2, 4)):
+        plain, _, _ = _hybrid_steps(game, positions[index], "star2", 15, 400_000, **options)
+        back, _, _ = _hybrid_steps(
+            game, positions[index], "star2", 15, 400_000, growth_two_back=True, **options
+        )
+        assert back[: kept - 1] == plain[: kept - 1]
+        assert [step[2] for step in plain[:kept]] == [False] * (kept - 1) + [True]
+        assert [step[2] for step in back[:kept]] == [False] * kept
+        assert back[kept - 1][1] > 3 * plain[kept - 1][1]  # what the classic depth costs
+        assert back[kept][0] == kept + 1 and back[kept][2]  # sampled from the next depth
+
+
 @pytest.mark.parametrize("algorithm", ["expectimax", "star1", "star2"])
 @pytest.mark.parametrize("width", [18, 25])
 def test_classic_within_ply_keeps_the_classic_depths_where_sampling_saves_little(algorithm, width):
