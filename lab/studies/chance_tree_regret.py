@@ -127,6 +127,8 @@ SWITCHES = {
     "(no dearer than the sampled search a ply deeper)",
     "classic_within_ply": "with --classic-first: a classic depth only where it costs at most a "
     "ply (no dearer than the sampled search a depth deeper)",
+    "growth_two_back": "with --classic-first: classic depths and sampled plies predicted from "
+    "the growth two depths back",
 }
 
 

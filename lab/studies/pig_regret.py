@@ -29,7 +29,7 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic,
     stratified, classic_first, classic_trial, fit_exact_plies, capped_trial, fit_within_ply,
-    classic_within_ply
+    classic_within_ply, growth_two_back
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
                 right after the root's move enumerated; with classic_first, classic_trial and
@@ -128,6 +128,7 @@ SAMPLED_OPTIONS = (
     "capped_trial",
     "fit_within_ply",
     "classic_within_ply",
+    "growth_two_back",
 )
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 # The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,
