@@ -692,7 +692,7 @@ def _classic_iterations(
     depth, costs = 0, [(0, 0.0)]  # (nodes, seconds) of every completed depth
     sampled = 0.0  # nodes of the sampled search of the last depth (within_ply)
     measuring = within_ply
-    last_ply = 0.0  # the growth of the last sampled ply measured (within_ply), 0 if none
+    plies = [] if plies is None else plies  # sampled plies' growths measured (within_ply)
     with _widths(context, None):
         while max_depth is None or depth < max_depth:
             predicted = depth >= 2
@@ -733,10 +733,9 @@ def _classic_iterations(
                 _note(context, "measured a classic depth's cap (not a result)")
                 ply = cost[0] / max(sampled or costs[-1][0], 1.0)
                 # the next sampled ply grows as this one (two_back: as the one before)
-                step = last_ply if two_back and last_ply else ply
-                sampled, cap, last_ply = cost[0], (cost[0] * step, cost[1] * step), ply
-                if plies is not None:
-                    plies.append(ply)
+                step = plies[-1] if two_back and plies else ply
+                sampled, cap = cost[0], (cost[0] * step, cost[1] * step)
+                plies.append(ply)
                 if predicted and nodes * growth > cap[0]:
                     return depth, False  # predicted past a sampled ply: sampling takes over
                 share = min(_share(budget, *cap), 1.0 if share is None else share)
