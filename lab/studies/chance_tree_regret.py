@@ -11,8 +11,10 @@ nodes of at most c outcomes and those right after the root's move enumerated:
 beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and
 `--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
 budget, `--fit-within-ply` only where that costs at most a ply, `--capped-trial` their
-classic depths given up past a cap, and `--classic-within-ply` those that cost more than a
-sampled ply; all off by default as the committed map was searched before the agents had them)
+classic depths given up past a cap, `--classic-within-ply` those that cost more than a
+sampled ply, `--growth-two-back` their predictions from the growth two depths back, and
+`--stratified` stratified draws instead of systematic ones; all off by default as the
+committed map was searched before the agents had them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -129,6 +131,8 @@ SWITCHES = {
     "ply (no dearer than the sampled search a depth deeper)",
     "growth_two_back": "with --classic-first: classic depths and sampled plies predicted from "
     "the growth two depths back",
+    "stratified": "the hybrid searches draw one outcome in each of c equal strata of a chance "
+    "node's probabilities, not systematically (one number, evenly spaced)",
 }
 
 
@@ -152,6 +156,8 @@ class Trees:
         switch of SWITCHES as given)."""
         options = hybrid_options(self.width)
         options.update((name, name in self.switches) for name in SWITCHES)
+        # one way to draw: systematic unless --stratified, whatever the agents' default
+        options["systematic"] = "stratified" not in self.switches
         if self.exact_plies is not None:
             options["exact_plies"] = self.exact_plies
         return options

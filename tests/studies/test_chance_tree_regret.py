@@ -105,6 +105,10 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     assert both.describe().endswith(
         ";hybrid_classic_first;hybrid_classic_trial;hybrid_fit_exact_plies;hybrid_capped_trial"
     )
+    # systematic draws unless asked for stratified ones, whatever the agents' default
+    assert trees.hybrid()["systematic"] is True and trees.hybrid()["stratified"] is False
+    stratified = dataclasses.replace(trees, switches=frozenset({"stratified"})).hybrid()
+    assert stratified["systematic"] is False and stratified["stratified"] is True
 
 
 def _row(config, position, algorithm, regret, budget=10):
