@@ -170,7 +170,7 @@ class SampledOptions:
       (up to 23 tiles a draw, two drawn) the enumerated search of a depth cost about 11 times
       the sampled one, more than two plies, and Star2HS lost to the paper's Star2SS; on
       EinStein's die (6 outcomes, two drawn) it costs 3 times, within a ply, and is kept.
-      Not a default of the hybrid agents: it gave Star2HS 0.9 plies in Ra and no games yet.
+      A default of star1hs and star2hs, with classic_within_ply and growth_two_back.
     classic_within_ply: with classic_first, a classic depth from the second on is searched
       only where it costs at most one sampled ply: no more than the sampled search
       one depth deeper, predicted as the sampled search of its depth (searched first, within
@@ -184,9 +184,8 @@ class SampledOptions:
       the move is chosen by: in Ra (a classic fourth depth of about 37,000 nodes against 70
       for the sampled one, at Star2's width of 2) the classic depths took a fifth to two
       fifths of the budget, and with this option and fit_within_ply Star2HS is level with
-      Star2SS. Not a default of the hybrid agents: in Can't Stop with 126 rolls it made
-      Star2HS 1.2 plies deeper and lost to classic Star2 (43.8%), where the defaults are
-      level.
+      Star2SS. A default of star1hs and star2hs with growth_two_back: without it, in Can't
+      Stop with 126 rolls it made Star2HS 1.2 plies deeper and lost to classic Star2 (43.8%).
     growth_two_back: with classic_first, every growth the classic depths are judged by is
       taken two depths back rather than from the last one: a classic depth's cost is the
       last depth's times the growth of the depth before it (the first depth's over the
@@ -918,7 +917,10 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
         if getattr(options, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if options.systematic and options.stratified:
-        raise ValueError("systematic and stratified are two ways to draw: choose one")
+        raise ValueError(
+            "systematic and stratified are two ways to draw: choose one (star1hs and star2hs "
+            "draw stratified unless stratified=false)"
+        )
     # The options that need another are on by default in the hybrid agents, so the message
     # names every option to turn off with the one that is off.
     for option, needed, why in OPTION_NEEDS:
@@ -1092,12 +1094,12 @@ _HELP = {
 }
 _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
 _HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
-# The hybrid sampled search: the paper's, with chance nodes of at most `samples` outcomes and
-# those right after the root's move enumerated (where the classic search completed a depth
-# beyond them, and the enumeration is predicted to fit the budget), systematic draws
-# elsewhere, and the classic search for every depth it can afford (docs/sampled.md gives the
-# measurements behind each).
-HYBRID = {
+# The hybrid sampled search as first defined: the paper's, with chance nodes of at most
+# `samples` outcomes and those right after the root's move enumerated (where the classic search
+# completed a depth beyond them, and the enumeration is predicted to fit the budget),
+# systematic draws elsewhere, and the classic search for every depth it can afford. ExpHS's
+# definition, and every hybrid agent's before version 0.3.0.
+FIRST_HYBRID = {
     "systematic": dataclasses.replace(_SAMPLED["systematic"], default=True),
     "exact_up_to": Param(
         None,
@@ -1111,6 +1113,20 @@ HYBRID = {
     "classic_trial": dataclasses.replace(_SAMPLED["classic_trial"], default=True),
     "fit_exact_plies": dataclasses.replace(_SAMPLED["fit_exact_plies"], default=True),
 }
+# One setting for every game with Star1 and Star2 (star1hs, star2hs): the enumeration only
+# where it costs at most a ply, a classic depth only where it costs at most a sampled ply, each
+# judged by the growth two depths back, and stratified draws. Expectimax, which cannot prune,
+# finds its classic depths dearer than a sampled ply far more often, and with the setting it
+# fell behind classic expectimax where the first definition is level (docs/sampled.md gives
+# the measurements behind each).
+HYBRID = {
+    **{name: param for name, param in FIRST_HYBRID.items() if name != "systematic"},
+    "stratified": dataclasses.replace(_SAMPLED["stratified"], default=True),
+    "fit_within_ply": dataclasses.replace(_SAMPLED["fit_within_ply"], default=True),
+    "classic_within_ply": dataclasses.replace(_SAMPLED["classic_within_ply"], default=True),
+    "growth_two_back": dataclasses.replace(_SAMPLED["growth_two_back"], default=True),
+}
+HYBRID_DEFAULTS: Final = {"expectimax": FIRST_HYBRID, "star1": HYBRID, "star2": HYBRID}
 
 
 # The hybrid's narrowest width. At one outcome a sampled chance node is a single roll and a
@@ -1120,18 +1136,21 @@ HYBRID = {
 MIN_HYBRID_SAMPLES: Final = 2
 
 
-def hybrid_options(samples: int) -> dict[str, Any]:
+def hybrid_options(samples: int, algorithm: str) -> dict[str, Any]:
     """The keywords of `search` that make the sampled search of width `samples` the hybrid
-    agents' (exphs, star1hs, star2hs) with their defaults.
+    agent of `algorithm` (exphs, star1hs, star2hs) with its defaults.
 
     Raises:
-      ValueError: for a width below MIN_HYBRID_SAMPLES.
+      ValueError: for a width below MIN_HYBRID_SAMPLES or an unknown algorithm.
     """
     if samples < MIN_HYBRID_SAMPLES:
         raise ValueError(
             f"the hybrid samples at least {MIN_HYBRID_SAMPLES} outcomes, not {samples}"
         )
-    return {name: samples if p.default is None else p.default for name, p in HYBRID.items()}
+    if algorithm not in HYBRID_DEFAULTS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(HYBRID_DEFAULTS)}")
+    params = HYBRID_DEFAULTS[algorithm]
+    return {name: samples if p.default is None else p.default for name, p in params.items()}
 
 
 for _algorithm in ALGORITHMS:
@@ -1159,18 +1178,23 @@ for _algorithm in ALGORITHMS:
     )(_make(_algorithm))
     register_agent(
         _HYBRID_NAMES[_algorithm],
-        f"hybrid sampling: {_algorithm} with samples=10, systematic draws, and chance nodes "
-        "enumerated when small (at most the width) or right after the root's move",
+        f"hybrid sampling: {_algorithm} with samples=10, chance nodes enumerated when small "
+        "(at most the width) or right after the root's move, and the classic search first"
+        + (
+            ": systematic draws, every classic depth that fits"
+            if _algorithm == "expectimax"
+            else ": stratified draws, classic depths that cost at most a sampled ply"
+        ),
         {
             "samples": Param(
                 10,
-                "outcomes sampled systematically per chance node (at least 2: one outcome "
+                "outcomes sampled per chance node (at least 2: one outcome "
                 "makes a sampled tree a game with known dice)",
                 high=MAX_SAMPLES,
                 low=MIN_HYBRID_SAMPLES,
             ),
             **_COMMON,
             **_SAMPLED,
-            **HYBRID,
+            **HYBRID_DEFAULTS[_algorithm],
         },
     )(_make(_algorithm))

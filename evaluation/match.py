@@ -70,7 +70,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import pyspiel
 
@@ -961,27 +961,52 @@ def shared_dice(records: Iterable[Record]) -> int:
     return sum(len(boards[(key.game, key.seats, key.dice)]) > 1 for key in keys)
 
 
-# The first version whose `samples=c` agents run the MCMS paper's sampled search; records of
-# earlier versions under the same spec strings played another search, so a run never mixes
-# them (they stay readable as what they were).
-PAPER_MCMS_VERSION = (0, 2)
-_SAMPLED_AGENTS = ("expss", "star1ss", "star2ss")
+@dataclass(frozen=True)
+class ChangedSearch:
+    """Agents whose spec strings run another search from `version` on: records of earlier
+    versions under the same specs played the former one, so a run never mixes the two (they
+    stay readable as what they were)."""
+
+    version: tuple[int, int]
+    agents: tuple[str, ...]
+    also: str  # a spec with this text is affected whatever its agent ('' for none)
+    what: str  # the search, as an error names it
+    former: str  # what the former one was
+
+    def played_before(self, record: Record) -> bool:
+        """True if an affected agent played `record` before `version`."""
+        version = record.get("version")  # absent in records of format 1, all of them earlier
+        if version is not None:
+            try:
+                numbers = tuple(int(part) for part in str(version).split(".")[:2])
+            except ValueError:
+                return False  # 'unknown': a source tree, no claim either way
+            if numbers >= self.version:
+                return False
+        return any(
+            spec.split("(")[0].strip() in self.agents or (self.also and self.also in spec)
+            for spec in (record["a"], record["b"])
+        )
 
 
-def _former_sampled_search(record: Record) -> bool:
-    """True if `record` was played by a sampled *-Minimax agent before PAPER_MCMS_VERSION."""
-    version = record.get("version")  # absent in records of format 1, all of them earlier
-    if version is not None:
-        try:
-            numbers = tuple(int(part) for part in str(version).split(".")[:2])
-        except ValueError:
-            return False  # 'unknown': a source tree, no claim either way
-        if numbers >= PAPER_MCMS_VERSION:
-            return False
-    return any(
-        spec.split("(")[0].strip() in _SAMPLED_AGENTS or "samples=" in spec
-        for spec in (record["a"], record["b"])
-    )
+CHANGED_SEARCHES: Final = (
+    ChangedSearch(
+        (0, 2),
+        ("expss", "star1ss", "star2ss"),
+        "samples=",
+        "sampled search (samples=c)",
+        "the former default is resample, full_root_window, distrust_decided, solve_exhausted "
+        "and table=path",
+    ),
+    ChangedSearch(
+        (0, 3),
+        ("star1hs", "star2hs"),
+        "",
+        "hybrid sampled search",
+        "the former default drew systematically, without fit_within_ply, classic_within_ply "
+        "and growth_two_back",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -1017,10 +1042,16 @@ class RunIdentity:
         """Raises RecordFileError if the `number`-th record belongs to another run."""
         key = game_key(record)
         problem = None
+        changed = next((c for c in CHANGED_SEARCHES if c.played_before(record)), None)
         if key.game != canonical_game(self.game):
             problem = f"game {record['game']!r}, not {self.game!r}"
         elif record["seed"] != self.seed:
             problem = f"seed {record['seed']}, not {self.seed}"
+        elif changed is not None:  # (its key may name options that are now defaults)
+            problem = (
+                f"version {record.get('version', '< 0.2')}, whose {changed.what} was not "
+                f"today's (docs/agents.md: {changed.former})"
+            )
         elif (key.a, key.b) not in self.pair_agents:
             for a, b in self.pair_agents:
                 if (a.spec, b.spec) == (key.a.spec, key.b.spec):  # the specs, not the models
@@ -1038,12 +1069,6 @@ class RunIdentity:
                         "write to another file"
                     )
             problem = f"the pair {record['a']!r} vs {record['b']!r}, which this run does not play"
-        elif _former_sampled_search(record):
-            problem = (
-                f"version {record.get('version', '< 0.2')}, whose sampled search (samples=c) "
-                "was not today's (docs/agents.md: the former default is resample, "
-                "full_root_window, distrust_decided, solve_exhausted and table=path)"
-            )
         if problem is not None:
             raise RecordFileError(
                 f"{path} holds games of another run (record {number} has {problem}); "

@@ -76,6 +76,20 @@ def golden_positions(game: pyspiel.Game, count: int, seed: int) -> list[Any]:
     return found
 
 
+def former_hybrid(width: int) -> dict[str, Any]:
+    """The search keywords of the hybrid agents before version 0.3.0 at `width`: systematic
+    draws, the classic depths judged by the last growth, without fit_within_ply and
+    classic_within_ply (the tests of the options measured against it)."""
+    return {
+        "systematic": True,
+        "exact_up_to": width,
+        "exact_plies": 1,
+        "classic_first": True,
+        "classic_trial": True,
+        "fit_exact_plies": True,
+    }
+
+
 def ordered_cant_stop_decision(n: int) -> tuple[pyspiel.Game, Any]:
     """Can't Stop with ordered dice and the n-th decision of a random game (seed 7) among the
     decisions with a choice, each drawn with probability 0.3."""

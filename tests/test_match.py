@@ -315,6 +315,27 @@ def test_records_of_the_former_sampled_search_are_not_resumed(tmp_path, capsys, 
         assert (code == 2 and "sampled search" in err) if affected else code == 0, err
 
 
+@pytest.mark.parametrize("version, refused", [("0.2.0", True), ("0.3.0", False)])
+def test_records_of_the_former_hybrid_are_not_resumed(tmp_path, capsys, version, refused):
+    """Before 0.3.0 star1hs's and star2hs's spec strings ran another search (systematic
+    draws, without fit_within_ply, classic_within_ply and growth_two_back): a run never mixes
+    the two, whichever options its spec names (exphs, unchanged, is unaffected)."""
+    for spec, affected in (
+        ("star2hs(samples=2,max_depth=1)", refused),
+        ("star1hs(samples=2,max_depth=1,stratified=true)", refused),
+        ("exphs(samples=2,max_depth=1)", False),
+    ):
+        out = tmp_path / f"{spec[:5]}{version}.jsonl"
+        args = ["match", GAME, spec, "hold(n=20)", "--matches", "1", "--out", str(out)]
+        assert cli.main([*args, "--no-progress"]) == 0
+        records = [json.loads(line) for line in out.read_text().splitlines()]
+        out.write_text("".join(json.dumps({**r, "version": version}) + "\n" for r in records))
+        capsys.readouterr()
+        code = cli.main([*args[:-4], "--matches", "2", "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        assert (code == 2 and "hybrid sampled search" in err) if affected else code == 0, err
+
+
 def test_swapped_or_other_specs_are_refused(tmp_path, capsys):
     out = tmp_path / "run.jsonl"
     assert _match(out, 2) == 0

@@ -9,7 +9,7 @@ import math
 
 import pyspiel
 import pytest
-from golden import ordered_cant_stop_decision
+from golden import former_hybrid, ordered_cant_stop_decision
 
 from chancespiel.agents import make_bot, search_state
 from chancespiel.agents.search_common import sample_outcomes_linear
@@ -767,7 +767,7 @@ def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
     def depths(name: str, max_moves: int, nodes: int, index: int, within: bool) -> list[int]:
         game = pyspiel.load_game(name)
         state = _contested_positions(game, 4, seed=1, max_moves=max_moves)[index]
-        options = {**hybrid_options(2), "fit_within_ply": within}
+        options = {**former_hybrid(2), "fit_within_ply": within}
         found = search(
             search_state(state), game, "star2", samples=2, seed=1, max_nodes=nodes, **options
         )
@@ -785,10 +785,10 @@ def test_fit_within_ply_predicts_a_sampled_ply_from_the_classic_search():
 
 def _hybrid_steps(game, state, algorithm, width, max_nodes, **options):
     """The iterations ((depth, nodes, sampled) triples), nodes and root values of the hybrid's
-    search (its defaults at `width`, and `options`) under a node budget."""
+    search (as before version 0.3.0, at `width`, and `options`) under a node budget."""
     found = search(
         search_state(state), game, algorithm, samples=width, seed=1, max_nodes=max_nodes,
-        **{**hybrid_options(width), **options},
+        **{**former_hybrid(width), **options},
     )  # fmt: skip
     steps = [(it.depth, it.nodes, it.sampled) for it in found.iterations]
     return steps, found.nodes, found.action_values
@@ -1014,9 +1014,10 @@ def test_sampling_options_are_checked():
     # The hybrid's defaults need each other: the message says what else to turn off, and that
     # is enough.
     for spec, other in (
-        ("classic_first=false", "classic_trial=false"),
-        ("exact_plies=0", "fit_exact_plies=false"),
-    ):
+        ("classic_first=false", "classic_trial=false and classic_within_ply=false and "
+         "growth_two_back=false"),
+        ("exact_plies=0", "fit_exact_plies=false and fit_within_ply=false"),
+    ):  # fmt: skip
         with pytest.raises(ValueError, match=f"set {other} too"):
             make_bot(f"star2hs({spec})", game, 0)
         make_bot(f"star2hs({spec},{other.replace(' and ', ',')})", game, 0)
@@ -1038,8 +1039,12 @@ def test_sampling_options_are_checked():
     ):
         with pytest.raises(ValueError, match=message):
             make_bot(spec, game, 0)
-    make_bot("star2hs(resample=true,fit_exact_plies=false)", game, 0)
+    make_bot("star2hs(resample=true,fit_exact_plies=false,fit_within_ply=false)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
+    # Star2HS draws stratified: systematic draws are the other way, asked for with it off
+    with pytest.raises(ValueError, match=r"choose one \(star1hs and star2hs draw stratified "):
+        make_bot("star2hs(systematic=true)", game, 0)
+    make_bot("star2hs(systematic=true,stratified=false)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
@@ -1049,17 +1054,23 @@ def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
             make_bot(f"{name}(samples=1)", game, 0)
         make_bot(f"{name}(samples=2)", game, 0)
     with pytest.raises(ValueError, match="at least 2 outcomes, not 1"):
-        hybrid_options(1)
-    assert hybrid_options(2)["exact_up_to"] == 2
+        hybrid_options(1, "star2")
+    with pytest.raises(ValueError, match="unknown algorithm 'star3'"):
+        hybrid_options(2, "star3")
+    assert hybrid_options(2, "star2")["exact_up_to"] == 2
+    # exphs keeps the hybrid's first definition, every hybrid agent's before version 0.3.0
+    assert hybrid_options(8, "expectimax") == former_hybrid(8)
 
 
 def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
     game = pyspiel.load_game("python_pig(winscore=40)")
+    setting = dict(stratified=True, fit_within_ply=True, classic_within_ply=True,
+                   growth_two_back=True)  # fmt: skip
     for state in _contested_positions(game, 3, seed=6, max_moves=20):
-        for hybrid, algorithm in (
-            ("exphs", "expectimax"),
-            ("star1hs", "star1"),
-            ("star2hs", "star2"),
+        for hybrid, algorithm, own in (
+            ("exphs", "expectimax", {"systematic": True}),
+            ("star1hs", "star1", setting),
+            ("star2hs", "star2", setting),
         ):
             bot = make_bot(f"{hybrid}(samples=8,max_depth=3)", game, state.current_player(), 4)
             bot.step(state)
@@ -1067,10 +1078,22 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             seed = make_bot("random", game, 0, 4).rng.getrandbits(63)
             expected = search(
                 search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
-                systematic=True, exact_up_to=8, exact_plies=1, classic_first=True,
-                classic_trial=True, fit_exact_plies=True,
+                exact_up_to=8, exact_plies=1, classic_first=True, classic_trial=True,
+                fit_exact_plies=True, **own,
             )  # fmt: skip
             assert bot.last_result.action_values == expected.action_values
+            # the search of every hybrid agent before version 0.3.0, by its options
+            former = make_bot(
+                f"{hybrid}(samples=8,max_depth=3,systematic=true,stratified=false,"
+                "fit_within_ply=false,classic_within_ply=false,growth_two_back=false)",
+                game, state.current_player(), 4,
+            )  # fmt: skip
+            former.step(state)
+            expected = search(
+                search_state(state), game, algorithm, max_depth=3, samples=8, seed=seed,
+                **former_hybrid(8),
+            )  # fmt: skip
+            assert former.last_result.action_values == expected.action_values
         # at a width of the roll's 21 outcomes nothing is sampled: the classic search
         bot = make_bot("star2hs(samples=21,max_depth=3)", game, state.current_player(), 4)
         bot.step(state)

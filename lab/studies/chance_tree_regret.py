@@ -154,7 +154,8 @@ class Trees:
     def hybrid(self) -> dict[str, Any]:
         """The keywords of the hybrid searches (`hybrid_options`, exact_plies and every
         switch of SWITCHES as given)."""
-        options = hybrid_options(self.width)
+        # (the bases' defaults differ only in options every run sets: the switches, the draws)
+        options = hybrid_options(self.width, "star2")
         options.update((name, name in self.switches) for name in SWITCHES)
         # one way to draw: systematic unless --stratified, whatever the agents' default
         options["systematic"] = "stratified" not in self.switches

@@ -133,8 +133,10 @@ SAMPLED_OPTIONS = (
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 # The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,
 # nodes of at most the width (exact_up_to) and those after the root's move enumerated. The
-# hybrid agents (hybrid_options in agents/star_minimax.py) are
-# 'classic_first+classic_trial+fit_exact_plies+hybrid'.
+# hybrid agents (hybrid_options in agents/star_minimax.py) star1hs and star2hs are
+# 'classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+
+# growth_two_back+hybrid+stratified' (with stratified, the token's draws are stratified), and
+# exphs (and the three before version 0.3.0) 'classic_first+classic_trial+fit_exact_plies+hybrid'.
 HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (

@@ -85,22 +85,24 @@ def test_regret_is_against_the_exact_values_and_exhaustive_search_has_none():
 def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given():
     trees = _trees([1], [10])
     # the committed map was searched before the agents had classic_first, classic_trial and
-    # fit_exact_plies, and the other switches are no defaults of theirs: off unless asked
-    off = dict.fromkeys(SWITCHES, False)
-    assert trees.hybrid() == {**hybrid_options(3), **off}
+    # fit_exact_plies, and before their other switches: each off unless asked, and the draws
+    # systematic unless --stratified (the agents' draws since version 0.3.0)
+    off = {**dict.fromkeys(SWITCHES, False), "systematic": True}
+    assert trees.hybrid() == {**hybrid_options(3, "star2"), **off}
     assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
     assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
-        **hybrid_options(3),
+        **hybrid_options(3, "star2"),
         "exact_plies": 0,
         **off,
     }
     assert "hybrid_exact_plies=0" in dataclasses.replace(trees, exact_plies=0).describe()
-    agents = dataclasses.replace(
-        trees, switches=frozenset({"classic_first", "classic_trial", "fit_exact_plies"})
-    )
-    assert agents.hybrid() == {**off, **hybrid_options(3)}
-    both = dataclasses.replace(agents, switches=agents.switches | {"capped_trial"})
-    assert both.hybrid() == {**off, **hybrid_options(3), "capped_trial": True}
+    agents = dataclasses.replace(trees, switches=frozenset(SWITCHES) - {"capped_trial"})
+    # every default of the agents, and the two off by default
+    star2hs = hybrid_options(3, "star2")
+    assert agents.hybrid() == {**star2hs, "capped_trial": False, "systematic": False}
+    first = ("classic_first", "classic_trial", "fit_exact_plies", "capped_trial")
+    both = dataclasses.replace(trees, switches=frozenset(first))
+    assert both.hybrid() == {**star2hs, **off, **dict.fromkeys(first, True)}
     # the options column names the switches on, in one order (that of the committed runs)
     assert both.describe().endswith(
         ";hybrid_classic_first;hybrid_classic_trial;hybrid_fit_exact_plies;hybrid_capped_trial"

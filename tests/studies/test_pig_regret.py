@@ -56,15 +56,15 @@ def test_configurations_name_their_factors():
         "exact_plies": 1,
         "exact_up_to": 18,
     }
-    # the agents exphs, star1hs, star2hs
-    agents = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid")
-    assert search_keywords(agents.options, 18) == hybrid_options(18)
-    # the same with stratified draws, which the agents take as systematic=false,stratified=true
-    stratified = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid+stratified")
-    assert search_keywords(stratified.options, 18) == {
-        **{key: value for key, value in hybrid_options(18).items() if key != "systematic"},
-        "stratified": True,
-    }
+    # the agents star1hs, star2hs
+    agents = parse_config(
+        "classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+"
+        "growth_two_back+hybrid+stratified"
+    )
+    assert search_keywords(agents.options, 18) == hybrid_options(18, "star2")
+    # exphs, and the three before version 0.3.0: systematic draws, without the last three options
+    former = parse_config("classic_first+classic_trial+fit_exact_plies+hybrid")
+    assert search_keywords(former.options, 18) == hybrid_options(18, "expectimax")
     for bad, message in (
         ("width0", "width must be >= 1"),
         ("pliesx", "unknown configuration token"),
