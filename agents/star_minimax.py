@@ -203,6 +203,14 @@ class SampledOptions:
       first depth's growth over the root (2 to 4) is no guide there: at the second depth it
       can predict a classic third too cheap, which is then tried (under a budget too small
       for it, ordered Pig at 3,000 nodes, the search stays classic search's second depth).
+    first_cap_two_back: with growth_two_back and classic_within_ply, the first sampled ply
+      that caps a classic depth is priced from the growth of the depth before the one just
+      measured, as every later one is, rather than from that growth itself (no sampled ply was
+      measured before it). Where a roll entered the tree at the depth just measured, that
+      growth is about a hundred times the next ply's: under Can't Stop's ordered dice the
+      first cap of Star1HS let classic depths take 9.8% of its nodes before they were given
+      up (lab/benchmarks/classic_trials.py), and in some positions the whole budget. Not a
+      default: measured at equal nodes only.
     """
 
     resample: bool = False
@@ -220,6 +228,7 @@ class SampledOptions:
     fit_within_ply: bool = False
     classic_within_ply: bool = False
     growth_two_back: bool = False
+    first_cap_two_back: bool = False
 
 
 @dataclass(kw_only=True)
@@ -312,6 +321,7 @@ def search(
     fit_within_ply: bool = False,
     classic_within_ply: bool = False,
     growth_two_back: bool = False,
+    first_cap_two_back: bool = False,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -341,8 +351,9 @@ def search(
         their best move) or "path" (one entry per path from the root).
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
         exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies,
-        capped_trial, fit_within_ply, classic_within_ply, growth_two_back: opt-in additions
-        to the sampled search (SampledOptions); refused without `samples`.
+        capped_trial, fit_within_ply, classic_within_ply, growth_two_back,
+        first_cap_two_back: opt-in additions to the sampled search (SampledOptions); refused
+        without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -370,6 +381,7 @@ def search(
         fit_within_ply,
         classic_within_ply,
         growth_two_back,
+        first_cap_two_back,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -512,6 +524,7 @@ def _sampled_iterations(
                 options.classic_within_ply,
                 plies,
                 options.growth_two_back,
+                options.first_cap_two_back,
             )
         except SearchTimeout:
             return False
@@ -664,6 +677,7 @@ def _classic_iterations(
     within_ply: bool = False,
     plies: list[float] | None = None,
     two_back: bool = False,
+    first_two_back: bool = False,
 ) -> tuple[int, bool]:
     """Iterative deepening of the classic search while the next depth is predicted to fit
     the budget (`classic_first`): its cost is the last depth's times the growth from the
@@ -678,7 +692,9 @@ def _classic_iterations(
     to `plies`. The measuring ends at a classic depth that cost less than MIN_FIT_FACTOR
     times the sampled one. With `two_back` (`growth_two_back`) a depth from the third is
     predicted from the growth of the depth before the last (the first's over the root),
-    and a sampled ply's cap from the growth of the sampled ply measured before.
+    and a sampled ply's cap from the growth of the sampled ply measured before; with
+    `first_two_back` (`first_cap_two_back`) the first cap too, from the growth of the depth
+    before the one measured.
 
     Returns:
       The deepest depth completed, and whether the search is over (the whole tree searched,
@@ -731,8 +747,14 @@ def _classic_iterations(
                     continue
                 _note(context, "measured a classic depth's cap (not a result)")
                 ply = cost[0] / max(sampled or costs[-1][0], 1.0)
-                # the next sampled ply grows as this one (two_back: as the one before)
-                step = plies[-1] if two_back and plies else ply
+                # the next sampled ply grows as this one (two_back: as the one before; the
+                # first, with first_two_back, as the depth before this one grew)
+                if two_back and plies:
+                    step = plies[-1]
+                elif first_two_back:
+                    step = (sampled or costs[-1][0]) / max(costs[-2][0], 1)
+                else:
+                    step = ply
                 sampled, cap = cost[0], (cost[0] * step, cost[1] * step)
                 plies.append(ply)
                 if predicted and nodes * growth > cap[0]:
@@ -897,6 +919,8 @@ OPTION_NEEDS: Final = (
     ("fit_within_ply", "fit_exact_plies", "the enumeration it prices"),
     ("classic_within_ply", "classic_first", "the classic depths it prices"),
     ("growth_two_back", "classic_first", "the classic depths it predicts"),
+    ("first_cap_two_back", "classic_within_ply", "the cap it prices"),
+    ("first_cap_two_back", "growth_two_back", "the growth it prices the cap by"),
 )
 
 
@@ -905,7 +929,7 @@ def _turned_off(options: SampledOptions, option: str, itself: bool = True) -> st
     directly or through another, as settings."""
     off = [option]
     for dependent, needed, _ in OPTION_NEEDS:
-        if needed in off and getattr(options, dependent):
+        if needed in off and getattr(options, dependent) and dependent not in off:
             off.append(dependent)
     return " and ".join(f"{name}=false" for name in off[0 if itself else 1 :])
 
@@ -1033,6 +1057,11 @@ _SAMPLED = {
         False,
         "with classic_first: predict classic depths and sampled plies from the growth two "
         "depths back (where a chance node enters every other depth), not the last one",
+    ),
+    "first_cap_two_back": Param(
+        False,
+        "with growth_two_back and classic_within_ply: price the first sampled ply that caps a "
+        "classic depth from the growth of the depth before too, not the growth just measured",
     ),
 }
 

@@ -876,6 +876,25 @@ def test_growth_two_back_predicts_the_classic_depths_where_rolls_enter_every_oth
             assert plain == back[:4]
 
 
+def test_first_cap_two_back_prices_the_first_cap_by_the_depth_before():
+    """Under ordered dice, after classic depths of 5 and 15 nodes the sampled third costs about
+    3,500 (a roll enters the tree there). Priced at that growth, the first cap lets a classic
+    third depth run to the end of 700,000 nodes, and Star1HS ends at its second depth; priced
+    at the second depth's growth (3), the classic third is given up at about 10,000 nodes and
+    the search samples to the fifth, as the paper's Star1SS does."""
+    game = pyspiel.load_game("python_cant_stop(ordered_dice=true)")
+    state = search_state(_contested_positions(game, 40, seed=5, max_moves=30)[18])
+
+    def depth(samples: int | None = 30, **options) -> int:
+        found = search(state, game, "star1", samples=samples, seed=1, max_nodes=700_000,
+                       prune_min_depth=2, **options)  # fmt: skip
+        return found.depth
+
+    star1hs = hybrid_options(30, "star1")
+    assert depth(**star1hs) == 2
+    assert depth(**star1hs, first_cap_two_back=True) == depth() == 5
+
+
 def test_growth_two_back_caps_classic_within_ply_at_the_ply_of_the_same_parity():
     """Can't Stop with 126 rolls at width 15 and 400,000 nodes: the sampled fourth depth costs
     about 400 nodes and the third 200, the fifth 20,000. With `classic_within_ply` a classic
@@ -1032,6 +1051,20 @@ def test_sampling_options_are_checked():
         ("star2hs(fit_exact_plies=false,fit_within_ply=true)", "fit_within_ply needs fit_exact"),
         ("star2ss(classic_within_ply=true)", "classic_within_ply needs classic_first"),
         ("star2ss(growth_two_back=true)", "growth_two_back needs classic_first"),
+        (
+            "star2hs(first_cap_two_back=true,classic_within_ply=false)",
+            "first_cap_two_back needs classic_within_ply",
+        ),
+        (
+            "star2hs(first_cap_two_back=true,growth_two_back=false)",
+            r"first_cap_two_back needs growth_two_back .*: without growth_two_back, set "
+            r"first_cap_two_back=false too$",
+        ),
+        (
+            "star2hs(first_cap_two_back=true,classic_first=false)",
+            r"classic_trial=false and classic_within_ply=false and growth_two_back=false and "
+            r"first_cap_two_back=false too$",
+        ),
         (
             "star2hs(classic_first=false,classic_within_ply=true)",
             r"classic_trial=false and classic_within_ply=false",

@@ -2,9 +2,11 @@
 
     .venv/bin/python lab/benchmarks/classic_trials.py [--game "python_cant_stop(ordered_dice=true)"]
         [--algorithm star1] [--samples 30] [--positions 40] [--nodes 700000] [--seed 5]
+        [--on first_cap_two_back]
 
 On `--positions` decision positions of seeded random play (lab/benchmarks/common.py, with a
-choice), the hybrid agent of `--algorithm` with its defaults (`hybrid_options`) and the
+choice), the hybrid agent of `--algorithm` with its defaults (`hybrid_options`, and each
+option of `--on` turned on) and the
 paper's sampled search of the same width each search `--nodes` nodes (prune_min_depth=2, as
 in the paper's setup). The hybrid's search is traced (agents/star_trace.py): the nodes of its
 classic depths given up at their cap (`classic_trial`, `classic_within_ply`) are summed, and
@@ -36,6 +38,9 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--nodes", type=int, default=700_000)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--on", action="append", default=[], metavar="OPTION", help="an option to turn on"
+    )
     args = parser.parse_args()
     game = pyspiel.load_game(args.game)
     common = {"samples": args.samples, "seed": 1, "max_nodes": args.nodes, "prune_min_depth": 2}
@@ -46,7 +51,7 @@ def main() -> None:
         trace = SearchTrace()
         hybrid = search(
             search_state(state), game, args.algorithm, **common,
-            **hybrid_options(args.samples, args.algorithm),
+            **{**hybrid_options(args.samples, args.algorithm), **dict.fromkeys(args.on, True)},
             search_class=TracedStarSearch, search_options={"trace": trace},
         )  # fmt: skip
         paper = search(search_state(state), game, args.algorithm, **common)
@@ -58,7 +63,8 @@ def main() -> None:
             print(f"{index:8d}  {hybrid.depth:12d}  {paper.depth:11d}  {lost:14,d}", flush=True)
     count = len(positions)
     print(
-        f"{args.algorithm} on {args.game}, {count} positions at {args.nodes:,} nodes: mean depth "
+        f"{args.algorithm}{''.join(f' +{name}' for name in args.on)} on {args.game}, {count} "
+        f"positions at {args.nodes:,} nodes: mean depth "
         f"hybrid {hybrid_depths / count:.2f}, paper's sampled search {paper_depths / count:.2f}; "
         f"classic depths given up took {given_up / (count * args.nodes):.1%} of the nodes"
     )
