@@ -714,9 +714,7 @@ def _classic_iterations(
             share = 0.5 if trial and not predicted else None
             if predicted:
                 nodes, seconds = costs[-1]
-                # costs[-k] is depth + 1 - k's; depth 0's is 0 nodes, taken as 1 (the root)
-                back = 2 if two_back else 1
-                growth = costs[-back][0] / max(costs[-back - 1][0], 1)
+                growth = _growth(costs, 2 if two_back else 1)
                 if not budget.affords(int(nodes * growth), seconds * growth):
                     return depth, False
                 if capped:  # a depth far above its prediction is given up
@@ -748,11 +746,11 @@ def _classic_iterations(
                 _note(context, "measured a classic depth's cap (not a result)")
                 ply = cost[0] / max(sampled or costs[-1][0], 1.0)
                 # the next sampled ply grows as this one (two_back: as the one before; the
-                # first, with first_two_back, as the depth before this one grew)
+                # first, with first_two_back, as the last classic depth grew)
                 if two_back and plies:
                     step = plies[-1]
                 elif first_two_back:
-                    step = (sampled or costs[-1][0]) / max(costs[-2][0], 1)
+                    step = _growth(costs, 1)
                 else:
                     step = ply
                 sampled, cap = cost[0], (cost[0] * step, cost[1] * step)
@@ -783,6 +781,13 @@ def _classic_iterations(
             if not horizon_reached or forced:
                 return depth, True
         return depth, True
+
+
+def _growth(costs: list[tuple[int, float]], back: int) -> float:
+    """The growth of the classic depth `back` depths before the next one: its nodes over the
+    depth before's. costs[-k] is the cost of the last depth but k - 1, and the root's (depth
+    0) is 0 nodes, taken as 1."""
+    return costs[-back][0] / max(costs[-back - 1][0], 1)
 
 
 def _sampled_share(context: StarSearch, state: Core, samples: int | None, depth: int) -> float:
