@@ -1048,9 +1048,12 @@ class RunIdentity:
         elif record["seed"] != self.seed:
             problem = f"seed {record['seed']}, not {self.seed}"
         elif changed is not None:  # (its key may name options that are now defaults)
-            problem = (
-                f"version {record.get('version', '< 0.2')}, whose {changed.what} was not "
-                f"today's (docs/agents.md: {changed.former})"
+            version = record.get("version", "< 0.2")
+            raise RecordFileError(
+                f"{path} holds games of another search (record {number} has version "
+                f"{version}, whose {changed.what} was not today's; docs/agents.md: "
+                f"{changed.former}): resume it with the version that wrote it, or write to "
+                "another file"
             )
         elif (key.a, key.b) not in self.pair_agents:
             for a, b in self.pair_agents:

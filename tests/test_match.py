@@ -309,10 +309,16 @@ def test_records_of_the_former_sampled_search_are_not_resumed(tmp_path, capsys, 
             else:
                 record["version"] = version
         out.write_text("".join(json.dumps(r) + "\n" for r in records))
+        before = out.read_bytes()
         capsys.readouterr()
         code = cli.main([*args[:-4], "--matches", "2", "--out", str(out), "--no-progress"])
         err = capsys.readouterr().err
-        assert (code == 2 and "sampled search" in err) if affected else code == 0, err
+        if affected:
+            assert code == 2 and "sampled search" in err, err
+            assert "resume it with the version that wrote it" in err, err
+            assert out.read_bytes() == before
+        else:
+            assert code == 0, err
 
 
 @pytest.mark.parametrize("version, refused", [("0.2.0", True), ("0.3.0", False)])
@@ -330,10 +336,15 @@ def test_records_of_the_former_hybrid_are_not_resumed(tmp_path, capsys, version,
         assert cli.main([*args, "--no-progress"]) == 0
         records = [json.loads(line) for line in out.read_text().splitlines()]
         out.write_text("".join(json.dumps({**r, "version": version}) + "\n" for r in records))
+        before = out.read_bytes()
         capsys.readouterr()
         code = cli.main([*args[:-4], "--matches", "2", "--out", str(out), "--no-progress"])
         err = capsys.readouterr().err
-        assert (code == 2 and "hybrid sampled search" in err) if affected else code == 0, err
+        if affected:
+            assert code == 2 and f"version {version}, whose hybrid sampled search" in err, err
+            assert err.count("\n") == 1 and out.read_bytes() == before, err
+        else:
+            assert code == 0, err
 
 
 def test_swapped_or_other_specs_are_refused(tmp_path, capsys):
