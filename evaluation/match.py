@@ -961,6 +961,16 @@ def shared_dice(records: Iterable[Record]) -> int:
     return sum(len(boards[(key.game, key.seats, key.dice)]) > 1 for key in keys)
 
 
+# A version as records name it: numbers and dots, then anything (0.3.0, 0.3.0.dev1, 1.0+local).
+_VERSION = re.compile(r"(\d+(?:\.\d+)*)(\S*)")
+
+
+def _version_numbers(version: str) -> tuple[int, ...] | None:
+    """(0, 3, 0) of '0.3.0' and of '0.3.0.dev1'; None for text that is not a version."""
+    found = _VERSION.fullmatch(version)
+    return None if found is None else tuple(int(part) for part in found[1].split("."))
+
+
 @dataclass(frozen=True)
 class ChangedSearch:
     """Agents whose spec strings run another search from `version` on: records of earlier
@@ -977,16 +987,34 @@ class ChangedSearch:
         """True if an affected agent played `record` before `version`."""
         version = record.get("version")  # absent in records of format 1, all of them earlier
         if version is not None:
-            try:
-                numbers = tuple(int(part) for part in str(version).split(".")[:2])
-            except ValueError:
+            numbers = _version_numbers(str(version))
+            if numbers is None:
                 return False  # 'unknown': a source tree, no claim either way
-            if numbers >= self.version:
+            if numbers[:2] >= self.version:
                 return False
         return any(
             spec.split("(")[0].strip() in self.agents or (self.also and self.also in spec)
             for spec in (record["a"], record["b"])
         )
+
+
+def newer_record(record: Record) -> str | None:
+    """What makes `record` a record this chancespiel cannot extend (None if nothing): a newer
+    record format, a newer version (whose searches may differ under the same specs), or a
+    version that is not one. Records of a source tree ('unknown') make no claim."""
+    form = record.get("v")
+    if isinstance(form, int) and form > FORMAT_VERSION:
+        return f"record format {form}, newer than this chancespiel's {FORMAT_VERSION}"
+    version = record.get("version")
+    if not isinstance(version, str) or version == "unknown":
+        return None
+    numbers = _version_numbers(version)
+    if numbers is None:
+        return f"version {version!r}, which is not a version number"
+    ours = _version_numbers(package_version())
+    if ours is not None and numbers > ours:
+        return f"version {version}, newer than this chancespiel's {package_version()}"
+    return None
 
 
 CHANGED_SEARCHES: Final = (
@@ -1047,6 +1075,11 @@ class RunIdentity:
             problem = f"game {record['game']!r}, not {self.game!r}"
         elif record["seed"] != self.seed:
             problem = f"seed {record['seed']}, not {self.seed}"
+        elif (newer := newer_record(record)) is not None:
+            raise RecordFileError(
+                f"{path} holds games this chancespiel cannot extend (record {number} has "
+                f"{newer}): resume it with the version that wrote it, or write to another file"
+            )
         elif changed is not None:  # (its key may name options that are now defaults)
             version = record.get("version", "< 0.2")
             raise RecordFileError(

@@ -321,6 +321,38 @@ def test_records_of_the_former_sampled_search_are_not_resumed(tmp_path, capsys, 
             assert code == 0, err
 
 
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"v": 99}, "record format 99, newer than this chancespiel's"),
+        ({"version": "99.0.0"}, "version 99.0.0, newer than this chancespiel's"),
+        ({"version": "abc"}, "version 'abc', which is not a version number"),
+        ({"version": "v0.2.0"}, "version 'v0.2.0', which is not a version number"),
+        ({"version": "0.3.0.dev1"}, None),
+        ({"version": "unknown"}, None),
+    ],
+)
+def test_records_of_a_newer_or_unreadable_version_are_not_extended(
+    tmp_path, capsys, change, problem
+):
+    """A newer chancespiel may play other searches under the same specs (and write records
+    otherwise): its records are not extended by this one, nor those whose version is not one."""
+    out = tmp_path / "run.jsonl"
+    assert _match(out, 1) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    out.write_text("".join(json.dumps({**r, **change}) + "\n" for r in records))
+    before = out.read_bytes()
+    capsys.readouterr()
+    code = _match(out, 2)
+    err = capsys.readouterr().err
+    if problem is None:
+        assert code == 0, err
+    else:
+        assert code == 2 and problem in err and err.count("\n") == 1, err
+        assert "resume it with the version that wrote it" in err
+        assert out.read_bytes() == before
+
+
 @pytest.mark.parametrize("version, refused", [("0.2.0", True), ("0.3.0", False)])
 def test_records_of_the_former_hybrid_are_not_resumed(tmp_path, capsys, version, refused):
     """Before 0.3.0 star1hs's and star2hs's spec strings ran another search (systematic

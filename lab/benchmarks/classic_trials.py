@@ -19,30 +19,47 @@ from __future__ import annotations
 
 import argparse
 
-import pyspiel
 from common import decision_positions
 
 import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents import search_state
-from chancespiel.agents.star_minimax import hybrid_options, search
+from chancespiel.agents.registry import AGENTS, check_spec
+from chancespiel.agents.search_common import MAX_NODES, MAX_SAMPLES
+from chancespiel.agents.star_minimax import MIN_HYBRID_SAMPLES, hybrid_options, search
 from chancespiel.agents.star_trace import SearchTrace, TracedStarSearch
+from chancespiel.evaluation.usage import Bounded, UsageError, load_game
 
 GIVEN_UP = "given up"  # the trace's note on a classic depth given up at its cap
+HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="python_cant_stop(ordered_dice=true)")
     parser.add_argument("--algorithm", default="star1", choices=("expectimax", "star1", "star2"))
-    parser.add_argument("--samples", type=int, default=30)
-    parser.add_argument("--positions", type=int, default=40)
-    parser.add_argument("--nodes", type=int, default=700_000)
-    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--samples", type=Bounded(int, MIN_HYBRID_SAMPLES, MAX_SAMPLES), default=30)
+    parser.add_argument("--positions", type=Bounded(int, 1, 100_000), default=40)
+    parser.add_argument("--nodes", type=Bounded(int, 1, MAX_NODES), default=700_000)
+    parser.add_argument("--seed", type=Bounded(int, 0, 2**63 - 1), default=5)
     parser.add_argument(
-        "--on", action="append", default=[], metavar="OPTION", help="an option to turn on"
+        "--on", action="append", default=[], metavar="OPTION", help="a switch to turn on"
     )
     args = parser.parse_args()
-    game = pyspiel.load_game(args.game)
+    # The hybrid agent's options that are off by default, checked together as its spec is.
+    name = HYBRID_NAMES[args.algorithm]
+    switches = [key for key, param in AGENTS[name].params.items() if param.default is False]
+    unknown = [option for option in args.on if option not in switches]
+    if unknown:
+        parser.error(
+            f"--on {unknown[0]}: not an option of {name} that is off by default; those are "
+            + ", ".join(switches)
+        )
+    try:
+        game = load_game(args.game)
+        on = "".join(f",{option}=true" for option in args.on)
+        check_spec(f"{name}(samples={args.samples},max_nodes={args.nodes}{on})", game)
+    except (UsageError, ValueError) as e:
+        parser.error(str(e))
     common = {"samples": args.samples, "seed": 1, "max_nodes": args.nodes, "prune_min_depth": 2}
     hybrid_depths, paper_depths, given_up = 0, 0, 0
     positions = decision_positions(game, args.positions, args.seed, choice=True)
