@@ -51,7 +51,8 @@ naming both digests), and plays exactly the games whose keys are missing, so a m
 whose first game was written before a kill gets only its second game replayed. Each record
 is written with one `write` of the whole line and fsynced at least once a second; a line torn
 by a kill (the file does not end with a newline) is dropped with a warning and its game
-replayed, while an unreadable complete line is an error naming it. Only the parent process
+replayed (a whole record short of its newline only is kept), while an unreadable complete line
+is an error naming it. Only the parent process
 writes, under an exclusive lock, so two runs cannot append to one file at once.
 """
 
@@ -818,6 +819,18 @@ _RECORD_HEAD = re.compile(rb'\{"v":[0-9]+,"')  # how every record line begins (R
 _RECORD_START = b'{"v":'
 
 
+def _whole_record(tail: bytes) -> Record | None:
+    """The record of `tail`, the bytes after a file's last newline, if they are a whole record
+    short of its newline only (a write interrupted at its last byte, or a file edited by
+    hand): kept, not played again."""
+    if not _RECORD_HEAD.match(tail):
+        return None
+    try:
+        return _parse_line(tail, 0, "")
+    except RecordFileError:
+        return None
+
+
 def _torn_record(tail: bytes, has_records: bool) -> bool:
     """Whether `tail`, the bytes after a file's last newline, can be a record line cut short
     by an interrupted write, and so be dropped: it begins as RecordWriter begins a line
@@ -826,13 +839,10 @@ def _torn_record(tail: bytes, has_records: bool) -> bool:
     ending so is not a record file, and is never "repaired"."""
     if _RECORD_HEAD.match(tail):
         try:
-            whole = files.loads(tail)
+            files.loads(tail)
         except files.JsonError:
             return True  # cut short
-        try:  # a whole line but its newline: a record, or another's JSON
-            return isinstance(whole, dict) and _parse_line(tail, 0, "") is not None
-        except RecordFileError:
-            return False
+        return False  # whole JSON, not a record (`_whole_record` keeps records): another's
     return has_records and _RECORD_START.startswith(tail)
 
 
@@ -887,7 +897,9 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
             # torn record (any format's) and skipped; RecordWriter, which cuts it, asks more
             if not complete and not line.startswith(b"{"):
                 raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
-            if not complete:
+            if not complete and (record := _whole_record(line)) is not None:
+                records.append(record)  # a whole record but its newline
+            elif not complete:
                 warnings.warn(
                     f"{name}: the last line is incomplete (torn by an interrupted write); ignored",
                     stacklevel=2,
@@ -1128,8 +1140,9 @@ class RecordWriter:
 
     `records` holds the records the file had when opened (written ones are not kept, so a
     long run's memory does not grow with its games). Opening repairs a torn last line
-    (truncating it, with a warning) so that the next record
-    starts on a line of its own. Data is fsynced at least every FSYNC_EVERY_S and on close.
+    (truncating it, with a warning), and the next write ends a whole record that lacks only
+    its newline, so that the next record starts on a line of its own. Data is fsynced at least
+    every FSYNC_EVERY_S and on close.
     """
 
     def __init__(
@@ -1161,6 +1174,7 @@ class RecordWriter:
             raise RecordFileError(f"{self.path} is being written by {who}") from None
         self.last_sync = time.monotonic()
         self.records: list[Record] = []
+        self.pending = b""  # bytes the next write puts before its record
         try:
             self._load()
             files.claim_name(self.path)  # in an output directory: a file of ours
@@ -1184,6 +1198,18 @@ class RecordWriter:
                     self.on_record(record)
                 else:
                     self.records.append(record)
+            elif (record := _whole_record(line)) is not None:
+                if self.on_record is not None:
+                    self.on_record(record)
+                else:
+                    self.records.append(record)
+                warnings.warn(
+                    f"{self.path}: line {number} lacks its newline: its game is kept",
+                    stacklevel=3,
+                )
+                # Written before the next record, so that a run refused after opening the
+                # file (another run's records) leaves it as it was.
+                self.pending = b"\n"
             elif not _torn_record(line, read > 0):  # not our torn write: not our file
                 raise RecordFileError(
                     f"{self.path}: line {number} is not a chancespiel game record; the file "
@@ -1200,12 +1226,13 @@ class RecordWriter:
 
     def write(self, record: Record) -> None:
         """Appends one record as one line."""
-        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        line = self.pending + (json.dumps(record, separators=(",", ":")) + "\n").encode()
         view = memoryview(line)
         try:
             while view:
                 written = os.write(self.fd, view)
                 view = view[written:]
+            self.pending = b""
             now = time.monotonic()
             if now - self.last_sync >= FSYNC_EVERY_S:
                 os.fsync(self.fd)

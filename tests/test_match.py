@@ -187,6 +187,25 @@ def test_torn_last_line_is_dropped_with_a_warning_and_replayed(tmp_path, referen
     assert out.read_bytes().endswith(b"\n")
 
 
+def test_a_whole_last_record_short_of_its_newline_is_kept(tmp_path, reference, capsys):
+    """A record line whole but for its newline is a game played: kept by readers and by a
+    resumed run, which ends the line before its next record; a run refused leaves it."""
+    out = tmp_path / "newline.jsonl"
+    assert _match(out, 20) == 0
+    data = out.read_bytes()
+    out.write_bytes(data[:-1])
+    assert len(read_records(out)) == 40
+    assert _match(out, 20, a="hold(n=20)", b=SEARCHER) == 2  # another run: refused, untouched
+    assert out.read_bytes() == data[:-1]
+    assert _match(out, 20) == 0 and out.read_bytes() == data[:-1]  # nothing to play
+    capsys.readouterr()
+    assert _match(out, 21) == 0
+    captured = capsys.readouterr()
+    assert "line 40 lacks its newline: its game is kept" in captured.err
+    assert "played 2 games" in captured.out
+    assert out.read_bytes().startswith(data) and _games(out)[:40] == reference
+
+
 @pytest.mark.parametrize(
     "content",
     [
