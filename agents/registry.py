@@ -74,6 +74,10 @@ class Param:
             value = float(value)
         if kind is float and isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{agent}: parameter {name} must be a finite number, got {value!r}")
+        if kind is float and isinstance(value, str):  # spec strings write 1000.0, not 1e3
+            raise ValueError(
+                f"{agent}: parameter {name} must be a number such as 200 or 200.5, got {value!r}"
+            )
         if kind is not None and not isinstance(value, kind):
             raise ValueError(
                 f"{agent}: parameter {name} must be of type {kind.__name__}, got {value!r}"

@@ -947,8 +947,9 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if options.systematic and options.stratified:
         raise ValueError(
-            "systematic and stratified are two ways to draw: choose one (star1hs and star2hs "
-            "draw stratified unless stratified=false)"
+            "systematic and stratified are two ways to draw: choose one (exphs draws "
+            "systematically unless systematic=false, star1hs and star2hs stratified unless "
+            "stratified=false)"
         )
     # The options that need another are on by default in the hybrid agents, so the message
     # names every option to turn off with the one that is off.
@@ -968,7 +969,8 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     if samples is None:
         given = [name for name, on in dataclasses.asdict(options).items() if on]
         if given:
-            raise ValueError(f"{', '.join(given)} need samples (an option of sampled search)")
+            verb = "needs" if len(given) == 1 else "need"
+            raise ValueError(f"{', '.join(given)} {verb} samples (options of sampled search)")
 
 
 class StarMinimaxBot(PolicyBot):

@@ -251,34 +251,36 @@ def fresh_output(kind: str, suffix: str = "") -> Path:
     return path
 
 
-def new_output(given: str | Path | None, kind: str, suffix: str = "") -> Path:
+def new_output(
+    given: str | Path | None, kind: str, suffix: str = "", option: str = "--out"
+) -> Path:
     """Where a result that is not resumed goes: `given` if nothing is there yet (or an empty
-    directory) and its folder can be written, else a UsageError; without `given`, a fresh
-    path (`fresh_output`). So a rerun of a documented command never writes over the result it
-    made, and a path that cannot be written is refused before the work."""
+    directory) and its folder can be written, else a UsageError naming `option`; without
+    `given`, a fresh path (`fresh_output`). So a rerun of a documented command never writes
+    over the result it made, and a path that cannot be written is refused before the work."""
     if given is None:
         return fresh_output(kind, suffix)
-    path = _given_path(given)
+    path = _given_path(given, option)
     if path.is_dir():
         if _contents(path):
-            raise UsageError(f"--out {path} is not empty: a result is not written over")
+            raise UsageError(f"{option} {path} is not empty: a result is not written over")
     elif path.exists() or path.is_symlink():
-        raise UsageError(f"--out {path} exists: a result is not written over")
+        raise UsageError(f"{option} {path} exists: a result is not written over")
     _check_writable(path if path.is_dir() else path.parent)
     return path
 
 
-def _given_path(given: str | Path) -> Path:
-    """`--out` as a path; an empty one is refused (it would be the current directory)."""
+def _given_path(given: str | Path, option: str = "--out") -> Path:
+    """`option`'s path; an empty one is refused (it would be the current directory)."""
     if not str(given).strip():
-        raise UsageError("--out must name a path, got an empty string")
+        raise UsageError(f"{option} must name a path, got an empty string")
     path = Path(given)
     try:
         os.lstat(path)
     except FileNotFoundError:
         pass
     except OSError as e:  # a name too long, a loop of links, a file where a folder should be
-        raise UsageError(f"--out {given}: {e.strerror}") from None
+        raise UsageError(f"{option} {given}: {e.strerror}") from None
     return path
 
 

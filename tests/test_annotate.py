@@ -178,12 +178,13 @@ def test_the_command_text_and_json(tmp_path, capsys) -> None:
         (["--line", "1", "--reference", "exact(depth=2)"], "--reference:"),
         (["--html", "{tmp}/page.html"], "--html draws one game"),
         (["--line", "1", "--html", "{tmp}/page.txt"], "must name an .html file"),
-        (["--line", "1", "--html", "{tmp}/taken.html"], "exists: a result is not written over"),
+        (["--line", "1", "--html", "{tmp}/taken.html"], "--html {tmp}/taken.html exists: a result"),
     ],
 )
 def test_bad_input_is_a_one_line_error_that_writes_nothing(tmp_path, capsys, argv, message):
     (tmp_path / "taken.html").write_text("mine")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    message = message.replace("{tmp}", str(tmp_path))
     assert cli.main(["annotate", str(PIG_LEAD), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1

@@ -137,9 +137,9 @@ def test_full_root_window_makes_every_sampled_root_value_exact():
 
 def test_sampled_options_need_samples():
     game = pyspiel.load_game("python_pig")
-    with pytest.raises(ValueError, match="resample need samples"):
+    with pytest.raises(ValueError, match="resample needs samples"):
         make_bot("star2(resample=true)", game, 0)
-    with pytest.raises(ValueError, match="need samples"):
+    with pytest.raises(ValueError, match="needs samples"):
         search(search_state(game.new_initial_state()), game, "star1", max_depth=1,
                solve_exhausted=True)  # fmt: skip
 
@@ -573,7 +573,7 @@ def test_stratified_is_a_sampled_option_and_not_systematic_too():
     root = search_state(game.new_initial_state())
     with pytest.raises(ValueError, match="systematic and stratified"):
         search(root, game, "star2", max_depth=2, samples=5, systematic=True, stratified=True)
-    with pytest.raises(ValueError, match="need samples"):
+    with pytest.raises(ValueError, match="needs samples"):
         make_bot("star2(stratified=true)", game, 0)
     plain = search(root, game, "expectimax", max_depth=3, samples=5, seed=1)
     found = search(root, game, "expectimax", max_depth=3, samples=5, seed=1, stratified=True)
@@ -1024,7 +1024,7 @@ def test_capped_trial_keeps_the_classic_depths_that_cost_what_they_should():
 
 def test_sampling_options_are_checked():
     game = pyspiel.load_game("python_pig")
-    with pytest.raises(ValueError, match="need samples"):
+    with pytest.raises(ValueError, match="needs samples"):
         make_bot("star2(systematic=true)", game, 0)
     with pytest.raises(ValueError, match=r"exact_plies must be in \[0, "):
         make_bot("star2ss(exact_plies=-1)", game, 0)
@@ -1075,9 +1075,13 @@ def test_sampling_options_are_checked():
     make_bot("star2hs(resample=true,fit_exact_plies=false,fit_within_ply=false)", game, 0)
     make_bot("star2hs(fit_exact_plies=true)", game, 0)
     # Star2HS draws stratified: systematic draws are the other way, asked for with it off
-    with pytest.raises(ValueError, match=r"choose one \(star1hs and star2hs draw stratified "):
+    with pytest.raises(ValueError, match=r"star1hs and star2hs stratified unless stratified="):
         make_bot("star2hs(systematic=true)", game, 0)
     make_bot("star2hs(systematic=true,stratified=false)", game, 0)
+    # ExpHS draws systematically: the message names the switch that turns it off too
+    with pytest.raises(ValueError, match=r"exphs draws systematically unless systematic=false"):
+        make_bot("exphs(stratified=true)", game, 0)
+    make_bot("exphs(stratified=true,systematic=false)", game, 0)
 
 
 def test_the_hybrid_refuses_a_single_outcome_per_chance_node():

@@ -592,7 +592,7 @@ def test_greedy_analyses_with_its_one_ply_values(capsys):
         ("mc(time_ms=-5)", r"time_ms must be in \(0, "),
         ("mc(max_simulations=0)", r"max_simulations must be in \[1, "),
         ("mcts(rollout_depth=-2)", r"rollout_depth must be in \[-1, "),
-        ("mcts(uct_c=abc)", "uct_c must be of type float"),
+        ("mcts(uct_c=abc)", "uct_c must be a number such as 200 or 200.5"),
         ("mcts(pw_c=2)", "unknown parameter"),
         ("openspiel_mcts(uct_c=-1)", r"uct_c must be in \[0, "),
         ("openspiel_mcts(max_simulations=0)", r"max_simulations must be in \[1, "),

@@ -73,7 +73,7 @@ def test_sampled_and_mcts_searches_are_drawn(tmp_path):
     [
         (["--tree-levels", "3"], "--tree-levels limits the tree of --html: give --html FILE too"),
         (["--html", "{tmp}/x.txt"], "--html must name an .html file"),
-        (["--html", "{tmp}/old.html"], "exists: a result is not written over"),
+        (["--html", "{tmp}/old.html"], "--html {tmp}/old.html exists: a result is not written"),
         (["--html", "{tmp}/x.html", "--tree-levels", "0"], "--tree-levels: "),
         (["--html", "{tmp}/x.html", "--tree-children", "101"], "--tree-children: "),
         (["--html", "{tmp}/x.html", "--agent", "hold(n=20)"], "not hold(n=20)'s"),
@@ -90,6 +90,7 @@ def test_sampled_and_mcts_searches_are_drawn(tmp_path):
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
     (tmp_path / "old.html").write_text("kept")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    message = message.replace("{tmp}", str(tmp_path))
     assert status([*PIG, *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

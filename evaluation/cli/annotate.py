@@ -38,7 +38,8 @@ def cmd_annotate(args: argparse.Namespace) -> None:
                 f"--html draws one game and {args.records} has {len(records)}: choose one "
                 "with --line N"
             )
-        html = new_output(args.html, "annotate", ".html")  # a page is a result: not overwritten
+        # a page is a result: not overwritten
+        html = new_output(args.html, "annotate", ".html", "--html")
         if html.suffix.lower() not in (".html", ".htm"):
             raise UsageError(f"--html must name an .html file, got {args.html!r}")
     references = {}

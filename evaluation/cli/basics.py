@@ -337,7 +337,7 @@ def _tree_page_options(args: argparse.Namespace) -> tuple[Path, TreeLimits] | No
         if named:
             raise UsageError(f"{named[0]} limits the tree of --html: give --html FILE too")
         return None
-    html = new_output(args.html, "analyse", ".html")  # a page is a result: not overwritten
+    html = new_output(args.html, "analyse", ".html", "--html")  # a page is a result: kept
     if html.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"--html must name an .html file, got {args.html!r}")
     from chancespiel.evaluation.search_page import TreeLimits
