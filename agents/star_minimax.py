@@ -1151,7 +1151,8 @@ FIRST_HYBRID = {
 }
 # One setting for every game with Star1 and Star2 (star1hs, star2hs): the enumeration only
 # where it costs at most a ply, a classic depth only where it costs at most a sampled ply, each
-# judged by the growth two depths back, and stratified draws. Expectimax, which cannot prune,
+# judged by the growth two depths back (the first cap too, since version 0.4.0), and
+# stratified draws. Expectimax, which cannot prune,
 # finds its classic depths dearer than a sampled ply far more often, and with the setting it
 # fell behind classic expectimax where the first definition is level (docs/sampled.md gives
 # the measurements behind each).
@@ -1161,6 +1162,7 @@ HYBRID = {
     "fit_within_ply": dataclasses.replace(_SAMPLED["fit_within_ply"], default=True),
     "classic_within_ply": dataclasses.replace(_SAMPLED["classic_within_ply"], default=True),
     "growth_two_back": dataclasses.replace(_SAMPLED["growth_two_back"], default=True),
+    "first_cap_two_back": dataclasses.replace(_SAMPLED["first_cap_two_back"], default=True),
 }
 HYBRID_DEFAULTS: Final = {"expectimax": FIRST_HYBRID, "star1": HYBRID, "star2": HYBRID}
 

@@ -1046,6 +1046,14 @@ CHANGED_SEARCHES: Final = (
         "the former default drew systematically, without fit_within_ply, classic_within_ply "
         "and growth_two_back",
     ),
+    ChangedSearch(
+        (0, 4),
+        ("star1hs", "star2hs"),
+        "",
+        "hybrid sampled search",
+        "the former default priced the first classic_within_ply cap from the last growth, "
+        "without first_cap_two_back",
+    ),
 )
 
 

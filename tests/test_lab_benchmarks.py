@@ -25,6 +25,9 @@ def _trials(*args: str) -> subprocess.CompletedProcess[str]:
         (["--samples", "1"], "--samples: must be >= 2"),
         (["--on", "max_depth"], "--on max_depth: not an option of star1hs that is off by default"),
         (["--on", "bogus"], "--on bogus: not an option"),
+        (["--on", "first_cap_two_back"], "not an option of star1hs that is off by default"),
+        (["--off", "max_depth"], "--off max_depth: not an option of star1hs that is on by"),
+        (["--off", "classic_within_ply"], "set first_cap_two_back=false too"),
         (["--algorithm", "expectimax", "--on", "first_cap_two_back"], "needs classic_within_ply"),
         (["--game", "nosuch"], "unknown game 'nosuch'"),
     ],
@@ -37,9 +40,9 @@ def test_classic_trials_refuses_bad_arguments_in_one_line(args, message):
 
 
 def test_classic_trials_reports_the_given_up_share_and_depths():
-    done = _trials("--positions", "2", "--nodes", "20000", "--on", "first_cap_two_back")
+    done = _trials("--positions", "2", "--nodes", "20000", "--off", "first_cap_two_back")
     assert done.returncode == 0, done.stderr
     summary = done.stdout.strip().splitlines()[-1]
-    assert summary.startswith("star1 +first_cap_two_back on python_cant_stop(ordered_dice=true)")
+    assert summary.startswith("star1 -first_cap_two_back on python_cant_stop(ordered_dice=true)")
     assert "2 positions at 20,000 nodes: mean depth hybrid " in summary
     assert summary.endswith("of the nodes")

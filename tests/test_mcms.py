@@ -890,9 +890,9 @@ def test_first_cap_two_back_prices_the_first_cap_by_the_depth_before():
                        prune_min_depth=2, **options)  # fmt: skip
         return found.depth
 
-    star1hs = hybrid_options(30, "star1")
-    assert depth(**star1hs) == 2
-    assert depth(**star1hs, first_cap_two_back=True) == depth() == 5
+    star1hs = hybrid_options(30, "star1")  # (with the option since version 0.4.0)
+    assert depth(**{**star1hs, "first_cap_two_back": False}) == 2
+    assert depth(**star1hs) == depth() == 5
 
 
 def test_growth_two_back_caps_classic_within_ply_at_the_ply_of_the_same_parity():
@@ -1034,7 +1034,7 @@ def test_sampling_options_are_checked():
     # is enough.
     for spec, other in (
         ("classic_first=false", "classic_trial=false and classic_within_ply=false and "
-         "growth_two_back=false"),
+         "growth_two_back=false and first_cap_two_back=false"),
         ("exact_plies=0", "fit_exact_plies=false and fit_within_ply=false"),
     ):  # fmt: skip
         with pytest.raises(ValueError, match=f"set {other} too"):
@@ -1102,7 +1102,7 @@ def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
 def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
     game = pyspiel.load_game("python_pig(winscore=40)")
     setting = dict(stratified=True, fit_within_ply=True, classic_within_ply=True,
-                   growth_two_back=True)  # fmt: skip
+                   growth_two_back=True, first_cap_two_back=True)  # fmt: skip
     for state in _contested_positions(game, 3, seed=6, max_moves=20):
         for hybrid, algorithm, own in (
             ("exphs", "expectimax", {"systematic": True}),
@@ -1122,7 +1122,8 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
             # the search of every hybrid agent before version 0.3.0, by its options
             former = make_bot(
                 f"{hybrid}(samples=8,max_depth=3,systematic=true,stratified=false,"
-                "fit_within_ply=false,classic_within_ply=false,growth_two_back=false)",
+                "fit_within_ply=false,classic_within_ply=false,growth_two_back=false,"
+                "first_cap_two_back=false)",
                 game, state.current_player(), 4,
             )  # fmt: skip
             former.step(state)

@@ -2,11 +2,11 @@
 
     .venv/bin/python lab/benchmarks/classic_trials.py [--game "python_cant_stop(ordered_dice=true)"]
         [--algorithm star1] [--samples 30] [--positions 40] [--nodes 700000] [--seed 5]
-        [--on first_cap_two_back]
+        [--on OPTION] [--off OPTION]
 
 On `--positions` decision positions of seeded random play (lab/benchmarks/common.py, with a
-choice), the hybrid agent of `--algorithm` with its defaults (`hybrid_options`, and each
-option of `--on` turned on) and the
+choice), the hybrid agent of `--algorithm` with its defaults (`hybrid_options`, each option
+of `--on` turned on and each of `--off` off) and the
 paper's sampled search of the same width each search `--nodes` nodes (prune_min_depth=2, as
 in the paper's setup). The hybrid's search is traced (agents/star_trace.py): the nodes of its
 classic depths given up at their cap (`classic_trial`, `classic_within_ply`) are summed, and
@@ -41,23 +41,27 @@ def main() -> None:
     parser.add_argument("--positions", type=Bounded(int, 1, 100_000), default=40)
     parser.add_argument("--nodes", type=Bounded(int, 1, MAX_NODES), default=700_000)
     parser.add_argument("--seed", type=Bounded(int, 0, 2**63 - 1), default=5)
-    parser.add_argument(
-        "--on", action="append", default=[], metavar="OPTION", help="a switch to turn on"
-    )
-    args = parser.parse_args()
-    # The hybrid agent's options that are off by default, checked together as its spec is.
-    name = HYBRID_NAMES[args.algorithm]
-    switches = [key for key, param in AGENTS[name].params.items() if param.default is False]
-    unknown = [option for option in args.on if option not in switches]
-    if unknown:
-        parser.error(
-            f"--on {unknown[0]}: not an option of {name} that is off by default; those are "
-            + ", ".join(switches)
+    for flag, state in (("--on", "on"), ("--off", "off")):
+        parser.add_argument(
+            flag, action="append", default=[], metavar="OPTION", help=f"a switch to turn {state}"
         )
+    args = parser.parse_args()
+    # The hybrid agent's switches turned the other way, checked together as its spec is.
+    name = HYBRID_NAMES[args.algorithm]
+    params = AGENTS[name].params
+    for flag, given, default in (("--on", args.on, False), ("--off", args.off, True)):
+        switches = [key for key, param in params.items() if param.default is default]
+        unknown = [option for option in given if option not in switches]
+        if unknown:
+            parser.error(
+                f"{flag} {unknown[0]}: not an option of {name} that is "
+                f"{'on' if default else 'off'} by default; those are {', '.join(switches)}"
+            )
+    switched = {**dict.fromkeys(args.on, True), **dict.fromkeys(args.off, False)}
     try:
         game = load_game(args.game)
-        on = "".join(f",{option}=true" for option in args.on)
-        check_spec(f"{name}(samples={args.samples},max_nodes={args.nodes}{on})", game)
+        spec = "".join(f",{option}={str(on).lower()}" for option, on in switched.items())
+        check_spec(f"{name}(samples={args.samples},max_nodes={args.nodes}{spec})", game)
     except (UsageError, ValueError) as e:
         parser.error(str(e))
     common = {"samples": args.samples, "seed": 1, "max_nodes": args.nodes, "prune_min_depth": 2}
@@ -68,7 +72,7 @@ def main() -> None:
         trace = SearchTrace()
         hybrid = search(
             search_state(state), game, args.algorithm, **common,
-            **{**hybrid_options(args.samples, args.algorithm), **dict.fromkeys(args.on, True)},
+            **{**hybrid_options(args.samples, args.algorithm), **switched},
             search_class=TracedStarSearch, search_options={"trace": trace},
         )  # fmt: skip
         paper = search(search_state(state), game, args.algorithm, **common)
@@ -79,8 +83,9 @@ def main() -> None:
         if lost or hybrid.depth != paper.depth:
             print(f"{index:8d}  {hybrid.depth:12d}  {paper.depth:11d}  {lost:14,d}", flush=True)
     count = len(positions)
+    turned = "".join(f" {'+' if on else '-'}{option}" for option, on in switched.items())
     print(
-        f"{args.algorithm}{''.join(f' +{name}' for name in args.on)} on {args.game}, {count} "
+        f"{args.algorithm}{turned} on {args.game}, {count} "
         f"positions at {args.nodes:,} nodes: mean depth "
         f"hybrid {hybrid_depths / count:.2f}, paper's sampled search {paper_depths / count:.2f}; "
         f"classic depths given up took {given_up / (count * args.nodes):.1%} of the nodes"

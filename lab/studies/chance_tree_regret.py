@@ -12,9 +12,10 @@ beyond, with the plies of `--exact-plies` enumerated only below the classic dept
 `--fit-exact-plies` their enumeration of those plies only where it is predicted to fit the
 budget, `--fit-within-ply` only where that costs at most a ply, `--capped-trial` their
 classic depths given up past a cap, `--classic-within-ply` those that cost more than a
-sampled ply, `--growth-two-back` their predictions from the growth two depths back, and
-`--stratified` stratified draws instead of systematic ones; all off by default as the
-committed map was searched before the agents had them)
+sampled ply, `--growth-two-back` their predictions from the growth two depths back,
+`--first-cap-two-back` the first cap's too, and `--stratified` stratified draws instead of
+systematic ones; all off by default as the committed map was searched before the agents had
+them)
 search the same trees with the same node budget, and exhaustive expectimax over the whole
 tree (`chance_tree_action_values`) gives the exact value of every root move. Explains where
 the sampling of the MCMS paper ("Monte Carlo *-Minimax Search", Lanctot et al. 2013, section
@@ -131,6 +132,8 @@ SWITCHES = {
     "ply (no dearer than the sampled search a depth deeper)",
     "growth_two_back": "with --classic-first: classic depths and sampled plies predicted from "
     "the growth two depths back",
+    "first_cap_two_back": "with --classic-within-ply and --growth-two-back: the first cap of a "
+    "classic depth priced from the growth of the depth before too",
     "stratified": "the hybrid searches draw one outcome in each of c equal strata of a chance "
     "node's probabilities, not systematically (one number, evenly spaced)",
 }

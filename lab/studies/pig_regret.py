@@ -29,7 +29,7 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
                 deviation S (0 = perfect), a fixed function of the state, clipped to [-1, 1]
     resample, full_root_window, distrust_decided, solve_exhausted, shared_samples, systematic,
     stratified, classic_first, classic_trial, fit_exact_plies, capped_trial, fit_within_ply,
-    classic_within_ply, growth_two_back
+    classic_within_ply, growth_two_back, first_cap_two_back
                 an opt-in option of the sampled search (docs/agents.md)
     hybrid      at the configuration's widths: systematic draws, nodes of at most the width or
                 right after the root's move enumerated; with classic_first, classic_trial and
@@ -129,14 +129,16 @@ SAMPLED_OPTIONS = (
     "fit_within_ply",
     "classic_within_ply",
     "growth_two_back",
+    "first_cap_two_back",
 )
 COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token prefix: keyword
 # The token 'hybrid' keeps the meaning its committed rows were searched with: systematic draws,
 # nodes of at most the width (exact_up_to) and those after the root's move enumerated. The
 # hybrid agents (hybrid_options in agents/star_minimax.py) star1hs and star2hs are
 # 'classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+
-# growth_two_back+hybrid+stratified' (with stratified, the token's draws are stratified), and
-# exphs (and the three before version 0.3.0) 'classic_first+classic_trial+fit_exact_plies+hybrid'.
+# growth_two_back+first_cap_two_back+hybrid+stratified' (with stratified, the token's draws are
+# stratified; before version 0.4.0 without first_cap_two_back), and exphs (and the three before
+# version 0.3.0) 'classic_first+classic_trial+fit_exact_plies+hybrid'.
 HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (

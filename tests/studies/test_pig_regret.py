@@ -59,7 +59,7 @@ def test_configurations_name_their_factors():
     # the agents star1hs, star2hs
     agents = parse_config(
         "classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+"
-        "growth_two_back+hybrid+stratified"
+        "growth_two_back+first_cap_two_back+hybrid+stratified"
     )
     assert search_keywords(agents.options, 18) == hybrid_options(18, "star2")
     # exphs, and the three before version 0.3.0: systematic draws, without the last three options
