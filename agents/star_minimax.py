@@ -209,8 +209,8 @@ class SampledOptions:
       measured before it). Where a roll entered the tree at the depth just measured, that
       growth is about a hundred times the next ply's: under Can't Stop's ordered dice the
       first cap of Star1HS let classic depths take 9.8% of its nodes before they were given
-      up (lab/benchmarks/classic_trials.py), and in some positions the whole budget. Not a
-      default: measured at equal nodes only.
+      up (lab/benchmarks/classic_trials.py), and in some positions the whole budget. On in
+      star1hs and star2hs since version 0.4.0.
     """
 
     resample: bool = False
@@ -1129,7 +1129,7 @@ _HELP = {
     "star2": "Star2 (Star1 plus probing; MCMS Algorithm 2)",
 }
 _PAPER_NAMES = {"expectimax": "expss", "star1": "star1ss", "star2": "star2ss"}
-_HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
+HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 # The hybrid sampled search as first defined: the paper's, with chance nodes of at most
 # `samples` outcomes and those right after the root's move enumerated (where the classic search
 # completed a depth beyond them, and the enumeration is predicted to fit the budget),
@@ -1152,10 +1152,9 @@ FIRST_HYBRID = {
 # One setting for every game with Star1 and Star2 (star1hs, star2hs): the enumeration only
 # where it costs at most a ply, a classic depth only where it costs at most a sampled ply, each
 # judged by the growth two depths back (the first cap too, since version 0.4.0), and
-# stratified draws. Expectimax, which cannot prune,
-# finds its classic depths dearer than a sampled ply far more often, and with the setting it
-# fell behind classic expectimax where the first definition is level (docs/sampled.md gives
-# the measurements behind each).
+# stratified draws. Expectimax, which cannot prune, finds its classic depths dearer than a
+# sampled ply far more often, and with the setting it fell behind classic expectimax where the
+# first definition is level (docs/sampled.md gives the measurements behind each).
 HYBRID = {
     **{name: param for name, param in FIRST_HYBRID.items() if name != "systematic"},
     "stratified": dataclasses.replace(_SAMPLED["stratified"], default=True),
@@ -1215,7 +1214,7 @@ for _algorithm in ALGORITHMS:
         },
     )(_make(_algorithm))
     register_agent(
-        _HYBRID_NAMES[_algorithm],
+        HYBRID_NAMES[_algorithm],
         f"hybrid sampling: {_algorithm} with samples=10, chance nodes enumerated when small "
         "(at most the width) or right after the root's move, and the classic search first"
         + (

@@ -893,17 +893,20 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     records: list[Record] = []
     try:
         for number, line, complete in _file_lines(fd, name):
-            # reading changes nothing: a last line that begins a JSON object is taken for a
-            # torn record (any format's) and skipped; RecordWriter, which cuts it, asks more
-            if not complete and not line.startswith(b"{"):
-                raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
-            if not complete and (record := _whole_record(line)) is not None:
-                records.append(record)  # a whole record but its newline
-            elif not complete:
-                warnings.warn(
-                    f"{name}: the last line is incomplete (torn by an interrupted write); ignored",
-                    stacklevel=2,
-                )
+            if not complete:
+                # reading changes nothing: a last line that begins a JSON object is a whole
+                # record short of its newline (kept), or taken for a torn record (any
+                # format's) and skipped; RecordWriter, which cuts it, asks more
+                if not line.startswith(b"{"):
+                    raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
+                if (record := _whole_record(line)) is not None:
+                    records.append(record)
+                else:
+                    warnings.warn(
+                        f"{name}: the last line is incomplete (torn by an interrupted write); "
+                        "ignored",
+                        stacklevel=2,
+                    )
             elif (record := _parse_line(line, number, name)) is not None:
                 records.append(record)
     finally:

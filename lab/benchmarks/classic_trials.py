@@ -25,12 +25,16 @@ import chancespiel.agents  # noqa: F401  (registers the games and agents)
 from chancespiel.agents import search_state
 from chancespiel.agents.registry import AGENTS, check_spec
 from chancespiel.agents.search_common import MAX_NODES, MAX_SAMPLES
-from chancespiel.agents.star_minimax import MIN_HYBRID_SAMPLES, hybrid_options, search
+from chancespiel.agents.star_minimax import (
+    HYBRID_NAMES,
+    MIN_HYBRID_SAMPLES,
+    hybrid_options,
+    search,
+)
 from chancespiel.agents.star_trace import SearchTrace, TracedStarSearch
 from chancespiel.evaluation.usage import Bounded, UsageError, load_game
 
 GIVEN_UP = "given up"  # the trace's note on a classic depth given up at its cap
-HYBRID_NAMES = {"expectimax": "exphs", "star1": "star1hs", "star2": "star2hs"}
 
 
 def main() -> None:
