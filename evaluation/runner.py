@@ -78,6 +78,9 @@ class RunConfig:
     keep_records: bool = True  # False: only the tally (memory bounded by the workers)
     label: str = "games"
     stop_at: float | None = None  # time.monotonic() after which no new game starts (resumable)
+    # Called once the file is read and found to be this run's, before any game: a command's
+    # header printed here is not followed by a refusal of the file.
+    on_ready: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         if self.seed < 0:  # random.Random(-n) is random.Random(n): another run's dice
@@ -209,6 +212,8 @@ def run(config: RunConfig, executor_factory: ExecutorFactory = make_executor) ->
             for record in ours:
                 tally.add(record)
             del existing
+        if config.on_ready is not None:
+            config.on_ready()
         if repeats:
             warnings.warn(
                 f"{config.out}: {repeats} game(s) appear more than once; each is counted once",

@@ -363,13 +363,15 @@ def test_records_of_a_newer_or_unreadable_version_are_not_extended(
     before = out.read_bytes()
     capsys.readouterr()
     code = _match(out, 2)
-    err = capsys.readouterr().err
+    printed, err = capsys.readouterr()
     if problem is None:
         assert code == 0, err
+        assert printed.startswith(f"{GAME}: ") and "records in" in printed.splitlines()[0]
     else:
+        # the one-line error alone: no header of a run that does not start
         assert code == 2 and problem in err and err.count("\n") == 1, err
         assert "resume it with the version that wrote it" in err
-        assert out.read_bytes() == before
+        assert printed == "" and out.read_bytes() == before
 
 
 @pytest.mark.parametrize(
@@ -821,3 +823,20 @@ def test_moves_are_timed_on_the_clock_of_the_budget(tmp_path, capsys, keeps):
     capsys.readouterr()
     assert cli.main(["report", str(out)]) == 0
     assert f"(times and nodes/s on the CPU clock, as the budget: {spec})" in capsys.readouterr().out
+
+
+def test_a_refused_file_gets_its_error_alone(tmp_path, capsys):
+    """`match` and `tournament` print their header once the file is found to be the run's:
+    a file of another run gets the one-line error and nothing on stdout."""
+    out = tmp_path / "run.jsonl"
+    assert _match(out, 1) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+    for argv in (
+        ["match", GAME, SEARCHER, "hold(n=25)", "--matches", "1"],
+        ["tournament", GAME, SEARCHER, "hold(n=25)", "random", "--matches", "1"],
+    ):
+        code = cli.main([*argv, "--out", str(out), "--no-progress"])
+        printed, err = capsys.readouterr()
+        assert code == 2 and err.count("\n") == 1 and "another" in err, err
+        assert printed == "" and out.read_bytes() == before

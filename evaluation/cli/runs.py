@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from chancespiel.agents import parse_spec
@@ -49,10 +50,9 @@ def cmd_match(args: argparse.Namespace) -> None:
     out_or_fresh(args, "match")
     config = run_config(args, args.game, [(args.spec_a, args.spec_b)], sprt=sprt, label="match")
     # the tally is enough here: memory stays bounded by the workers however many matches
-    config = dataclasses.replace(config, luck=luck, value=args.value, keep_records=False)
-    print(
-        match_header(args.game, args.spec_a, args.spec_b, args.seed, args.matches, args.out),
-        flush=True,
+    header = match_header(args.game, args.spec_a, args.spec_b, args.seed, args.matches, args.out)
+    config = dataclasses.replace(
+        config, luck=luck, value=args.value, keep_records=False, on_ready=_printer(header)
     )
     run = run_games(config)
     result = MatchResult(
@@ -118,6 +118,12 @@ def cmd_replay(args: argparse.Namespace) -> None:
     print(f"returns: {record['returns']}")
 
 
+def _printer(header: str) -> Callable[[], None]:
+    """What prints a run's header once its file is found to be the run's (a refused file
+    gets its one-line error alone)."""
+    return lambda: print(header, flush=True)
+
+
 def _sprt_option(args: argparse.Namespace) -> SprtParams | None:
     """The parsed --sprt, checked before any game is played."""
     if args.sprt is None:
@@ -179,11 +185,8 @@ def cmd_tournament(args: argparse.Namespace) -> None:
     pairs = [(a, b) for i, a in enumerate(args.specs) for b in args.specs[i + 1 :]]
     out_or_fresh(args, "tournament")
     config = run_config(args, args.game, pairs, label="tournament")
-    config = dataclasses.replace(config, keep_records=False)
-    print(
-        tournament_header(args.game, len(args.specs), args.seed, args.matches, args.out),
-        flush=True,
-    )
+    header = tournament_header(args.game, len(args.specs), args.seed, args.matches, args.out)
+    config = dataclasses.replace(config, keep_records=False, on_ready=_printer(header))
     run = run_games(config)
     result = TournamentResult(args.game, args.specs, args.seed, args.matches, args.out, run)
     if luck and result.pairs:  # this run's matches, as report --luck reads them
