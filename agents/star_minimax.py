@@ -1153,8 +1153,9 @@ FIRST_HYBRID = {
 # where it costs at most a ply, a classic depth only where it costs at most a sampled ply, each
 # judged by the growth two depths back (the first cap too, since version 0.4.0), and
 # stratified draws. Expectimax, which cannot prune, finds its classic depths dearer than a
-# sampled ply far more often, and with the setting it fell behind classic expectimax where the
-# first definition is level (docs/sampled.md gives the measurements behind each).
+# sampled ply far more often: with the setting it was level with classic expectimax only by a
+# hair in EinStein and worse on random chance trees, where the first definition is level in
+# both (docs/sampled.md gives the measurements behind each).
 HYBRID = {
     **{name: param for name, param in FIRST_HYBRID.items() if name != "systematic"},
     "stratified": dataclasses.replace(_SAMPLED["stratified"], default=True),
