@@ -24,7 +24,7 @@ from typing import Any
 
 from chancespiel import engine as _engine
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 # Before any game or agent module is imported: compiled engine or pure Python.
 _engine.install(Path(__file__).resolve().parent.parent)

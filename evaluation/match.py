@@ -1057,6 +1057,14 @@ CHANGED_SEARCHES: Final = (
         "the former default priced the first classic_within_ply cap from the last growth, "
         "without first_cap_two_back",
     ),
+    ChangedSearch(
+        (0, 5),
+        ("star1hs", "star2hs"),
+        "",
+        "hybrid sampled search",
+        "the former default sampled every chance node of more outcomes than the width "
+        "(exact_up_to=the width)",
+    ),
 )
 
 

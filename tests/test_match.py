@@ -375,13 +375,15 @@ def test_records_of_a_newer_or_unreadable_version_are_not_extended(
 
 
 @pytest.mark.parametrize(
-    "version, refused", [("0.2.0", True), ("0.3.0", True), ("0.3.9", True), ("0.4.0", False)]
+    "version, refused",
+    [("0.2.0", True), ("0.3.0", True), ("0.3.9", True), ("0.4.0", True), ("0.5.0", False)],
 )
 def test_records_of_the_former_hybrid_are_not_resumed(tmp_path, capsys, version, refused):
     """Before 0.3.0 star1hs's and star2hs's spec strings ran another search (systematic
-    draws, without fit_within_ply, classic_within_ply and growth_two_back), and before 0.4.0
-    another again (without first_cap_two_back): a run never mixes them, whichever options its
-    spec names (exphs, unchanged, is unaffected)."""
+    draws, without fit_within_ply, classic_within_ply and growth_two_back), before 0.4.0
+    another again (without first_cap_two_back), and before 0.5.0 one that sampled nodes its
+    width nearly covers: a run never mixes them, whichever options its spec names (exphs,
+    unchanged, is unaffected)."""
     for spec, affected in (
         ("star2hs(samples=2,max_depth=1)", refused),
         ("star1hs(samples=2,max_depth=1,stratified=true)", refused),

@@ -1095,6 +1095,7 @@ def test_the_hybrid_refuses_a_single_outcome_per_chance_node():
     with pytest.raises(ValueError, match="unknown algorithm 'star3'"):
         hybrid_options(2, "star3")
     assert hybrid_options(2, "star2")["exact_up_to"] == 2
+    assert hybrid_options(18, "star2")["exact_up_to"] == 24  # a third more than the width
     # exphs keeps the hybrid's first definition, every hybrid agent's before version 0.3.0
     assert hybrid_options(8, "expectimax") == former_hybrid(8)
 
@@ -1137,6 +1138,43 @@ def test_the_hybrid_agents_are_the_sampled_search_with_the_hybrid_options():
         bot.step(state)
         classic = search(search_state(state), game, "star2", max_depth=3)
         assert bot.last_result.value == pytest.approx(classic.value, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "game_string, algorithm, width, outcomes",
+    [("python_pig", "star2", 18, 21), ("python_einstein_wurfelt_nicht", "star1", 5, 6)],
+)
+def test_the_hybrid_enumerates_a_node_its_width_nearly_covers(
+    game_string, algorithm, width, outcomes
+):
+    """Star1HS and Star2HS enumerate a chance node whose outcomes the width covers by at least
+    three quarters: at the paper's width in Pig (18 of 21 rolls) Star2HS is Star2, and in
+    EinStein at a width of 5 (of 6) Star1HS is Star1, move, value, nodes and depth; a
+    narrower width still samples, as `exphs` (its first definition) does at any width below
+    the outcomes."""
+    game = pyspiel.load_game(game_string)
+    width_below = outcomes * 3 // 4 - (outcomes * 3 % 4 == 0)  # just below three quarters
+    assert hybrid_options(width, algorithm)["exact_up_to"] >= outcomes
+    assert hybrid_options(width_below, algorithm)["exact_up_to"] < outcomes
+    assert hybrid_options(width, "expectimax")["exact_up_to"] == width
+
+    def hybrid(state, samples: int):
+        options = hybrid_options(samples, algorithm)
+        return search(search_state(state), game, algorithm, max_nodes=20_000,
+                      samples=samples, seed=3, **options)  # fmt: skip
+
+    sampled_any = False
+    for state in _contested_positions(game, 6, seed=8, max_moves=20):
+        classic = search(search_state(state), game, algorithm, max_nodes=20_000)
+        same = hybrid(state, width)
+        assert (same.action, same.value, same.nodes, same.depth) == (
+            classic.action, classic.value, classic.nodes, classic.depth,
+        )  # fmt: skip
+        narrower = hybrid(state, width_below)
+        sampled_any |= (narrower.action_values, narrower.nodes) != (
+            classic.action_values, classic.nodes,
+        )  # fmt: skip
+    assert sampled_any
 
 
 def _steps(result) -> list[tuple[int, float, int, int]]:

@@ -4,8 +4,9 @@ pig-regret's question (lab/studies/pig_regret.py) on trees whose chance nodes ha
 outcomes, the map the one game cannot draw: classic expectimax, Star1 and Star2, the MCMS
 paper's sampled versions expSS, star1SS and star2SS (c outcomes drawn with replacement at every
 chance node) and the hybrid sampled search exphs, star1hs and star2hs (systematic draws, chance
-nodes of at most c outcomes and those right after the root's move enumerated:
-`hybrid_options`; `--exact-plies` changes how many plies below the root are enumerated, and
+nodes of at most c outcomes, since version 0.5.0 a third more, and those right after the root's
+move enumerated: `hybrid_options`; no committed map has trees of more than c and at most a
+third more outcomes; `--exact-plies` changes how many plies below the root are enumerated, and
 `--classic-first` adds the agents' classic search for every depth it can afford, and
 `--classic-trial` their trial of the first classic depths within half the budget, sampling
 beyond, with the plies of `--exact-plies` enumerated only below the classic depth, and

@@ -137,7 +137,8 @@ COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token pref
 # hybrid agents (hybrid_options in agents/star_minimax.py) star1hs and star2hs are
 # 'classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+
 # growth_two_back+first_cap_two_back+hybrid+stratified' (with stratified, the token's draws are
-# stratified; before version 0.4.0 without first_cap_two_back), and exphs (and the three before
+# stratified; before version 0.4.0 without first_cap_two_back; since version 0.5.0 with
+# exactN, N a third more than the width: `hybrid_exact_up_to`), and exphs (and the three before
 # version 0.3.0) 'classic_first+classic_trial+fit_exact_plies+hybrid'.
 HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
@@ -220,7 +221,8 @@ def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
         if counted is not None:
             keywords[counted[0]] = counted[1]
         elif token == "hybrid":  # the hybrid agents' first three options (HYBRID_TOKEN)
-            keywords.update(HYBRID_TOKEN, exact_up_to=width)
+            keywords.update(HYBRID_TOKEN)
+            keywords.setdefault("exact_up_to", width)  # an exactN token wherever it stands
             if "stratified" in options and "systematic" not in options:
                 del keywords["systematic"]  # its draws stratified instead of systematic ones
         elif token != "shared_samples":

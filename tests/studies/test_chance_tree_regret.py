@@ -89,7 +89,8 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     # systematic unless --stratified (the agents' draws since version 0.3.0)
     off = {**dict.fromkeys(SWITCHES, False), "systematic": True}
     assert trees.hybrid() == {**hybrid_options(3, "star2"), **off}
-    assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 3
+    # the agents' enumeration, since version 0.5.0 up to a third more than the width
+    assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 4
     assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
         **hybrid_options(3, "star2"),
         "exact_plies": 0,

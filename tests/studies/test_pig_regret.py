@@ -56,10 +56,13 @@ def test_configurations_name_their_factors():
         "exact_plies": 1,
         "exact_up_to": 18,
     }
-    # the agents star1hs, star2hs
+    # an exactN token sets the enumeration wherever it stands beside 'hybrid'
+    for tokens in ("exact24+hybrid", "hybrid+exact24"):
+        assert search_keywords(parse_config(tokens).options, 18)["exact_up_to"] == 24
+    # the agents star1hs, star2hs (since version 0.5.0 with a third more than the width)
     agents = parse_config(
         "classic_first+classic_trial+fit_exact_plies+fit_within_ply+classic_within_ply+"
-        "growth_two_back+first_cap_two_back+hybrid+stratified"
+        "growth_two_back+first_cap_two_back+hybrid+stratified+exact24"
     )
     assert search_keywords(agents.options, 18) == hybrid_options(18, "star2")
     # exphs, and the three before version 0.3.0: systematic draws, without the last three options
