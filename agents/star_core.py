@@ -229,6 +229,10 @@ class StarSearch(OrderedSearch):
         )
         self.exact_up_to = exact_up_to
         self.exact_plies = exact_plies
+        # se_gap: the standard error a sampled chance node searched without a window draws
+        # down to (`drawn_average`), set by the deepening before each depth (0: no more draws).
+        self.se_target = 0.0
+        self.sampled_here = False  # did `outcomes` draw a sample (not enumerate) just now?
         # The cost of a sampled search were the chance nodes within `count_plies` decision
         # plies of the root enumerated (`count_enumeration`): each such node's subtree weighed
         # by its outcomes over its draws, nested ones inside it first (open ones on stacks).
@@ -279,6 +283,7 @@ class StarSearch(OrderedSearch):
         """
         outcomes = state.chance_outcomes()
         samples = self.samples
+        self.sampled_here = False
         if samples is None:
             return outcomes
         plies = self.root_depth - depth  # decision plies between the root and this node
@@ -286,13 +291,10 @@ class StarSearch(OrderedSearch):
             return outcomes
         sample = outcomes
         if len(outcomes) > self.exact_up_to:
-            if self.shared:  # (last mover, chance nodes after that player's moves so far)
-                last = ckey & 1
-                ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
             sample = draw_outcomes(
-                outcomes, samples, mix_key(ckey ^ self.seed), self.budget, self.draw_mode
+                outcomes, samples, self.sample_key(ckey), self.budget, self.draw_mode
             )
-            self.drew = True
+            self.drew = self.sampled_here = True
             if len(sample) < len(outcomes):
                 self.partial_sample = True
         if self.count_plies > 0 and self.counts(depth):
@@ -301,6 +303,60 @@ class StarSearch(OrderedSearch):
             self.open_factors.append(len(outcomes) / len(sample))
             self.open_extra.append(0.0)
         return sample
+
+    def sample_key(self, ckey: i64) -> i64:
+        """The key a chance node's sample is drawn from, of its sample key `ckey`."""
+        if self.shared:  # (last mover, chance nodes after that player's moves so far)
+            last = ckey & 1
+            ckey = child_key(last, ckey >> 33 if last else (ckey >> 1) & _COUNT_MASK)
+        return mix_key(ckey ^ self.seed)
+
+    def drawn_average(
+        self, state: Core, depth: int, key: i64, ckey: i64, sample: Sequence[tuple[int, float]]
+    ) -> float:
+        """`se_gap`: the mean value of a sampled chance node searched without a window, its
+        outcomes drawn `samples` more at a time (each batch from a key of its own) until the
+        standard error of the mean of all its draws is at most `se_target`, or it has drawn
+        as many times as it has outcomes. An outcome drawn again is not searched again: its
+        subtree's samples derive from its path, so its value would be the same. The draws
+        are taken as independent, so the error is overstated for stratified ones."""
+        outcomes = state.chance_outcomes()
+        per_batch = len(sample) if self.samples is None else self.samples
+        values: dict[int, float] = {}
+        limit = self.se_target * self.se_target
+        weight = first = second = 0.0  # the draws' weight, and their values' two moments
+        batch: i64 = 0
+        while True:
+            for outcome, share in sample:
+                value = values.get(outcome)
+                if value is None:
+                    value = self.child_value(state, depth, key, ckey, outcome)
+                    values[outcome] = value
+                weight += share
+                first += share * value
+                second += share * value * value
+            batch += 1
+            mean = first / weight
+            draws = float(per_batch) * float(batch)
+            if draws >= float(len(outcomes)):
+                return mean
+            # The squared error of the mean: the draws' variance over draws - 1.
+            if draws > 1.0 and second / weight - mean * mean <= limit * (draws - 1.0):
+                return mean
+            sample = draw_outcomes(
+                outcomes,
+                per_batch,
+                mix_key(self.sample_key(ckey) ^ batch),
+                self.budget,
+                self.draw_mode,
+            )
+
+    def child_value(self, state: Core, depth: int, key: i64, ckey: i64, outcome: int) -> float:
+        """The value of the chance node's child by `outcome`, searched without a window."""
+        k, c = self.chance_child_keys(key, ckey, outcome)
+        if self.algorithm == "expectimax":
+            return self.expectimax(state.child(outcome), depth, k, c)
+        return self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
 
     def count_enumeration(self, plies: int) -> None:
         """Starts counting what enumerating the chance nodes within `plies` decision plies of
@@ -379,12 +435,16 @@ class StarSearch(OrderedSearch):
         sampled = self.samples is not None
         if player == CHANCE:
             total = 0.0
-            for outcome, prob in self.outcomes(state, depth, ckey):
-                k = self.path_key(key, outcome)
-                c: i64 = 0
-                if sampled:
-                    c = self.chance_ckey(ckey, k)
-                total += prob * self.expectimax(state.child(outcome), depth, k, c)
+            sample = self.outcomes(state, depth, ckey)
+            if self.sampled_here and self.se_target > 0.0:
+                total = self.drawn_average(state, depth, key, ckey, sample)
+            else:
+                for outcome, prob in sample:
+                    k = self.path_key(key, outcome)
+                    c: i64 = 0
+                    if sampled:
+                        c = self.chance_ckey(ckey, k)
+                    total += prob * self.expectimax(state.child(outcome), depth, k, c)
             if self.count_plies:
                 self.close_counted(depth)
             return total
@@ -469,9 +529,13 @@ class StarSearch(OrderedSearch):
     def chance_average(self, state: Core, depth: int, key: i64, ckey: i64) -> float:
         """A chance node searched without pruning (children get the full window)."""
         total = 0.0
-        for outcome, prob in self.outcomes(state, depth, ckey):
-            k, c = self.chance_child_keys(key, ckey, outcome)
-            total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
+        sample = self.outcomes(state, depth, ckey)
+        if self.sampled_here and self.se_target > 0.0:
+            total = self.drawn_average(state, depth, key, ckey, sample)
+        else:
+            for outcome, prob in sample:
+                k, c = self.chance_child_keys(key, ckey, outcome)
+                total += prob * self.star(state.child(outcome), depth, self.vmin, self.vmax, k, c)
         if self.count_plies:
             self.close_counted(depth)
         return total

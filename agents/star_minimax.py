@@ -211,6 +211,11 @@ class SampledOptions:
       first cap of Star1HS let classic depths take 9.8% of its nodes before they were given
       up (lab/benchmarks/classic_trials.py), and in some positions the whole budget. On in
       star1hs and star2hs since version 0.4.0.
+    se_gap: a sampled chance node searched without a window (expectimax's; Star1's and
+      Star2's within prune_min_depth of the horizon, whose children's values are exact)
+      draws `samples` outcomes more at a time until the standard error of its mean is at
+      most se_gap times the root's move gap at the last completed depth, or it has drawn as
+      many times as it has outcomes: the noise measured against what it could change.
     """
 
     resample: bool = False
@@ -229,6 +234,7 @@ class SampledOptions:
     classic_within_ply: bool = False
     growth_two_back: bool = False
     first_cap_two_back: bool = False
+    se_gap: float = 0.0
 
 
 @dataclass(kw_only=True)
@@ -322,6 +328,7 @@ def search(
     classic_within_ply: bool = False,
     growth_two_back: bool = False,
     first_cap_two_back: bool = False,
+    se_gap: float = 0.0,
 ) -> StarResult:
     """Iterative-deepening expectimax / Star1 / Star2 from a decision node.
 
@@ -352,8 +359,8 @@ def search(
       resample, full_root_window, distrust_decided, solve_exhausted, systematic, stratified,
         exact_up_to, exact_plies, classic_first, classic_trial, fit_exact_plies,
         capped_trial, fit_within_ply, classic_within_ply, growth_two_back,
-        first_cap_two_back: opt-in additions to the sampled search (SampledOptions); refused
-        without `samples`.
+        first_cap_two_back, se_gap: opt-in additions to the sampled search (SampledOptions);
+        refused without `samples`.
 
     Returns:
       The value and best action of the last completed depth, with counters.
@@ -382,6 +389,7 @@ def search(
         classic_within_ply,
         growth_two_back,
         first_cap_two_back,
+        se_gap,
     )
     check_sampled_options(samples, options)
     player = state.current_player()
@@ -561,6 +569,7 @@ def _sampled_iterations(
             context.horizon_reached = context.partial_sample = context.drew = False
             context.probes.clear()
             context.count_enumeration(fit_plies)
+            context.se_target = _se_target(result, options.se_gap)
             nodes, start = budget.nodes, budget.clock()
             value, action, values, kinds = context.root_search(state, depth)
             spent = int(budget.nodes - nodes)
@@ -640,6 +649,22 @@ TRIAL_SLACK: Final = 4.0
 # the sampled one, and the measurement would only spend nodes (the whole search on Pig at the
 # paper's widths is then the same with and without it).
 MIN_FIT_FACTOR: Final = 3.0
+
+
+# se_gap's error bound where the last depth's two best root values are equal: drawing up to
+# a node's number of outcomes (`StarSearch.drawn_average`), not no bound at all.
+MIN_GAP: Final = 1e-9
+
+
+def _se_target(result: StarResult, se_gap: float) -> float:
+    """se_gap's bound on the standard error of a sampled chance node searched without a
+    window: `se_gap` times the root's move gap at the last completed depth (its best value
+    less the next; where that is a bound, the gap is understated and the node draws more);
+    0, no further draws, before a depth is completed or without the option."""
+    values = sorted(result.action_values.values(), reverse=True)
+    if se_gap <= 0.0 or result.depth == 0 or len(values) < 2:
+        return 0.0
+    return se_gap * max(values[0] - values[1], MIN_GAP)
 
 
 def _root_enumeration_factor(context: StarSearch, state: Core) -> float:
@@ -945,6 +970,8 @@ def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
     for name in ("exact_up_to", "exact_plies"):
         if getattr(options, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
+    if not 0.0 <= options.se_gap <= MAX_SE_GAP:  # (NaN too)
+        raise ValueError(f"se_gap must be in [0, {MAX_SE_GAP:g}], got {options.se_gap}")
     if options.systematic and options.stratified:
         raise ValueError(
             "systematic and stratified are two ways to draw: choose one (exphs draws "
@@ -1011,6 +1038,8 @@ _COMMON = {
     "table": Param("state", "key of the best-move table: state (transpositions) or path"),
 }
 # Opt-in additions to the paper's sampled search (SampledOptions; with samples only).
+# se_gap's largest value: a bound of 100 times the move gap is no bound at all.
+MAX_SE_GAP: Final = 100.0
 _SAMPLED = {
     "resample": Param(
         False,
@@ -1069,6 +1098,13 @@ _SAMPLED = {
         False,
         "with growth_two_back and classic_within_ply: price the first sampled ply that caps a "
         "classic depth from the growth of the depth before too, not the growth just measured",
+    ),
+    "se_gap": Param(
+        0.0,
+        "draw again at a sampled chance node searched without a window until its standard "
+        "error is at most this times the root's move gap at the last depth (0: never)",
+        high=MAX_SE_GAP,
+        low=0.0,
     ),
 }
 

@@ -44,8 +44,8 @@ GAMES = (
 )
 # Search name -> (function, keyword arguments): UCT and DPW, to the end and with the
 # heuristic, and flat Monte Carlo (rollouts through the engine's own loop); expectimax, Star1,
-# Star2 classic and sampled (independently, systematically, stratified), with and without
-# pruning near the horizon and shared samples;
+# Star2 classic and sampled (independently, systematically, stratified, drawing again down
+# to an error: se_gap), with and without pruning near the horizon and shared samples;
 # bounded alpha-beta.
 SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "uct": (mcts_search, {"max_simulations": 400}),
@@ -70,6 +70,10 @@ SEARCHES: dict[str, tuple[Any, dict[str, Any]]] = {
     "star2ss_stratified": (
         star_search,
         {"algorithm": "star2", "max_depth": 3, "samples": 3, "stratified": True},
+    ),
+    "star2ss_se_gap": (
+        star_search,
+        {"algorithm": "star2", "max_depth": 3, "samples": 2, "prune_min_depth": 2, "se_gap": 0.2},
     ),
     "bab": (bab_search, {"max_depth": 3, "epsilon": 0.05}),
 }

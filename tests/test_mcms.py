@@ -568,6 +568,82 @@ def test_stratified_draws_are_blind_to_a_period_in_the_outcomes_order():
         assert abs(mean - exact) <= 4.5 * sd / math.sqrt(2000)
 
 
+class _KnownChildren(StarSearch):
+    """A search whose chance node's children have known values, each search of one listed."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.searched: list[int] = []
+
+    def child_value(self, state, depth, key, ckey, outcome) -> float:
+        self.searched.append(outcome)
+        return _known_value(outcome)
+
+
+def _known_value(outcome: int) -> float:
+    return (outcome * 7919 % 101) / 50.0 - 1.0
+
+
+def test_se_gap_draws_until_the_standard_error_is_small():
+    """With a bound on the error (`se_target`, which se_gap sets from the root's move gap), a
+    sampled chance node searched without a window draws `samples` more outcomes at a time
+    until the standard error of its mean is within the bound, or it has drawn as many times
+    as it has outcomes; an outcome drawn again is not searched again. The smaller the bound,
+    the closer its mean to the node's exact value."""
+    game = pyspiel.load_game(
+        "python_chance_tree(seed=3,depth=3,branching=2,outcomes=40,chance_prob=1.0)"
+    )
+    state = game.new_initial_state().core
+    while state.current_player() != pyspiel.PlayerId.CHANCE:
+        state.apply(state.legal_actions()[0])
+    outcomes = state.chance_outcomes()
+    exact = sum(p * _known_value(o) for o, p in outcomes)
+    squared: dict[float, float] = {}
+    for target in (1e9, 0.25, 0.18, 1e-12):
+        context = _KnownChildren(
+            "expectimax", 0, lambda s, p: 0.0, -1.0, 1.0, 4, 7, 5, None, Budget(None, None),
+            stratified=True,
+        )  # fmt: skip
+        context.se_target = target
+        context.root_depth = 1
+        squared[target] = 0.0
+        for key in range(300):
+            context.searched.clear()
+            value = context.chance_average(state, 1, key, key)
+            squared[target] += (value - exact) ** 2
+            searched = context.searched
+            assert len(searched) == len(set(searched))  # each outcome searched once
+            if target == 1e9:  # one sample: the mean of the plain sampled search
+                assert len(searched) <= 4
+                plain = _KnownChildren(
+                    "expectimax", 0, lambda s, p: 0.0, -1.0, 1.0, 4, 7, 5, None,
+                    Budget(None, None), stratified=True,
+                )  # fmt: skip
+                shares = plain.outcomes(state, 1, key)
+                assert value == pytest.approx(sum(w * _known_value(o) for o, w in shares))
+            elif target == 1e-12:  # draws up to the node's outcomes, 4 at a time
+                assert 4 < len(searched) <= len(outcomes)
+    assert squared[1e-12] < squared[0.18] < squared[0.25] < squared[1e9]
+    assert squared[0.18] < 0.75 * squared[1e9] and squared[1e-12] < 0.25 * squared[1e9]
+
+
+def test_se_gap_is_a_sampled_option_bounded_by_the_move_gap():
+    game = pyspiel.load_game("python_pig(winscore=40)")
+    root = search_state(random_positions(game, 1, seed=4)[0])
+    for bad in (-0.1, math.nan, 101.0):
+        with pytest.raises(ValueError, match=r"se_gap must be in \[0, 100\]"):
+            search(root, game, "star2", max_depth=2, samples=5, se_gap=bad)
+    with pytest.raises(ValueError, match="se_gap needs samples"):
+        search(root, game, "star2", max_depth=2, se_gap=0.5)
+    plain = search(root, game, "star2", max_nodes=20_000, samples=5, seed=2, prune_min_depth=2)
+    drawn = search(
+        root, game, "star2", max_nodes=20_000, samples=5, seed=2, prune_min_depth=2, se_gap=0.1
+    )
+    # the first depth draws as the plain search does (no gap is known before it)
+    assert drawn.iterations[0] == plain.iterations[0]
+    assert [it.nodes for it in drawn.iterations] != [it.nodes for it in plain.iterations]
+
+
 def test_stratified_is_a_sampled_option_and_not_systematic_too():
     game = pyspiel.load_game("python_pig")
     root = search_state(game.new_initial_state())

@@ -38,6 +38,8 @@ Configurations are the factors that could decide the answer, each a '+'-joined l
     exactN      the sampled search enumerates chance nodes of at most N outcomes (exact_up_to)
     pliesN      the sampled search enumerates chance nodes within N plies of the root
                 (exact_plies)
+    segapX      the sampled search draws again at a chance node searched without a window
+                until its standard error is at most X times the root's move gap (se_gap)
     path        the best-move table keyed by path (table=path) instead of by state
 
 Classic algorithms are searched only where a token changes them (dice, heuristic, table); a
@@ -141,6 +143,7 @@ COUNTED_OPTIONS = {"exact": "exact_up_to", "plies": "exact_plies"}  # token pref
 # exactN, N a third more than the width: `hybrid_exact_up_to`), and exphs (and the three before
 # version 0.3.0) 'classic_first+classic_trial+fit_exact_plies+hybrid'.
 HYBRID_TOKEN = {"systematic": True, "exact_plies": 1}
+SE_GAP_TOKEN = "segap"  # segapX: se_gap=X
 DEFAULT_BUDGETS = (1000, 3000, 10000, 30000, 100000)
 DEFAULT_CONFIGS = (
     "base",
@@ -218,7 +221,9 @@ def search_keywords(options: Sequence[str], width: int) -> dict[str, Any]:
     keywords: dict[str, Any] = {}
     for token in options:
         counted = _counted(token)
-        if counted is not None:
+        if token.startswith(SE_GAP_TOKEN):
+            keywords["se_gap"] = float(token[len(SE_GAP_TOKEN) :])
+        elif counted is not None:
             keywords[counted[0]] = counted[1]
         elif token == "hybrid":  # the hybrid agents' first three options (HYBRID_TOKEN)
             keywords.update(HYBRID_TOKEN)
@@ -268,8 +273,12 @@ def parse_config(name: str) -> Config:
         elif token in SAMPLED_OPTIONS or _counted(token):
             options.append(token)
             continue
+        elif token.startswith(SE_GAP_TOKEN):
+            _number(token, SE_GAP_TOKEN, float)  # its range is checked with the options
+            options.append(token)
+            continue
         else:
-            tokens = ("base, ordered, widthN, lead, zero, oracleS, path", *SAMPLED_OPTIONS)
+            tokens = ("base, ordered, widthN, lead, zero, oracleS, path, segapX", *SAMPLED_OPTIONS)
             known = ", ".join((*tokens, *(f"{prefix}N" for prefix in COUNTED_OPTIONS)))
             raise ValueError(f"unknown configuration token {token!r}; known: {known}")
         if key in fields:

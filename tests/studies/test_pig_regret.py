@@ -56,6 +56,10 @@ def test_configurations_name_their_factors():
         "exact_plies": 1,
         "exact_up_to": 18,
     }
+    assert search_keywords(parse_config("stratified+segap0.5").options, 18) == {
+        "stratified": True,
+        "se_gap": 0.5,
+    }
     # an exactN token sets the enumeration wherever it stands beside 'hybrid'
     for tokens in ("exact24+hybrid", "hybrid+exact24"):
         assert search_keywords(parse_config(tokens).options, 18)["exact_up_to"] == 24
@@ -72,6 +76,8 @@ def test_configurations_name_their_factors():
         ("width0", "width must be >= 1"),
         ("pliesx", "unknown configuration token"),
         ("widthx", "width needs a number"),
+        ("segapx", "segap needs a number"),
+        ("segap200", r"se_gap must be in \[0, 100\]"),
         ("oraclenan", "finite"),
         ("lead+oracle0", "sets heuristic twice"),
         ("fast", "unknown configuration token"),
