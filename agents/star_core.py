@@ -336,7 +336,8 @@ class StarSearch(OrderedSearch):
                 first += share * value
                 second += share * value * value
             batch += 1
-            mean = first / weight
+            # (one batch: the plain node's sum, to the last bit, as its weights sum to 1)
+            mean = first if batch == 1 else first / weight
             draws = float(per_batch) * float(batch)
             if draws >= float(len(outcomes)):
                 return mean

@@ -620,7 +620,10 @@ def test_se_gap_draws_until_the_standard_error_is_small():
                     Budget(None, None), stratified=True,
                 )  # fmt: skip
                 shares = plain.outcomes(state, 1, key)
-                assert value == pytest.approx(sum(w * _known_value(o) for o, w in shares))
+                plain_value = 0.0
+                for outcome, share in shares:  # as the plain node sums, to the last bit
+                    plain_value += share * _known_value(outcome)
+                assert value == plain_value
             elif target == 1e-12:  # draws up to the node's outcomes, 4 at a time
                 assert 4 < len(searched) <= len(outcomes)
     assert squared[1e-12] < squared[0.18] < squared[0.25] < squared[1e9]
@@ -642,6 +645,17 @@ def test_se_gap_is_a_sampled_option_bounded_by_the_move_gap():
     # the first depth draws as the plain search does (no gap is known before it)
     assert drawn.iterations[0] == plain.iterations[0]
     assert [it.nodes for it in drawn.iterations] != [it.nodes for it in plain.iterations]
+    # a node that drew as many times as it has outcomes draws no more: at a width of 25 of
+    # Pig's 21 rolls the search is the plain one, value for value
+    two_dice = pyspiel.load_game("python_pig")
+    for state in _contested_positions(two_dice, 4, seed=5, max_moves=20):
+        wide = [
+            search(search_state(state), two_dice, "star1", max_nodes=20_000, samples=25,
+                   seed=3, prune_min_depth=2, se_gap=se_gap)
+            for se_gap in (0.0, 0.5)
+        ]  # fmt: skip
+        assert wide[0].action_values == wide[1].action_values
+        assert wide[0].nodes == wide[1].nodes
 
 
 def test_stratified_is_a_sampled_option_and_not_systematic_too():
