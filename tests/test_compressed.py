@@ -32,9 +32,10 @@ def test_committed_raw_data_is_compressed_and_small():
     # total is the repository's budget for raw results (18.5 MB before the hybrid's matches,
     # 24 MB before the equal-node maps of its options and their matches, 24.4 MB after them,
     # 25.9 MB after the one setting's equal-node rows and matches, 28.7 MB after the 0.4.0
-    # defaults' maps and matches).
+    # defaults' maps and matches, 29.8 MB after se_gap's equal-node rows and the last two
+    # Can't Stop cells of the 0.4.0 defaults).
     assert stored < sum(len(gzip.decompress(p.read_bytes())) for p in raw) / 5
-    assert stored < 30e6
+    assert stored < 32e6
 
 
 def test_gzip_records_read_as_the_plain_file(plain: Path):
