@@ -215,7 +215,10 @@ class SampledOptions:
       Star2's within prune_min_depth of the horizon, whose children's values are exact)
       draws `samples` outcomes more at a time until the standard error of its mean is at
       most se_gap times the root's move gap at the last completed depth, or it has drawn as
-      many times as it has outcomes: the noise measured against what it could change.
+      many times as it has outcomes: the noise measured against what it could change. The
+      costs that fit_exact_plies and classic_within_ply predict do not allow for it (the
+      first counts a node's extra draws as part of its sample, the second measures sampled
+      plies without them).
     """
 
     resample: bool = False
@@ -391,7 +394,7 @@ def search(
         first_cap_two_back,
         se_gap,
     )
-    check_sampled_options(samples, options)
+    check_sampled_options(samples, options, algorithm, prune_min_depth)
     player = state.current_player()
     if player < 0:
         raise ValueError(f"search needs a decision node at the root, got player {player}")
@@ -964,14 +967,25 @@ def _turned_off(options: SampledOptions, option: str, itself: bool = True) -> st
     return " and ".join(f"{name}=false" for name in off[0 if itself else 1 :])
 
 
-def check_sampled_options(samples: int | None, options: SampledOptions) -> None:
+def check_sampled_options(
+    samples: int | None,
+    options: SampledOptions,
+    algorithm: str = "expectimax",
+    prune_min_depth: int = 0,
+) -> None:
     """Raises ValueError if an option of the sampled search is set without `samples`, or a
-    count is negative."""
+    count is negative, or an option would do nothing in `algorithm`'s search."""
     for name in ("exact_up_to", "exact_plies"):
         if getattr(options, name) < 0:
             raise ValueError(f"{name} must be >= 0, got {getattr(options, name)}")
     if not 0.0 <= options.se_gap <= MAX_SE_GAP:  # (NaN too)
         raise ValueError(f"se_gap must be in [0, {MAX_SE_GAP:g}], got {options.se_gap}")
+    if options.se_gap and algorithm != "expectimax" and prune_min_depth == 0:
+        raise ValueError(
+            "se_gap draws again at chance nodes searched without a window, which star1 and "
+            "star2 have only within prune_min_depth of the horizon: set prune_min_depth >= 1 "
+            "(the MCMS paper's setup has 2)"
+        )
     if options.systematic and options.stratified:
         raise ValueError(
             "systematic and stratified are two ways to draw: choose one (exphs draws "
@@ -1101,8 +1115,9 @@ _SAMPLED = {
     ),
     "se_gap": Param(
         0.0,
-        "draw again at a sampled chance node searched without a window until its standard "
-        "error is at most this times the root's move gap at the last depth (0: never)",
+        "draw again at a sampled chance node searched without a window (expectimax's; star1's "
+        "and star2's within prune_min_depth of the horizon) until its standard error is at "
+        "most this times the root's move gap at the last depth (0: never)",
         high=MAX_SE_GAP,
         low=0.0,
     ),
@@ -1134,7 +1149,7 @@ def _make(algorithm: str) -> Callable[..., StarMinimaxBot]:
             algorithm, max_depth, time_ms, max_nodes, samples, prune_min_depth, clock, table
         )
         check_two_player_zero_sum(game, algorithm)
-        check_sampled_options(samples, SampledOptions(**sampled))
+        check_sampled_options(samples, SampledOptions(**sampled), algorithm, prune_min_depth)
         evaluation = evaluation_for(game, heuristic)
         move_ordering_for(game, ordering)  # checked now, not at the first move
         seed = seed if seed is not None else random.SystemRandom().getrandbits(63)

@@ -426,8 +426,13 @@ def traced_search(bot: StarMinimaxBot, state: Core, trace: SearchTrace) -> StarR
 
     Raises:
       UntraceableError: for a bot whose search has a context of its own (star2cpc's): its
-        procedures are not the ones this trace watches.
+        procedures are not the ones this trace watches; or one that draws a chance node again
+        (se_gap), whose later draws the trace would not list.
     """
     if "search_class" in bot.options:
         raise UntraceableError("its search replaces procedures of Star2 that the trace watches")
+    if bot.options.get("se_gap"):
+        raise UntraceableError(
+            "se_gap draws a chance node again, and the trace lists a node's first draws only"
+        )
     return bot.run_search(state, search_class=TracedStarSearch, search_options={"trace": trace})

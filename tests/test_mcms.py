@@ -637,7 +637,14 @@ def test_se_gap_is_a_sampled_option_bounded_by_the_move_gap():
         with pytest.raises(ValueError, match=r"se_gap must be in \[0, 100\]"):
             search(root, game, "star2", max_depth=2, samples=5, se_gap=bad)
     with pytest.raises(ValueError, match="se_gap needs samples"):
-        search(root, game, "star2", max_depth=2, se_gap=0.5)
+        search(root, game, "star2", max_depth=2, prune_min_depth=2, se_gap=0.5)
+    # Star1 and Star2 search a chance node without a window only near the horizon
+    with pytest.raises(ValueError, match=r"set prune_min_depth >= 1"):
+        search(root, game, "star1", max_depth=2, samples=5, se_gap=0.5)
+    with pytest.raises(ValueError, match=r"set prune_min_depth >= 1"):
+        make_bot("star2hs(se_gap=0.5)", game, 0)
+    make_bot("star2hs(se_gap=0.5,prune_min_depth=2)", game, 0)
+    make_bot("expss(se_gap=0.5)", game, 0)
     plain = search(root, game, "star2", max_nodes=20_000, samples=5, seed=2, prune_min_depth=2)
     drawn = search(
         root, game, "star2", max_nodes=20_000, samples=5, seed=2, prune_min_depth=2, se_gap=0.1

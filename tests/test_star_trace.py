@@ -202,3 +202,7 @@ def test_limits_are_checked_and_a_foreign_search_is_refused():
     bot = make_bot("star2cpc(max_depth=3)", game, 0, 1)
     with pytest.raises(UntraceableError):
         traced_search(bot, search_state(game.new_initial_state()), SearchTrace())
+    # a node drawn again would list its first draws only
+    bot = make_bot("expss(samples=3,max_depth=3,se_gap=1)", game, 0, 1)
+    with pytest.raises(UntraceableError, match="se_gap draws a chance node again"):
+        traced_search(bot, search_state(game.new_initial_state()), SearchTrace())

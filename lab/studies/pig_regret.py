@@ -63,6 +63,7 @@ import datetime
 import math
 import os
 import random
+import re
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -210,7 +211,7 @@ class Config:
 def _counted(token: str) -> tuple[str, int] | None:
     """(keyword, count) of a counted option token such as 'plies1', else None."""
     for prefix, keyword in COUNTED_OPTIONS.items():
-        if token.startswith(prefix) and token[len(prefix) :].isdigit():
+        if token.startswith(prefix) and _DIGITS.fullmatch(token[len(prefix) :]):
             return keyword, int(token[len(prefix) :])
     return None
 
@@ -284,20 +285,33 @@ def parse_config(name: str) -> Config:
         if key in fields:
             raise ValueError(f"configuration {name!r} sets {key} twice")
         fields[key] = value
-    if len(set(options)) != len(options):
+    # (exact24+exact25, segap0.5+segap1: the same keyword twice, the last one would win)
+    keywords = [_keyword(token) for token in options]
+    if len(set(keywords)) != len(keywords):
         raise ValueError(f"configuration {name!r} repeats an option")
     check_sampled_options(1, SampledOptions(**search_keywords(options, 1)))
     return Config(**fields, options=tuple(options))
 
 
+def _keyword(token: str) -> str:
+    """The keyword of `search` an option token sets (the token itself for a switch)."""
+    counted = _counted(token)
+    if counted is not None:
+        return counted[0]
+    return "se_gap" if token.startswith(SE_GAP_TOKEN) else token
+
+
+# A number in a token: digits, and for a float one point with digits after it (no sign,
+# space, exponent or underscore, which int() and float() would read).
+_DIGITS = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
 def _number(token: str, prefix: str, kind: Callable[[str], Any]) -> Any:
-    try:
-        value = kind(token[len(prefix) :])
-    except ValueError:
-        raise ValueError(f"{token}: {prefix} needs a number, e.g. {prefix}5") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{token}: {prefix} needs a finite number")
-    return value
+    text = token[len(prefix) :]
+    if not (_DIGITS if kind is int else _DECIMAL).fullmatch(text):
+        raise ValueError(f"{token}: {prefix} needs a number, e.g. {prefix}5")
+    return kind(text)
 
 
 # --- The laboratory heuristic --------------------------------------------------------------

@@ -88,10 +88,13 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     # fit_exact_plies, and before their other switches: each off unless asked, and the draws
     # systematic unless --stratified (the agents' draws since version 0.3.0)
     off = {**dict.fromkeys(SWITCHES, False), "systematic": True}
-    assert trees.hybrid() == {**hybrid_options(3, "star2"), **off}
-    # the agents' enumeration, since version 0.5.0 up to a third more than the width
-    assert trees.hybrid()["exact_plies"] == 1 and trees.hybrid()["exact_up_to"] == 4
-    assert dataclasses.replace(trees, exact_plies=0).hybrid() == {
+    assert trees.hybrid("star2hs") == {**hybrid_options(3, "star2"), **off}
+    # each agent's enumeration: since version 0.5.0 up to a third more than the width in
+    # star1hs and star2hs, the width in exphs
+    assert trees.hybrid("star2hs")["exact_plies"] == 1
+    assert trees.hybrid("star2hs")["exact_up_to"] == trees.hybrid("star1hs")["exact_up_to"] == 4
+    assert trees.hybrid("exphs") == {**trees.hybrid("star2hs"), "exact_up_to": 3}
+    assert dataclasses.replace(trees, exact_plies=0).hybrid("star2hs") == {
         **hybrid_options(3, "star2"),
         "exact_plies": 0,
         **off,
@@ -100,17 +103,20 @@ def test_the_hybrid_searches_with_the_hybrid_agents_options_or_the_plies_given()
     agents = dataclasses.replace(trees, switches=frozenset(SWITCHES) - {"capped_trial"})
     # every default of the agents, and the two off by default
     star2hs = hybrid_options(3, "star2")
-    assert agents.hybrid() == {**star2hs, "capped_trial": False, "systematic": False}
+    assert agents.hybrid("star2hs") == {**star2hs, "capped_trial": False, "systematic": False}
     first = ("classic_first", "classic_trial", "fit_exact_plies", "capped_trial")
     both = dataclasses.replace(trees, switches=frozenset(first))
-    assert both.hybrid() == {**star2hs, **off, **dict.fromkeys(first, True)}
+    assert both.hybrid("star2hs") == {**star2hs, **off, **dict.fromkeys(first, True)}
     # the options column names the switches on, in one order (that of the committed runs)
     assert both.describe().endswith(
         ";hybrid_classic_first;hybrid_classic_trial;hybrid_fit_exact_plies;hybrid_capped_trial"
     )
     # systematic draws unless asked for stratified ones, whatever the agents' default
-    assert trees.hybrid()["systematic"] is True and trees.hybrid()["stratified"] is False
-    stratified = dataclasses.replace(trees, switches=frozenset({"stratified"})).hybrid()
+    assert (
+        trees.hybrid("star2hs")["systematic"] is True
+        and trees.hybrid("star2hs")["stratified"] is False
+    )
+    stratified = dataclasses.replace(trees, switches=frozenset({"stratified"})).hybrid("star2hs")
     assert stratified["systematic"] is False and stratified["stratified"] is True
 
 
