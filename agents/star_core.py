@@ -341,7 +341,8 @@ class StarSearch(OrderedSearch):
             draws = float(per_batch) * float(batch)
             if draws >= float(len(outcomes)):
                 return mean
-            # The squared error of the mean: the draws' variance over draws - 1.
+            # Stop once the squared standard error of the mean, the draws' (biased) variance
+            # over draws - 1, is within the bound.
             if draws > 1.0 and second / weight - mean * mean <= limit * (draws - 1.0):
                 return mean
             sample = draw_outcomes(

@@ -1051,9 +1051,9 @@ _COMMON = {
     "ordering": ORDERING,
     "table": Param("state", "key of the best-move table: state (transpositions) or path"),
 }
-# Opt-in additions to the paper's sampled search (SampledOptions; with samples only).
 # se_gap's largest value: a bound of 100 times the move gap is no bound at all.
 MAX_SE_GAP: Final = 100.0
+# Opt-in additions to the paper's sampled search (SampledOptions; with samples only).
 _SAMPLED = {
     "resample": Param(
         False,

@@ -155,12 +155,12 @@ class Trees:
     exact_plies: int | None = None  # the hybrid's exact_plies; None: its default
     switches: frozenset[str] = frozenset()  # the SWITCHES on (all off in the first map)
 
-    def hybrid(self, name: str) -> dict[str, Any]:
-        """The keywords of the hybrid search `name` (exphs, star1hs, star2hs): its agent's
+    def hybrid(self, agent: str) -> dict[str, Any]:
+        """The keywords of the hybrid search `agent` (exphs, star1hs, star2hs): its
         `hybrid_options`, with exact_plies and every switch of SWITCHES as given."""
         # (the bases' defaults differ in options every run sets, the switches and the draws,
         # and in exact_up_to: the width in exphs, a third more in star1hs and star2hs)
-        options = hybrid_options(self.width, COUNTERPART[name])
+        options = hybrid_options(self.width, COUNTERPART[agent])
         options.update((name, name in self.switches) for name in SWITCHES)
         # one way to draw: systematic unless --stratified, whatever the agents' default
         options["systematic"] = "stratified" not in self.switches
