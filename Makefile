@@ -26,9 +26,10 @@ demo: $(BASE)
 	$(BIN)/chancespiel demo
 	@echo "The command is now .venv/bin/chancespiel (or: source .venv/bin/activate; chancespiel --help)"
 
+# The tests run on every core (pytest-xdist): each is independent of the others' order.
 test: $(STAMP) lint
 	$(BIN)/chancespiel --version
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # Compiles the engine again after a change to its sources, only the modules the change touches
 # (each module is its own extension, built in parallel); mypy first, so that a type error is
@@ -50,7 +51,7 @@ wheel: typecheck
 	$$(ls -t dist/chancespiel-*.whl | head -1)
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -n auto -m slow
 
 lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
