@@ -282,6 +282,43 @@ def run_tasks(
     return finished and next(pending, None) is None
 
 
+def check_resumed(
+    path: Path,
+    work: Callable[[T], list[Row]],
+    rows: Sequence[Row],
+    to_go: Iterable[tuple[str, int]],
+    task_of: Callable[[str, int], T],
+) -> None:
+    """Searches again, for each configuration with rows in `path` and (configuration,
+    position) tasks still `to_go`, its last finished position (`task_of` makes the task), and
+    refuses the run if today's rows differ from the stored ones.
+
+    The rows of a configuration are compared with each other: a run resumed by a library that
+    searches it otherwise (another version's defaults, another generator's draws) would mix
+    two searches under one name. The searches are deterministic, so equal rows mean the same
+    search; the cost is one task per configuration resumed.
+
+    Raises:
+      UsageError: naming the configuration and where the chunks' versions are listed.
+    """
+    last: dict[str, int] = {}
+    for row in rows:
+        last[row["config"]] = max(row["position"], last.get(row["config"], -1))
+    for config in dict.fromkeys(name for name, _ in to_go):
+        if config not in last:
+            continue  # nothing stored: nothing to mix
+        position = last[config]
+        stored_rows = [r for r in rows if r["config"] == config and r["position"] == position]
+        fresh = [loads(json.dumps(row)) for row in work(task_of(config, position))]
+        if fresh != stored_rows:
+            raise UsageError(
+                f"{path.parent} holds rows of {config} that this chancespiel "
+                f"({package_version()}) searches otherwise (position {position} searched "
+                f"again differs; {COMMANDS} lists each chunk's version): resume it with the "
+                "library that wrote it, or use another --out"
+            )
+
+
 def _append(f: TextIO, rows: Sequence[Row]) -> None:
     """Writes one task's rows in one write, so that a kill does not fall between them, and
     makes them durable before the next task counts as done."""

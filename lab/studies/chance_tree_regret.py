@@ -70,6 +70,7 @@ from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
+    check_resumed,
     git_commit,
     logged_commands,
     read_rows,
@@ -593,13 +594,17 @@ def _run(args: argparse.Namespace) -> None:
     raw = out / "raw.jsonl"
     complete = True
     if not args.summarise_only:
-        done = {(r["config"], r["position"]) for r in read_rows(raw)}
+        rows = read_rows(raw)
+        done = {(r["config"], r["position"]) for r in rows}
         tasks = [
             (trees, k, index)
             for index in range(len(seeds))  # position by position: every column grows
             for k in outcomes
             if (config_name(k), index) not in done
         ]
+        by_config = {config_name(k): k for k in outcomes}
+        to_go = [(config_name(k), index) for _, k, index in tasks]
+        check_resumed(raw, search_tree, rows, to_go, lambda name, i: (trees, by_config[name], i))
         print(
             f"chance-tree-regret: {len(seeds)} trees, outcomes {','.join(map(str, outcomes))}, "
             f"budgets {','.join(map(str, budgets))}; {len(done)} (outcomes, tree) tasks done, "

@@ -79,6 +79,7 @@ from chancespiel.evaluation.figures import save_figure
 from chancespiel.evaluation.match import package_version
 from chancespiel.evaluation.resumable import (
     COMMANDS,
+    check_resumed,
     git_commit,
     log_command,
     logged_commands,
@@ -839,6 +840,7 @@ def _run(args: argparse.Namespace) -> None:
             for index in range(len(positions))
             if (name, index) not in done
         ]
+        check_resumed(raw, search_position, rows, tasks, lambda name, i: (study, name, i))
         print(
             f"pig-regret: {len(positions)} positions, {len(configs_needed)} configurations, "
             f"budgets {','.join(map(str, budgets))}; {len(done)} (configuration, position) "

@@ -12,6 +12,7 @@ from pathlib import Path
 import pyspiel
 import pytest
 from open_spiel.python.algorithms.minimax import expectiminimax
+from resumed import refused_when_mixed
 
 from chancespiel.agents.star_minimax import hybrid_options
 from chancespiel.evaluation import cli
@@ -192,6 +193,12 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     assert "other settings (width)" in capsys.readouterr().err
     assert _run(out, "--exact-plies", "0") == 2
     assert "other settings (exact_plies)" in capsys.readouterr().err
+
+
+def test_a_run_resumed_by_another_search_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _run(out) == 0
+    refused_when_mixed(out, capsys, lambda: _run(out), "outcomes8", 1)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import statistics
 
 import pyspiel
 import pytest
+from resumed import refused_when_mixed
 
 from chancespiel.agents.star_minimax import hybrid_options
 from chancespiel.evaluation import cli
@@ -192,6 +193,18 @@ def test_a_run_writes_resumes_and_summarises(tmp_path, capsys):
     assert json.loads((out / "run.json").read_text())["budgets"] == [200, 600]
     code = _run(out, "--configs", "base", "--seed", "4")
     assert code == 2 and "other settings (seed)" in capsys.readouterr().err
+
+
+def test_a_run_resumed_by_another_search_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    with open(out / "positions.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["index", "mine", "theirs", "turn_total", "mover", "gap", "real"])
+        for index, key in enumerate(KEYS):
+            writer.writerow([index, *key, pig_regret.gap_of(key), 1])
+    assert _run(out, "--configs", "base,width3") == 0
+    refused_when_mixed(out, capsys, lambda: _run(out, "--configs", "base,width3"), "width3", 1)
 
 
 @pytest.mark.parametrize(
