@@ -78,4 +78,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info chancespiel/engine_build.json
-	find chancespiel games agents -name '*.so' -delete
+	find chancespiel games agents evaluation -name '*.so' -delete

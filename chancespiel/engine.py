@@ -47,6 +47,7 @@ COMPILED: dict[str, str] = {
     "agents/draws.py": "chancespiel.agents.draws",
     "agents/mcts_core.py": "chancespiel.agents.mcts_core",
     "agents/bab_core.py": "chancespiel.agents.bab_core",
+    "evaluation/lookahead.py": "chancespiel.evaluation.lookahead",
 }
 ENV_PURE = "CHANCESPIEL_PURE_PYTHON"
 MANIFEST = "engine_build.json"  # beside this module: the sources the extensions were built from
@@ -132,7 +133,7 @@ def link_tree(root: Path, tree: Path) -> list[str]:
     package = tree / "chancespiel"
     package.mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").touch()
-    for folder in ("games", "agents"):
+    for folder in ("games", "agents", "evaluation"):
         link = package / folder
         if not link.is_symlink():
             link.symlink_to(root / folder, target_is_directory=True)

@@ -40,11 +40,11 @@ import tqdm
 
 import chancespiel
 from chancespiel import engine
+from chancespiel.evaluation.lookahead import expected_value
 from chancespiel.evaluation.luck import (
     SEARCH,
     SEARCH_SPEC,
     LuckError,
-    expected_value,
     value_function,
 )
 from chancespiel.evaluation.match import Record, canonical_game, load_game_cached

@@ -20,7 +20,8 @@ from chancespiel.agents import make_bot
 from chancespiel.agents.protocol import search_state
 from chancespiel.agents.star_minimax import search
 from chancespiel.evaluation.cli import main
-from chancespiel.evaluation.luck import expected_value, game_correction, value_function
+from chancespiel.evaluation.lookahead import expected_value
+from chancespiel.evaluation.luck import game_correction, value_function
 from chancespiel.evaluation.play import play_game
 from chancespiel.evaluation.positions import replay
 from chancespiel.evaluation.values import (
