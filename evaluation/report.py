@@ -354,7 +354,8 @@ class Tally:
                     if entry.worst_overrun_ms is None or worst > entry.worst_overrun_ms:
                         entry.worst_overrun_ms = worst
             error = record["error"]
-            if error is not None and error["seat"] == seat:
+            # (records may leave out an error's seat: a crash is no seat's failure)
+            if error is not None and error.get("seat") == seat:
                 first_line = error["message"].splitlines()[0] if error["message"] else ""
                 entry.failures[f"{error['kind']}: {first_line}"] += 1
 
