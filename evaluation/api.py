@@ -495,6 +495,8 @@ def match(
             sprt = SprtParams.parse(sprt)
         except ValueError as e:
             raise UsageError(f"sprt: {e}") from None
+    elif sprt is not None and not isinstance(sprt, SprtParams):
+        raise UsageError(f"sprt must be 'ELO0,ELO1,ALPHA,BETA' or SprtParams, got {sprt!r}")
     check_luck(str(loaded), luck, value)
     with _registered(sides, backend):
         names = [side.name for side in sides]

@@ -242,6 +242,8 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a="hold", b="random", overrun_ms=-1.0), "overrun_ms must be >= 0"),
         (dict(a="hold", b="random", move_timeout_s=float("nan")), "move_timeout_s must be in"),
         (dict(a="hold", b="random", seed=True), "seed must be an integer"),
+        (dict(a="hold", b="random", sprt=5), "sprt must be 'ELO0,ELO1,ALPHA,BETA'"),
+        (dict(a="hold", b="random", sprt="0,1e9"), "elo1 must be in [-2000, 2000]"),
     ]
     for arguments, message in cases:
         arguments = {"matches": 2, "out": out, **arguments}
