@@ -51,16 +51,16 @@ import pyspiel
 
 from chancespiel.agents.configured import AgentConfig
 from chancespiel.agents.registry import AGENTS, SEED, AgentInfo, canonical_spec
-from chancespiel.evaluation.cli.common import read_all, two_player_game
+from chancespiel.evaluation.cli.common import gathered, read_all, two_player_game
 from chancespiel.evaluation.luck import CachedCorrections, LuckError, LuckSummary, value_function
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
     Record,
     RecordFileError,
+    checked_record,
     error_line,
     run_agent,
-    unique_records,
 )
 from chancespiel.evaluation.parallel import BACKENDS
 from chancespiel.evaluation.ratings import Ratings
@@ -720,10 +720,16 @@ def report(
         records = list(source.records)
     elif isinstance(source, (str, os.PathLike)):
         records = read_all([os.fspath(source)])
+    elif isinstance(source, Sequence) and not source:
+        raise UsageError("no game records to report: the list is empty")
     elif isinstance(source, Sequence) and all(isinstance(s, (str, os.PathLike)) for s in source):
         records = read_all([os.fspath(s) for s in source])
     elif isinstance(source, Sequence) and all(isinstance(r, dict) for r in source):
-        records = unique_records(source)[0]
+        # checked as a file's lines are: a record made or edited in memory is counted as
+        # it says, so one that cannot be right is refused rather than miscounted (copies:
+        # gathering names each agent by its first spelling)
+        checked = [checked_record(dict(r), f"record {i}") for i, r in enumerate(source)]
+        records = gathered(checked, "the records")
     else:
         raise UsageError(
             "report takes a match or tournament result, records, or record file paths, "

@@ -628,11 +628,20 @@ def _parse_line(line: bytes, number: int, path: str) -> Record | None:
         record = files.loads(line)
     except files.JsonError as e:
         raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
+    return checked_record(record, f"{path}: line {number}")
+
+
+def checked_record(record: Any, where: str) -> Record:
+    """`record` (a game record made or edited in memory) checked as a file's line is read.
+
+    Raises:
+      RecordFileError: naming `where` and what is wrong.
+    """
     if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
-        raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+        raise RecordFileError(f"{where} is not a chancespiel game record")
     problem = record_problem(record) or files.field_problem(record, _FIELDS, _WRITTEN)
     if problem is not None:
-        raise RecordFileError(f"{path}: line {number}: {problem}")
+        raise RecordFileError(f"{where}: {problem}")
     return record
 
 

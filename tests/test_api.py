@@ -257,6 +257,31 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         chancespiel.tournament(GAME, ["hold", "hold(n=20)"], matches=1)
     with pytest.raises(ValueError, match="cannot read"):
         chancespiel.report(tmp_path / "missing.jsonl")
+    with pytest.raises(ValueError, match="the list is empty"):
+        chancespiel.report([])
+
+
+def test_records_given_in_memory_are_checked_as_a_files_lines_are():
+    """A record made or edited in Python is counted as it says: one that cannot be right is
+    refused in one line (the file's reader would refuse it too), never miscounted."""
+    played = chancespiel.match(GAME, "hold", "random", matches=1, workers=1).records
+    edits = [
+        ({"returns": [5.0, 5.0]}, "record 0: returns [5.0, 5.0] outside the game's utilities"),
+        ({"history": [99, 99]}, "record 0: history move 1 (99) is not legal there"),
+        ({"returns": None}, "record 0: returns missing without an error"),
+    ]
+    for edit, message in edits:
+        with pytest.raises(ValueError) as error:
+            chancespiel.report([{**played[0], **edit}, played[1]])
+        assert message in str(error.value), edit
+    lacking = {k: v for k, v in played[0].items() if k != "game"}
+    with pytest.raises(ValueError, match="record 0 is not a chancespiel game record"):
+        chancespiel.report([lacking])
+    first = played[0]
+    seats = ["hold(n=20)" if seat == "hold" else seat for seat in first["seats"]]
+    respelled = [dict(first, a="hold(n=20)", seats=seats), *played[1:]]
+    (pig,) = chancespiel.report(respelled).games  # one agent under two spellings: one pair
+    assert [p.games for p in pig.pairs] == [2] and played[0]["a"] == "hold"
 
 
 def test_unpicklable_agents_play_on_many_workers():

@@ -105,6 +105,7 @@ def _history_action(
 
 
 def read_all(paths: Sequence[str]) -> list[dict]:
+    """The records of the files `paths`, as `gathered`."""
     records: list[dict] = []
     for path in paths:
         try:
@@ -115,6 +116,16 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
+    return gathered(records, ", ".join(map(str, paths)))
+
+
+def gathered(records: list[dict], where: str) -> list[dict]:
+    """`records` (checked, from `where`) as reports count them: each agent under its first
+    spelling, each game once (warning of repeats and of games on another pairing's dice).
+
+    Raises:
+      UsageError: for two different results of one game.
+    """
     unknown = {game for game in {str(r["game"]) for r in records} if not is_known_game(game)}
     for game in sorted(unknown):
         warnings.warn(
@@ -131,7 +142,7 @@ def read_all(paths: Sequence[str]) -> list[dict]:
     try:
         records, repeats = unique_records(records)
     except RecordFileError as e:
-        raise UsageError(f"{', '.join(map(str, paths))}: {e}") from None
+        raise UsageError(f"{where}: {e}") from None
     if repeats:
         warnings.warn(
             f"{repeats} game(s) appear more than once (the same agents, game index and dice: "
