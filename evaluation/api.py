@@ -267,6 +267,13 @@ def _number(option: str, value: Any, bounded: Bounded) -> Any:
         raise ValueError(f"{option} {e}") from None
 
 
+def _flag(option: str, value: Any) -> bool:
+    """`value` checked as a switch: a string such as "no" would be taken as true."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{option} must be True or False, got {value!r}")
+    return value
+
+
 def _game_string(game: GameLike) -> str:
     if isinstance(game, pyspiel.Game):
         return str(game)
@@ -487,6 +494,7 @@ def match(
     """
 
     game_string = _game_string(game)
+    luck, progress = _flag("luck", luck), _flag("progress", progress)
     loaded = two_player_game(game_string)
     sides = [_entrant(a), _entrant(b)]
     _distinct(sides)
@@ -625,7 +633,10 @@ def tournament(
     """
 
     game_string = _game_string(game)
+    luck, progress = _flag("luck", luck), _flag("progress", progress)
     loaded = two_player_game(game_string)
+    if isinstance(agents, str):  # (a sequence of letters, each taken for an agent)
+        raise UsageError(f"agents must be a list or a dict of agents, got {agents!r}")
     if isinstance(agents, Mapping):
         entrants = [_entrant(agent, key) for key, agent in agents.items()]
     else:
@@ -714,7 +725,7 @@ def report(
       ValueError: for records that cannot be read or corrected, in one line.
     """
 
-    if value is not None and not luck:
+    if not _flag("luck", luck) and value is not None:
         raise UsageError("--value needs --luck")
     if isinstance(source, (MatchResult, TournamentResult)):
         records = list(source.records)

@@ -243,6 +243,8 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a="hold", b="random", move_timeout_s=float("nan")), "move_timeout_s must be in"),
         (dict(a="hold", b="random", seed=True), "seed must be an integer"),
         (dict(a="hold", b="random", sprt=5), "sprt must be 'ELO0,ELO1,ALPHA,BETA'"),
+        (dict(a="hold", b="random", luck="no"), "luck must be True or False, got 'no'"),
+        (dict(a="hold", b="random", progress=0), "progress must be True or False, got 0"),
         (dict(a="hold", b="random", sprt="0,1e9"), "elo1 must be in [-2000, 2000]"),
     ]
     for arguments, message in cases:
@@ -259,6 +261,10 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         chancespiel.report(tmp_path / "missing.jsonl")
     with pytest.raises(ValueError, match="the list is empty"):
         chancespiel.report([])
+    with pytest.raises(ValueError, match="luck must be True or False"):
+        chancespiel.report(tmp_path / "missing.jsonl", luck="no")
+    with pytest.raises(ValueError, match="agents must be a list or a dict"):
+        chancespiel.tournament(GAME, "hold", matches=1)
 
 
 def test_records_given_in_memory_are_checked_as_a_files_lines_are():
