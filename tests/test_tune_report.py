@@ -253,3 +253,13 @@ def test_report_luck_out_replays_each_game_once(tmp_path, capsys, monkeypatch):
     assert cli.main(["report", str(records), "--luck", "--out", str(tmp_path / "r")]) == 0
     assert sorted(calls) == sorted(set(calls)) and len(calls) == 8
     assert (tmp_path / "r" / "score.png").stat().st_size > 0
+
+
+def test_plot_makes_the_folders_of_its_out_as_annotate_and_analyse_do(tmp_path, capsys):
+    """A new folder for the figure is made, not found missing after the plot is drawn."""
+    records = tmp_path / "r.jsonl"
+    argv = ["match", GAME, "hold(n=20)", "random", "--matches", "2", "--no-progress"]
+    assert cli.main([*argv, "--out", str(records)]) == 0
+    png = tmp_path / "figures" / "new" / "fig.png"
+    assert cli.main(["plot", str(records), "--out", str(png)]) == 0, capsys.readouterr().err
+    assert png.read_bytes().startswith(b"\x89PNG")
