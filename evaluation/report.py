@@ -793,7 +793,7 @@ def write_report_files(
     summary = summarize(records, luck, value, corrections)
     if made is not None:
         summary = {"made": made, **summary}
-    files.write_output(out / "report.json", json.dumps(summary, indent=1) + "\n")
+    files.write_output(out / "report.json", files.dumps(summary, indent=1) + "\n")
     pairs = [{"game": g["game"], **_flat(p)} for g in summary["games"] for p in g["pairs"]]
     agents = [{"game": g["game"], **_flat(a)} for g in summary["games"] for a in g["agents"]]
     _write_csv(out / "pairs.csv", pairs)

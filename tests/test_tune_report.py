@@ -263,3 +263,23 @@ def test_plot_makes_the_folders_of_its_out_as_annotate_and_analyse_do(tmp_path, 
     png = tmp_path / "figures" / "new" / "fig.png"
     assert cli.main(["plot", str(records), "--out", str(png)]) == 0, capsys.readouterr().err
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_report_json_is_strict_json_where_a_pair_has_no_scored_game(tmp_path, capsys):
+    """The rate of no games is NaN: --json and report.json write it as null, not NaN."""
+    records = tmp_path / "r.jsonl"
+    argv = ["match", GAME, "hold(n=20)", "random", "--matches", "1", "--no-progress"]
+    assert cli.main([*argv, "--out", str(records)]) == 0
+    lost = [json.loads(line) for line in records.read_text().splitlines()]
+    for record in lost:  # both games lost with their worker: none scored
+        record.update(returns=None, history=[], error={"kind": "Crash", "message": "died"})
+    records.write_text("".join(json.dumps(r) + "\n" for r in lost))
+    capsys.readouterr()
+    assert cli.main(["report", str(records), "--json", "--out", str(tmp_path / "rep")]) == 0
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    for text in (capsys.readouterr().out, (tmp_path / "rep" / "report.json").read_text()):
+        (pair,) = json.loads(text, parse_constant=refuse)["games"][0]["pairs"]
+        assert pair["games"] == 0 and pair["rate"] is None

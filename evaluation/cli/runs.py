@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from chancespiel import files
 from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.cli.commands import add_parser
@@ -211,7 +211,7 @@ def cmd_report(args: argparse.Namespace) -> None:
     corrections = CachedCorrections()  # the text and the files: each game replayed once
     try:
         if args.json:
-            print(json.dumps(summarize(records, args.luck, args.value, corrections)))
+            print(files.dumps(summarize(records, args.luck, args.value, corrections)))
         else:
             print(format_report(records, args.luck, args.value, corrections))
         if out is not None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
+from chancespiel import files
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
@@ -83,7 +83,7 @@ def cmd_value_show(args: argparse.Namespace) -> None:
     except ModelError as e:
         raise UsageError(str(e)) from None
     if args.json:
-        print(json.dumps({"game": found.game, "features": found.features, **found.training}))
+        print(files.dumps({"game": found.game, "features": found.features, **found.training}))
         return
     t = found.training
     print(f"{found.path}: {found.game}, {len(found.features)} features, model {t.get('model')}")
