@@ -894,12 +894,22 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     Raises:
       RecordFileError: for what is not a record file (naming the first bad line).
     """
+    return [record for _, record in numbered_records(path)]
+
+
+def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, Record]]:
+    """All records of a file with their line numbers (from 1; blank lines hold none), as
+    `read_records` reads them.
+
+    Raises:
+      RecordFileError: as read_records.
+    """
     name = str(path)
     try:
         fd = open_regular(name)
     except OSError as e:
         raise RecordFileError(f"cannot read {name}: {e.strerror}") from None
-    records: list[Record] = []
+    records: list[tuple[int, Record]] = []
     try:
         for number, line, complete in _file_lines(fd, name):
             if not complete:
@@ -909,7 +919,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
                 if not line.startswith(b"{"):
                     raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
                 if (record := _whole_record(line)) is not None:
-                    records.append(record)
+                    records.append((number, record))
                 else:
                     warnings.warn(
                         f"{name}: the last line is incomplete (torn by an interrupted write); "
@@ -917,7 +927,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
                         stacklevel=2,
                     )
             elif (record := _parse_line(line, number, name)) is not None:
-                records.append(record)
+                records.append((number, record))
     finally:
         os.close(fd)
     return records

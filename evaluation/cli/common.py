@@ -16,6 +16,7 @@ from chancespiel.evaluation.match import (
     RecordFileError,
     canonical_agent,
     is_known_game,
+    numbered_records,
     read_records,
     shared_dice,
     unique_records,
@@ -102,6 +103,32 @@ def _history_action(
     except ValueError:
         return action_named(((a, state.action_to_string(player, a)) for a in legal), token)
     return action if action in legal else None
+
+
+def records_of(path: str, line: int | None = None) -> list[dict]:
+    """The records of the file `path`, or the one on its line `line` (blank lines counted,
+    as an editor numbers them).
+
+    Raises:
+      UsageError: for a file that cannot be read or holds no records, or a line that holds
+        none.
+    """
+    try:
+        numbered = numbered_records(path)
+    except RecordFileError as e:
+        raise UsageError(str(e)) from None
+    if not numbered:
+        raise UsageError(f"{path} holds no game records")
+    if line is None:
+        return [record for _, record in numbered]
+    found = [record for number, record in numbered if number == line]
+    if not found:
+        first, last = numbered[0][0], numbered[-1][0]
+        raise UsageError(
+            f"{path} has no game record on line {line} (its {len(numbered)} records are on "
+            f"lines {first} to {last})"
+        )
+    return found
 
 
 def read_all(paths: Sequence[str]) -> list[dict]:
