@@ -301,6 +301,10 @@ def _run_options(
     """The RunConfig the commands make of the same options (run_options.run_config)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise ValueError(f"out must be a file's path or None, got {out!r}")
+    if address is not None and not isinstance(address, str):
+        raise ValueError(f"address must be a Ray cluster's address or None, got {address!r}")
     options = argparse.Namespace(
         matches=_number("matches", matches, matches_arg),
         seed=_number("seed", seed, seed_arg),

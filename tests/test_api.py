@@ -245,6 +245,8 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a="hold", b="random", sprt=5), "sprt must be 'ELO0,ELO1,ALPHA,BETA'"),
         (dict(a="hold", b="random", luck="no"), "luck must be True or False, got 'no'"),
         (dict(a="hold", b="random", progress=0), "progress must be True or False, got 0"),
+        (dict(a="hold", b="random", out=5), "out must be a file's path or None, got 5"),
+        (dict(a="hold", b="random", backend="ray", address=5), "address must be a Ray"),
         (dict(a="hold", b="random", sprt="0,1e9"), "elo1 must be in [-2000, 2000]"),
     ]
     for arguments, message in cases:
