@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -10,7 +11,7 @@ from chancespiel.evaluation import cli, plot
 from chancespiel.evaluation.luck import luck_summary
 from chancespiel.evaluation.match import game_key, read_records
 from chancespiel.evaluation.plot import plot_pairs
-from chancespiel.evaluation.report import pair_summaries
+from chancespiel.evaluation.report import PairSummary, format_pair, pair_summaries
 from chancespiel.evaluation.tune import candidate_specs, eliminate, parse_param
 
 GAME = "python_pig(winscore=20)"
@@ -283,3 +284,22 @@ def test_report_json_is_strict_json_where_a_pair_has_no_scored_game(tmp_path, ca
     for text in (capsys.readouterr().out, (tmp_path / "rep" / "report.json").read_text()):
         (pair,) = json.loads(text, parse_constant=refuse)["games"][0]["pairs"]
         assert pair["games"] == 0 and pair["rate"] is None
+
+
+@pytest.mark.parametrize("points", [0, 2, 4])  # every match lost, drawn or won
+def test_matches_that_all_scored_alike_get_no_interval_of_no_width(points):
+    """A normal interval of matches without spread has no width: 50.0% to 50.0% from two
+    drawn matches would claim certainty. The report says they scored alike instead."""
+    counts = [0] * 5
+    counts[points] = 2
+    games = {0: (0, 0, 4), 2: (0, 4, 0), 4: (4, 0, 0)}[points]
+    wins, draws, losses = games
+    summary = PairSummary(GAME, "a", "b", 4, wins, draws, losses, matches=2, pentanomial=counts)
+    low, high = summary.pentanomial_interval
+    assert math.isnan(low) and math.isnan(high)
+    text = format_pair(summary)
+    assert "(pentanomial)" not in text
+    assert f"all 2 whole matches scored {100 * points / 4:.1f}% alike" in text
+    counts[points - 1 if points else 1] += 1  # a third match that differs: an interval
+    summary = PairSummary(GAME, "a", "b", 6, wins, draws, losses, matches=3, pentanomial=counts)
+    assert "from 3 whole matches (pentanomial)" in format_pair(summary)
