@@ -478,6 +478,8 @@ def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
         (["--out", str(tmp_path / "m.json"), "--save-targets", str(saved)], f"{saved} exists"),
         (["--out", str(tmp_path / "m.json"), "--targets-from", str(saved), "--seed", "1"],
          "its seed is 0, not 1"),
+        (["--out", str(tmp_path / "m.json"), "--save-targets", str(tmp_path / "." / "m.json")],
+         "--out and --save-targets name one file"),
     ]:  # fmt: skip
         assert main([*train, *extra]) == 2
         err = capsys.readouterr().err

@@ -28,6 +28,9 @@ def cmd_value_train(args: argparse.Namespace) -> None:
     )
 
     # Refused before the positions are labelled, which can take most of an hour.
+    if args.save_targets and Path(args.save_targets).resolve() == Path(args.out).resolve():
+        # the targets would be written first, and the model then refused beside them
+        raise UsageError(f"--out and --save-targets name one file ({args.out}): name two")
     for path in (args.out, args.save_targets):
         if path is None:
             continue
