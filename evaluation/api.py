@@ -274,6 +274,13 @@ def _flag(option: str, value: Any) -> bool:
     return value
 
 
+def _value_name(value: Any) -> str | None:
+    """`value` checked as a value function's name (as `report --value` takes it) or None."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"value must be a value function's name or None, got {value!r}")
+    return value
+
+
 def _game_string(game: GameLike) -> str:
     if isinstance(game, pyspiel.Game):
         return str(game)
@@ -499,6 +506,7 @@ def match(
 
     game_string = _game_string(game)
     luck, progress = _flag("luck", luck), _flag("progress", progress)
+    value = _value_name(value)
     loaded = two_player_game(game_string)
     sides = [_entrant(a), _entrant(b)]
     _distinct(sides)
@@ -638,6 +646,7 @@ def tournament(
 
     game_string = _game_string(game)
     luck, progress = _flag("luck", luck), _flag("progress", progress)
+    value = _value_name(value)
     loaded = two_player_game(game_string)
     if isinstance(agents, str):  # (a sequence of letters, each taken for an agent)
         raise UsageError(f"agents must be a list or a dict of agents, got {agents!r}")
@@ -729,7 +738,8 @@ def report(
       ValueError: for records that cannot be read or corrected, in one line.
     """
 
-    if not _flag("luck", luck) and value is not None:
+    luck, value = _flag("luck", luck), _value_name(value)
+    if value is not None and not luck:
         raise UsageError("--value needs --luck")
     if isinstance(source, (MatchResult, TournamentResult)):
         records = list(source.records)

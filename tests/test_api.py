@@ -246,6 +246,7 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a="hold", b="random", luck="no"), "luck must be True or False, got 'no'"),
         (dict(a="hold", b="random", progress=0), "progress must be True or False, got 0"),
         (dict(a="hold", b="random", out=5), "out must be a file's path or None, got 5"),
+        (dict(a="hold", b="random", luck=True, value=5), "value must be a value function's"),
         (dict(a="hold", b="random", backend="ray", address=5), "address must be a Ray"),
         (dict(a="hold", b="random", sprt="0,1e9"), "elo1 must be in [-2000, 2000]"),
     ]
@@ -263,6 +264,8 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         chancespiel.report(tmp_path / "missing.jsonl")
     with pytest.raises(ValueError, match="the list is empty"):
         chancespiel.report([])
+    with pytest.raises(ValueError, match="value must be a value function's name"):
+        chancespiel.report(tmp_path / "missing.jsonl", luck=True, value=2)
     with pytest.raises(ValueError, match="luck must be True or False"):
         chancespiel.report(tmp_path / "missing.jsonl", luck="no")
     with pytest.raises(ValueError, match="agents must be a list or a dict"):
