@@ -137,6 +137,23 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _finite(value: Any) -> Any:
+    """`value` with every NaN and infinity, however deep, as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """`value` as strict JSON: a number that has none (the rate of no games, NaN) is null,
+    where json.dumps would write NaN, which strict readers (jq, JavaScript) refuse."""
+    return json.dumps(_finite(value), indent=indent, allow_nan=False)
+
+
 def loads(data: bytes | str) -> Any:
     """The JSON value in `data`, checked: UTF-8, at most MAX_DEPTH containers deep, integers
     of at most MAX_INT_DIGITS digits. Every JSON file and line chancespiel reads goes

@@ -51,16 +51,16 @@ import pyspiel
 
 from chancespiel.agents.configured import AgentConfig
 from chancespiel.agents.registry import AGENTS, SEED, AgentInfo, canonical_spec
-from chancespiel.evaluation.cli.common import read_all, two_player_game
+from chancespiel.evaluation.cli.common import gathered, read_all, two_player_game
 from chancespiel.evaluation.luck import CachedCorrections, LuckError, LuckSummary, value_function
 from chancespiel.evaluation.match import (
     DEFAULT_MOVE_TIMEOUT_S,
     DEFAULT_OVERRUN_MS,
     Record,
     RecordFileError,
+    checked_record,
     error_line,
     run_agent,
-    unique_records,
 )
 from chancespiel.evaluation.parallel import BACKENDS
 from chancespiel.evaluation.ratings import Ratings
@@ -267,6 +267,20 @@ def _number(option: str, value: Any, bounded: Bounded) -> Any:
         raise ValueError(f"{option} {e}") from None
 
 
+def _flag(option: str, value: Any) -> bool:
+    """`value` checked as a switch: a string such as "no" would be taken as true."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{option} must be True or False, got {value!r}")
+    return value
+
+
+def _value_name(value: Any) -> str | None:
+    """`value` checked as a value function's name (as `report --value` takes it) or None."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"value must be a value function's name or None, got {value!r}")
+    return value
+
+
 def _game_string(game: GameLike) -> str:
     if isinstance(game, pyspiel.Game):
         return str(game)
@@ -294,6 +308,10 @@ def _run_options(
     """The RunConfig the commands make of the same options (run_options.run_config)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise ValueError(f"out must be a file's path or None, got {out!r}")
+    if address is not None and not isinstance(address, str):
+        raise ValueError(f"address must be a Ray cluster's address or None, got {address!r}")
     options = argparse.Namespace(
         matches=_number("matches", matches, matches_arg),
         seed=_number("seed", seed, seed_arg),
@@ -487,6 +505,8 @@ def match(
     """
 
     game_string = _game_string(game)
+    luck, progress = _flag("luck", luck), _flag("progress", progress)
+    value = _value_name(value)
     loaded = two_player_game(game_string)
     sides = [_entrant(a), _entrant(b)]
     _distinct(sides)
@@ -495,6 +515,8 @@ def match(
             sprt = SprtParams.parse(sprt)
         except ValueError as e:
             raise UsageError(f"sprt: {e}") from None
+    elif sprt is not None and not isinstance(sprt, SprtParams):
+        raise UsageError(f"sprt must be 'ELO0,ELO1,ALPHA,BETA' or SprtParams, got {sprt!r}")
     check_luck(str(loaded), luck, value)
     with _registered(sides, backend):
         names = [side.name for side in sides]
@@ -623,7 +645,11 @@ def tournament(
     """
 
     game_string = _game_string(game)
+    luck, progress = _flag("luck", luck), _flag("progress", progress)
+    value = _value_name(value)
     loaded = two_player_game(game_string)
+    if isinstance(agents, str):  # (a sequence of letters, each taken for an agent)
+        raise UsageError(f"agents must be a list or a dict of agents, got {agents!r}")
     if isinstance(agents, Mapping):
         entrants = [_entrant(agent, key) for key, agent in agents.items()]
     else:
@@ -712,16 +738,23 @@ def report(
       ValueError: for records that cannot be read or corrected, in one line.
     """
 
+    luck, value = _flag("luck", luck), _value_name(value)
     if value is not None and not luck:
         raise UsageError("--value needs --luck")
     if isinstance(source, (MatchResult, TournamentResult)):
         records = list(source.records)
     elif isinstance(source, (str, os.PathLike)):
         records = read_all([os.fspath(source)])
+    elif isinstance(source, Sequence) and not source:
+        raise UsageError("no game records to report: the list is empty")
     elif isinstance(source, Sequence) and all(isinstance(s, (str, os.PathLike)) for s in source):
         records = read_all([os.fspath(s) for s in source])
     elif isinstance(source, Sequence) and all(isinstance(r, dict) for r in source):
-        records = unique_records(source)[0]
+        # checked as a file's lines are: a record made or edited in memory is counted as
+        # it says, so one that cannot be right is refused rather than miscounted (copies:
+        # gathering names each agent by its first spelling)
+        checked = [checked_record(dict(r), f"record {i}") for i, r in enumerate(source)]
+        records = gathered(checked, "the records")
     else:
         raise UsageError(
             "report takes a match or tournament result, records, or record file paths, "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from chancespiel.files import written
@@ -166,6 +167,7 @@ def save_figure(
 
     fit_layout(fig, rect)
     try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)  # (a new folder for the figure)
         with written(path, overwrite=True) as tmp:
             fig.savefig(tmp, dpi=dpi)
     finally:

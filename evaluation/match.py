@@ -628,11 +628,20 @@ def _parse_line(line: bytes, number: int, path: str) -> Record | None:
         record = files.loads(line)
     except files.JsonError as e:
         raise RecordFileError(f"{path}: line {number} is not valid JSON ({e})") from None
+    return checked_record(record, f"{path}: line {number}")
+
+
+def checked_record(record: Any, where: str) -> Record:
+    """`record` (a game record made or edited in memory) checked as a file's line is read.
+
+    Raises:
+      RecordFileError: naming `where` and what is wrong.
+    """
     if not isinstance(record, dict) or any(k not in record for k in _REQUIRED):
-        raise RecordFileError(f"{path}: line {number} is not a chancespiel game record")
+        raise RecordFileError(f"{where} is not a chancespiel game record")
     problem = record_problem(record) or files.field_problem(record, _FIELDS, _WRITTEN)
     if problem is not None:
-        raise RecordFileError(f"{path}: line {number}: {problem}")
+        raise RecordFileError(f"{where}: {problem}")
     return record
 
 
@@ -885,12 +894,22 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
     Raises:
       RecordFileError: for what is not a record file (naming the first bad line).
     """
+    return [record for _, record in numbered_records(path)]
+
+
+def numbered_records(path: str | os.PathLike[str]) -> list[tuple[int, Record]]:
+    """All records of a file with their line numbers (from 1; blank lines hold none), as
+    `read_records` reads them.
+
+    Raises:
+      RecordFileError: as read_records.
+    """
     name = str(path)
     try:
         fd = open_regular(name)
     except OSError as e:
         raise RecordFileError(f"cannot read {name}: {e.strerror}") from None
-    records: list[Record] = []
+    records: list[tuple[int, Record]] = []
     try:
         for number, line, complete in _file_lines(fd, name):
             if not complete:
@@ -900,7 +919,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
                 if not line.startswith(b"{"):
                     raise RecordFileError(f"{name}: line {number} is not a chancespiel game record")
                 if (record := _whole_record(line)) is not None:
-                    records.append(record)
+                    records.append((number, record))
                 else:
                     warnings.warn(
                         f"{name}: the last line is incomplete (torn by an interrupted write); "
@@ -908,7 +927,7 @@ def read_records(path: str | os.PathLike[str]) -> list[Record]:
                         stacklevel=2,
                     )
             elif (record := _parse_line(line, number, name)) is not None:
-                records.append(record)
+                records.append((number, record))
     finally:
         os.close(fd)
     return records

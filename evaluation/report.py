@@ -121,8 +121,11 @@ class PairSummary:
     @property
     def pentanomial_interval(self) -> tuple[float, float]:
         """Normal 95% interval of the rate from whole matches (both games scored), as
-        fastchess and OpenBench compute it from pentanomial counts ((nan, nan) below two)."""
+        fastchess and OpenBench compute it from pentanomial counts ((nan, nan) below two, and
+        where every match scored alike: an interval of no width would claim certainty)."""
         interval = match_interval(self.match_scores)
+        if interval.variance == 0.0:
+            return math.nan, math.nan
         return interval.low, interval.high
 
     @property
@@ -354,7 +357,8 @@ class Tally:
                     if entry.worst_overrun_ms is None or worst > entry.worst_overrun_ms:
                         entry.worst_overrun_ms = worst
             error = record["error"]
-            if error is not None and error["seat"] == seat:
+            # (records may leave out an error's seat: a crash is no seat's failure)
+            if error is not None and error.get("seat") == seat:
                 first_line = error["message"].splitlines()[0] if error["message"] else ""
                 entry.failures[f"{error['kind']}: {first_line}"] += 1
 
@@ -389,10 +393,13 @@ def format_pair(summary: PairSummary) -> str:
         f"{summary.wins} wins, {summary.draws} draws, {summary.losses} losses)"
     )
     low, high = summary.pentanomial_interval
+    matches = summary.match_scores
     if not math.isnan(low):
+        text += f"; from {len(matches)} whole matches (pentanomial): {_pct(low)} to {_pct(high)}"
+    elif len(matches) > 1:
         text += (
-            f"; from {len(summary.match_scores)} whole matches (pentanomial): "
-            f"{_pct(low)} to {_pct(high)}"
+            f"; all {len(matches)} whole matches scored {_pct(matches[0]).strip()} alike: no "
+            "spread to give a pentanomial interval"
         )
     if summary.unscored:
         text += f"; CRASHED: {summary.unscored} unscored games (their worker process died)"
@@ -792,7 +799,7 @@ def write_report_files(
     summary = summarize(records, luck, value, corrections)
     if made is not None:
         summary = {"made": made, **summary}
-    files.write_output(out / "report.json", json.dumps(summary, indent=1) + "\n")
+    files.write_output(out / "report.json", files.dumps(summary, indent=1) + "\n")
     pairs = [{"game": g["game"], **_flat(p)} for g in summary["games"] for p in g["pairs"]]
     agents = [{"game": g["game"], **_flat(a)} for g in summary["games"] for a in g["agents"]]
     _write_csv(out / "pairs.csv", pairs)

@@ -36,6 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+# The widest Elo difference a hypothesis may name: a score of 99.999% (or 0.001%). Beyond about
+# 6,400 the expected score rounds to 1.0 (or overflows below -120,000), which no test can use.
+MAX_ELO = 2000.0
 
 
 def logistic_score(elo: float) -> float:
@@ -53,6 +56,9 @@ class SprtParams:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        for name, elo in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not -MAX_ELO <= elo <= MAX_ELO:  # NaN too
+                raise ValueError(f"SPRT {name} must be in [-{MAX_ELO:g}, {MAX_ELO:g}], got {elo}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"SPRT needs elo0 < elo1, got {self.elo0} and {self.elo1}")
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):

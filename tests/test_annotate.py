@@ -174,7 +174,7 @@ def test_the_command_text_and_json(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--line", "121"], "has 120 records, not 121"),
+        (["--line", "121"], "no game record on line 121 (its 120 records are on lines 1 to 120)"),
         (["--line", "1", "--reference", "exact(depth=2)"], "--reference:"),
         (["--html", "{tmp}/page.html"], "--html draws one game"),
         (["--line", "1", "--html", "{tmp}/page.txt"], "must name an .html file"),

@@ -242,6 +242,13 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         (dict(a="hold", b="random", overrun_ms=-1.0), "overrun_ms must be >= 0"),
         (dict(a="hold", b="random", move_timeout_s=float("nan")), "move_timeout_s must be in"),
         (dict(a="hold", b="random", seed=True), "seed must be an integer"),
+        (dict(a="hold", b="random", sprt=5), "sprt must be 'ELO0,ELO1,ALPHA,BETA'"),
+        (dict(a="hold", b="random", luck="no"), "luck must be True or False, got 'no'"),
+        (dict(a="hold", b="random", progress=0), "progress must be True or False, got 0"),
+        (dict(a="hold", b="random", out=5), "out must be a file's path or None, got 5"),
+        (dict(a="hold", b="random", luck=True, value=5), "value must be a value function's"),
+        (dict(a="hold", b="random", backend="ray", address=5), "address must be a Ray"),
+        (dict(a="hold", b="random", sprt="0,1e9"), "elo1 must be in [-2000, 2000]"),
     ]
     for arguments, message in cases:
         arguments = {"matches": 2, "out": out, **arguments}
@@ -255,6 +262,37 @@ def test_bad_input_is_one_line_and_plays_nothing(tmp_path):
         chancespiel.tournament(GAME, ["hold", "hold(n=20)"], matches=1)
     with pytest.raises(ValueError, match="cannot read"):
         chancespiel.report(tmp_path / "missing.jsonl")
+    with pytest.raises(ValueError, match="the list is empty"):
+        chancespiel.report([])
+    with pytest.raises(ValueError, match="value must be a value function's name"):
+        chancespiel.report(tmp_path / "missing.jsonl", luck=True, value=2)
+    with pytest.raises(ValueError, match="luck must be True or False"):
+        chancespiel.report(tmp_path / "missing.jsonl", luck="no")
+    with pytest.raises(ValueError, match="agents must be a list or a dict"):
+        chancespiel.tournament(GAME, "hold", matches=1)
+
+
+def test_records_given_in_memory_are_checked_as_a_files_lines_are():
+    """A record made or edited in Python is counted as it says: one that cannot be right is
+    refused in one line (the file's reader would refuse it too), never miscounted."""
+    played = chancespiel.match(GAME, "hold", "random", matches=1, workers=1).records
+    edits = [
+        ({"returns": [5.0, 5.0]}, "record 0: returns [5.0, 5.0] outside the game's utilities"),
+        ({"history": [99, 99]}, "record 0: history move 1 (99) is not legal there"),
+        ({"returns": None}, "record 0: returns missing without an error"),
+    ]
+    for edit, message in edits:
+        with pytest.raises(ValueError) as error:
+            chancespiel.report([{**played[0], **edit}, played[1]])
+        assert message in str(error.value), edit
+    lacking = {k: v for k, v in played[0].items() if k != "game"}
+    with pytest.raises(ValueError, match="record 0 is not a chancespiel game record"):
+        chancespiel.report([lacking])
+    first = played[0]
+    seats = ["hold(n=20)" if seat == "hold" else seat for seat in first["seats"]]
+    respelled = [dict(first, a="hold(n=20)", seats=seats), *played[1:]]
+    (pig,) = chancespiel.report(respelled).games  # one agent under two spellings: one pair
+    assert [p.games for p in pig.pairs] == [2] and played[0]["a"] == "hold"
 
 
 def test_unpicklable_agents_play_on_many_workers():

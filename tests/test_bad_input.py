@@ -342,3 +342,17 @@ def test_record_and_regression_files_are_read_within_bounds(path, tmp_path, monk
             words in err
             for words in ("not a regular file", "longer than 64 MiB", "Is a directory", "larger")
         ), err
+
+
+def test_an_error_without_a_seat_is_reported_as_the_reader_accepts_it(tmp_path, capsys):
+    """The reader takes an error of just kind and message (seat and spec may be left out):
+    the report counts it as no seat's failure."""
+    lines = _record_lines()
+    record = json.loads(lines[0])
+    record["error"] = {"kind": "Crash", "message": "the worker died"}
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(record) + "\n" + "".join(lines[1:]))
+    for argv in (["report", str(path)], ["report", str(path), "--json"]):
+        assert cli.main(argv) == 0
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err and ("4 games" in out or '"records": 4' in out), err

@@ -141,7 +141,27 @@ def test_replay_prints_a_recorded_game_with_times_and_nodes(tmp_path, capsys):
     assert searched and all(" ms, " in line and " nodes)" in line for line in searched)
     assert text.rstrip().endswith(f"returns: {record['returns']}")
     assert cli.main(["replay", str(out), "--line", "3"]) == 2
-    assert "has 2 records, not 3" in capsys.readouterr().err
+    assert "no game record on line 3 (its 2 records are on lines 1 to 2)" in capsys.readouterr().err
+
+
+def test_replay_and_annotate_take_the_line_an_editor_shows(tmp_path, capsys):
+    """--line is the file's line, blank lines counted: never the record on another line."""
+    out = tmp_path / "m.jsonl"
+    argv = ["match", "python_pig(winscore=20)", "hold(n=10)", "random", "--matches", "1"]
+    assert cli.main([*argv, "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    first, second = out.read_text().splitlines(keepends=True)
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_text(f"\n{first}\n{second}")  # records on lines 2 and 4
+    capsys.readouterr()
+    for command in ("replay", "annotate"):
+        assert cli.main([command, str(spaced), "--line", "4"]) == 0, command
+        assert "match 0 game 1 (seed 0)" in capsys.readouterr().out.splitlines()[0]
+        assert cli.main([command, str(spaced), "--line", "3"]) == 2
+        assert "no game record on line 3 (its 2 records are on lines 2 to 4)" in (
+            capsys.readouterr().err
+        )
+    assert cli.main(["replay", str(spaced)]) == 0  # without --line: the first record
+    assert "match 0 game 0 (seed 0)" in capsys.readouterr().out.splitlines()[0]
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,9 @@ def test_bounds_and_parsing():
     )
     assert SprtParams.parse("-5,5") == SprtParams(-5.0, 5.0, 0.05, 0.05)
     assert SprtParams(0, 10, 0.1, 0.2).lower == pytest.approx(math.log(0.2 / 0.9))
-    for bad in ("10,0", "0,10,0.05", "0,10,0.6,0.05", "a,b"):
+    # Elo differences whose expected score is 1.0 (or overflows) would stop a run at its first
+    # decision with a traceback: refused before any game.
+    for bad in ("10,0", "0,10,0.05", "0,10,0.6,0.05", "a,b", "-inf,inf", "0,1e9", "-1e9,0"):
         with pytest.raises(ValueError):
             SprtParams.parse(bad)
 

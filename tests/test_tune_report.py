@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -10,7 +11,7 @@ from chancespiel.evaluation import cli, plot
 from chancespiel.evaluation.luck import luck_summary
 from chancespiel.evaluation.match import game_key, read_records
 from chancespiel.evaluation.plot import plot_pairs
-from chancespiel.evaluation.report import pair_summaries
+from chancespiel.evaluation.report import PairSummary, format_pair, pair_summaries
 from chancespiel.evaluation.tune import candidate_specs, eliminate, parse_param
 
 GAME = "python_pig(winscore=20)"
@@ -253,3 +254,52 @@ def test_report_luck_out_replays_each_game_once(tmp_path, capsys, monkeypatch):
     assert cli.main(["report", str(records), "--luck", "--out", str(tmp_path / "r")]) == 0
     assert sorted(calls) == sorted(set(calls)) and len(calls) == 8
     assert (tmp_path / "r" / "score.png").stat().st_size > 0
+
+
+def test_plot_makes_the_folders_of_its_out_as_annotate_and_analyse_do(tmp_path, capsys):
+    """A new folder for the figure is made, not found missing after the plot is drawn."""
+    records = tmp_path / "r.jsonl"
+    argv = ["match", GAME, "hold(n=20)", "random", "--matches", "2", "--no-progress"]
+    assert cli.main([*argv, "--out", str(records)]) == 0
+    png = tmp_path / "figures" / "new" / "fig.png"
+    assert cli.main(["plot", str(records), "--out", str(png)]) == 0, capsys.readouterr().err
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_report_json_is_strict_json_where_a_pair_has_no_scored_game(tmp_path, capsys):
+    """The rate of no games is NaN: --json and report.json write it as null, not NaN."""
+    records = tmp_path / "r.jsonl"
+    argv = ["match", GAME, "hold(n=20)", "random", "--matches", "1", "--no-progress"]
+    assert cli.main([*argv, "--out", str(records)]) == 0
+    lost = [json.loads(line) for line in records.read_text().splitlines()]
+    for record in lost:  # both games lost with their worker: none scored
+        record.update(returns=None, history=[], error={"kind": "Crash", "message": "died"})
+    records.write_text("".join(json.dumps(r) + "\n" for r in lost))
+    capsys.readouterr()
+    assert cli.main(["report", str(records), "--json", "--out", str(tmp_path / "rep")]) == 0
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    for text in (capsys.readouterr().out, (tmp_path / "rep" / "report.json").read_text()):
+        (pair,) = json.loads(text, parse_constant=refuse)["games"][0]["pairs"]
+        assert pair["games"] == 0 and pair["rate"] is None
+
+
+@pytest.mark.parametrize("points", [0, 2, 4])  # every match lost, drawn or won
+def test_matches_that_all_scored_alike_get_no_interval_of_no_width(points):
+    """A normal interval of matches without spread has no width: 50.0% to 50.0% from two
+    drawn matches would claim certainty. The report says they scored alike instead."""
+    counts = [0] * 5
+    counts[points] = 2
+    games = {0: (0, 0, 4), 2: (0, 4, 0), 4: (4, 0, 0)}[points]
+    wins, draws, losses = games
+    summary = PairSummary(GAME, "a", "b", 4, wins, draws, losses, matches=2, pentanomial=counts)
+    low, high = summary.pentanomial_interval
+    assert math.isnan(low) and math.isnan(high)
+    text = format_pair(summary)
+    assert "(pentanomial)" not in text
+    assert f"all 2 whole matches scored {100 * points / 4:.1f}% alike" in text
+    counts[points - 1 if points else 1] += 1  # a third match that differs: an interval
+    summary = PairSummary(GAME, "a", "b", 6, wins, draws, losses, matches=3, pentanomial=counts)
+    assert "from 3 whole matches (pentanomial)" in format_pair(summary)

@@ -36,7 +36,7 @@ from chancespiel.evaluation.values import (
     write_targets,
 )
 from chancespiel.games import learned
-from chancespiel.games.learned import ModelError, parse_model, read_model
+from chancespiel.games.learned import VALUES_DIR, ModelError, parse_model, read_model
 from chancespiel.games.pig_solver import hold_at_policy, policy_win_probability
 from chancespiel.games.registry import (
     evaluation_for,
@@ -479,6 +479,8 @@ def test_cli_saves_targets_and_trains_on_them(tmp_path, capsys) -> None:
         (["--out", str(tmp_path / "m.json"), "--save-targets", str(saved)], f"{saved} exists"),
         (["--out", str(tmp_path / "m.json"), "--targets-from", str(saved), "--seed", "1"],
          "its seed is 0, not 1"),
+        (["--out", str(tmp_path / "m.json"), "--save-targets", str(tmp_path / "." / "m.json")],
+         "--out and --save-targets name one file"),
     ]:  # fmt: skip
         assert main([*train, *extra]) == 2
         err = capsys.readouterr().err
@@ -606,3 +608,24 @@ def test_ras_feature_pair_and_key_change_no_value() -> None:
         plain(s, p) for s in both for p in (0, 1)
     ]
     assert len(learned_value.cache) < len(plain.cache)
+
+
+def _strict(text: str) -> object:
+    """JSON as strict readers (jq, JavaScript) take it: no NaN or Infinity."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_value_show_json_is_strict_json_with_a_metric_that_is_nan(tmp_path, capsys):
+    """A metric may be NaN (the reader takes it); --json writes it as null."""
+    data = json.loads((VALUES_DIR / "python_pig.json").read_text())
+    chosen = data["training"]["model"]
+    data["training"]["candidates"][chosen]["held_out_log_loss"] = float("nan")
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(data))
+    assert main(["value", "show", str(path), "--json"]) == 0
+    shown = _strict(capsys.readouterr().out)
+    assert shown["candidates"][chosen]["held_out_log_loss"] is None

@@ -8,7 +8,7 @@ import json
 import sys
 
 from chancespiel.evaluation.cli.commands import add_parser
-from chancespiel.evaluation.match import RecordFileError, read_records
+from chancespiel.evaluation.cli.common import records_of
 from chancespiel.evaluation.usage import Bounded, UsageError, new_output
 
 
@@ -21,16 +21,7 @@ def cmd_annotate(args: argparse.Namespace) -> None:
         reference_for,
     )
 
-    try:
-        records = read_records(args.records)
-    except RecordFileError as e:
-        raise UsageError(str(e)) from None
-    if not records:
-        raise UsageError(f"{args.records} holds no game records")
-    if args.line is not None:
-        if args.line > len(records):
-            raise UsageError(f"{args.records} has {len(records)} records, not {args.line}")
-        records = [records[args.line - 1]]
+    records = records_of(args.records, args.line)
     html = None
     if args.html is not None:
         if len(records) > 1:

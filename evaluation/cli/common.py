@@ -16,6 +16,7 @@ from chancespiel.evaluation.match import (
     RecordFileError,
     canonical_agent,
     is_known_game,
+    numbered_records,
     read_records,
     shared_dice,
     unique_records,
@@ -104,7 +105,34 @@ def _history_action(
     return action if action in legal else None
 
 
+def records_of(path: str, line: int | None = None) -> list[dict]:
+    """The records of the file `path`, or the one on its line `line` (blank lines counted,
+    as an editor numbers them).
+
+    Raises:
+      UsageError: for a file that cannot be read or holds no records, or a line that holds
+        none.
+    """
+    try:
+        numbered = numbered_records(path)
+    except RecordFileError as e:
+        raise UsageError(str(e)) from None
+    if not numbered:
+        raise UsageError(f"{path} holds no game records")
+    if line is None:
+        return [record for _, record in numbered]
+    found = [record for number, record in numbered if number == line]
+    if not found:
+        first, last = numbered[0][0], numbered[-1][0]
+        raise UsageError(
+            f"{path} has no game record on line {line} (its {len(numbered)} records are on "
+            f"lines {first} to {last})"
+        )
+    return found
+
+
 def read_all(paths: Sequence[str]) -> list[dict]:
+    """The records of the files `paths`, as `gathered`."""
     records: list[dict] = []
     for path in paths:
         try:
@@ -115,6 +143,16 @@ def read_all(paths: Sequence[str]) -> list[dict]:
             raise UsageError(str(e)) from None
     if not records:
         raise UsageError(f"no game records in {', '.join(paths)}")
+    return gathered(records, ", ".join(map(str, paths)))
+
+
+def gathered(records: list[dict], where: str) -> list[dict]:
+    """`records` (checked, from `where`) as reports count them: each agent under its first
+    spelling, each game once (warning of repeats and of games on another pairing's dice).
+
+    Raises:
+      UsageError: for two different results of one game.
+    """
     unknown = {game for game in {str(r["game"]) for r in records} if not is_known_game(game)}
     for game in sorted(unknown):
         warnings.warn(
@@ -131,7 +169,7 @@ def read_all(paths: Sequence[str]) -> list[dict]:
     try:
         records, repeats = unique_records(records)
     except RecordFileError as e:
-        raise UsageError(f"{', '.join(map(str, paths))}: {e}") from None
+        raise UsageError(f"{where}: {e}") from None
     if repeats:
         warnings.warn(
             f"{repeats} game(s) appear more than once (the same agents, game index and dice: "

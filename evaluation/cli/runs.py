@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from chancespiel import files
 from chancespiel.agents import parse_spec
 from chancespiel.agents.registry import canonical_spec
 from chancespiel.evaluation.cli.commands import add_parser
-from chancespiel.evaluation.cli.common import out_or_fresh, read_all, two_player_game
-from chancespiel.evaluation.match import RecordFileError, read_records, record_seats
+from chancespiel.evaluation.cli.common import out_or_fresh, read_all, records_of, two_player_game
+from chancespiel.evaluation.match import record_seats
 from chancespiel.evaluation.run_options import (
     add_running_options,
     run_config,
@@ -69,13 +69,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
     time it took and the nodes it searched (where recorded), each chance outcome, the end."""
     from chancespiel.evaluation.match import is_known_game
 
-    try:
-        records = read_records(args.file)
-    except RecordFileError as e:
-        raise UsageError(str(e)) from None
-    if args.line > len(records):
-        raise UsageError(f"{args.file} has {len(records)} records, not {args.line}")
-    record = records[args.line - 1]
+    record = records_of(args.file, args.line)[0]  # (without --line, the first)
     if not is_known_game(record["game"]):
         raise UsageError(
             f"game {record['game']!r} is not loaded: replaying needs its code "
@@ -211,7 +205,7 @@ def cmd_report(args: argparse.Namespace) -> None:
     corrections = CachedCorrections()  # the text and the files: each game replayed once
     try:
         if args.json:
-            print(json.dumps(summarize(records, args.luck, args.value, corrections)))
+            print(files.dumps(summarize(records, args.luck, args.value, corrections)))
         else:
             print(format_report(records, args.luck, args.value, corrections))
         if out is not None:
@@ -429,7 +423,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     replay = add_parser(sub, "replay")
     replay.add_argument("file", help="JSON Lines file of games")
     replay.add_argument(
-        "--line", type=Bounded(int, 1, MAX_LINES), default=1, help="the record's line number"
+        "--line",
+        type=Bounded(int, 1, MAX_LINES),
+        help="the record's line number in the file (default: the first record)",
     )
     replay.set_defaults(func=cmd_replay)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
+from chancespiel import files
 from chancespiel.evaluation.cli.commands import add_parser
 from chancespiel.evaluation.cli.common import read_all
 from chancespiel.evaluation.luck import SEARCH_SPEC
@@ -28,6 +28,9 @@ def cmd_value_train(args: argparse.Namespace) -> None:
     )
 
     # Refused before the positions are labelled, which can take most of an hour.
+    if args.save_targets and Path(args.save_targets).resolve() == Path(args.out).resolve():
+        # the targets would be written first, and the model then refused beside them
+        raise UsageError(f"--out and --save-targets name one file ({args.out}): name two")
     for path in (args.out, args.save_targets):
         if path is None:
             continue
@@ -83,7 +86,7 @@ def cmd_value_show(args: argparse.Namespace) -> None:
     except ModelError as e:
         raise UsageError(str(e)) from None
     if args.json:
-        print(json.dumps({"game": found.game, "features": found.features, **found.training}))
+        print(files.dumps({"game": found.game, "features": found.features, **found.training}))
         return
     t = found.training
     print(f"{found.path}: {found.game}, {len(found.features)} features, model {t.get('model')}")
