@@ -30,6 +30,7 @@ from chancespiel.agents.draws import WORDS as WORDS
 from chancespiel.agents.draws import Draws as Draws
 from chancespiel.agents.draws import Rng, shuffle
 from chancespiel.agents.draws import draws_from as draws_from
+from chancespiel.agents.interrupt import poll_interrupt
 from chancespiel.agents.search_core import (
     Guide,
     OutcomeTable,
@@ -505,6 +506,8 @@ def run_simulations(
         if simulator.nodes != grown:
             grown = simulator.nodes
             grown_at = simulations
+        if not simulations & 255:  # a pending Ctrl-C is raised here
+            poll_interrupt()
         if (
             (max_simulations is not None and simulations >= max_simulations)
             or (max_nodes is not None and simulator.nodes >= max_nodes)

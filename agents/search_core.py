@@ -21,6 +21,7 @@ from librt.strings import read_f64_le, read_i32_le
 from librt.vecs import vec
 from mypy_extensions import i64, mypyc_attr
 
+from chancespiel.agents.interrupt import poll_interrupt
 from chancespiel.games.core import Core, Ordering
 from chancespiel.games.tree_hash import MASK64, mix64, signed64
 
@@ -360,7 +361,9 @@ class Budget:
         return self.deadline is None or self.clock() + seconds <= self.deadline
 
     def check(self) -> None:
-        """Raises SearchTimeout if the budget is spent (callers batch their node counts)."""
+        """Raises SearchTimeout if the budget is spent (callers batch their node counts);
+        a pending Ctrl-C is raised here (`poll_interrupt`)."""
+        poll_interrupt()
         if self.spent():
             raise SearchTimeout
 

@@ -74,6 +74,25 @@ def test_ctrl_c_is_one_line_and_status_130():
     assert err.strip() == "chancespiel: interrupted"
 
 
+@pytest.mark.parametrize("searcher", ["mcts", "expss(samples=3)", "star2"])
+def test_ctrl_c_stops_a_compiled_search_at_once(searcher):
+    """SIGINT during a minute's search of `analyse`: the compiled engine never enters the
+    interpreter, where Python raises the interrupt, but where a search polls for it (every
+    256 nodes or simulations); it used to run to its budget (MCTS, the sampled searches)."""
+    spec = f"{searcher[:-1]},time_ms=60000)" if "(" in searcher else f"{searcher}(time_ms=60000)"
+    searching = subprocess.Popen(
+        [sys.executable, "-m", "chancespiel", "analyse", "python_pig", "--agent", spec],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(4)  # (a start that takes longer under load is interrupted as the other test's)
+    sent = time.perf_counter()
+    searching.send_signal(signal.SIGINT)
+    _, err = searching.communicate(timeout=60)
+    assert time.perf_counter() - sent < 5  # (the sampled search took 10 s to see it)
+    assert searching.returncode == 130
+    assert err.strip() == "chancespiel: interrupted"
+
+
 def test_ctrl_c_while_the_command_starts_is_one_line_and_status_130():
     """SIGINT while the command is still importing (pyspiel, the agents): the same one line,
     never a traceback from the middle of an import (the first tenth of a second, Python's own
