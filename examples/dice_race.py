@@ -52,7 +52,10 @@ class DiceRaceGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None):
         params = params or {}
-        self.goal = int(params.get("goal", 12))
+        self.goal = params.get("goal", 12)
+        if isinstance(self.goal, bool) or not isinstance(self.goal, int) or self.goal < 1:
+            # (a goal of 0 or less would end the game before its first roll)
+            raise ValueError(f"parameter goal must be a positive integer, got {self.goal!r}")
         info = pyspiel.GameInfo(
             num_distinct_actions=2,
             max_chance_outcomes=FACES,

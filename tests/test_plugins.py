@@ -102,6 +102,19 @@ def test_a_plugins_learned_value_is_trained_and_searched_with(tmp_path):
     assert "learned" in refused.stderr
 
 
+@pytest.mark.parametrize("goal", ["-1", "0"])
+def test_the_example_refuses_a_goal_it_cannot_play_in_one_line(goal):
+    """The plugin example checks its parameter as the project's games do: a user copies it."""
+    done = _chancespiel(
+        "--import", str(EXAMPLE), "play", f"{GAME}(goal={goal})", "random", "random"
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"chancespiel: error: cannot load game '{GAME}(goal={goal})': parameter goal must be a "
+        f"positive integer, got {goal}"
+    ]
+
+
 def test_an_unknown_plugin_is_one_line():
     for name in ("no_such_module_here", "missing/file.py"):
         done = _chancespiel("--import", name, "games")
