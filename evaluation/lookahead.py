@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # (the registry imports pyspiel and every game)
 
 
 def terminal_or(state: Core) -> float | None:
+    """Player 0's return if `state` ends the game, else None."""
     return float(state.returns()[0]) if state.is_terminal() else None
 
 
